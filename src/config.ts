@@ -1,0 +1,130 @@
+/**
+ * Every EMQ_* environment variable, read in one place, typed, defaulted and validated.
+ * A bad value fails fast with a ConfigError naming the variable.
+ */
+import { assertQueue } from './keyspace.js';
+import { ConfigError, EmqError } from './outcomes.js';
+
+export type ExecutorChoice = 'auto' | 'native' | 'script';
+
+export interface Config {
+  /** `EMQ_URL`: one URL, or comma-separated cluster seeds (`redis://` or `rediss://`). Default `redis://127.0.0.1:6379`. */
+  urls: string[];
+  /** `EMQ_CLUSTER`: talk to a Valkey cluster. Default `false`. */
+  cluster: boolean;
+  /** `EMQ_EXECUTOR`: `native` (EMQ.ENQUEUE), `script` (Lua) or `auto` (native where every primary loads the module). Default `auto`. */
+  executor: ExecutorChoice;
+  /** `EMQ_WIRE`: the wire identity this host expects in `{emq}:version`. Default `1`. */
+  wire: string;
+  /** `EMQ_DEFAULT_QUEUE`: the queue of SQS records without an `emq-queue` attribute. Default `default`. */
+  defaultQueue: string;
+  /** `EMQ_DLQ_URL`: the SQS queue that receives permanently failed records. Default: none (they become batch item failures). */
+  dlqUrl: string | undefined;
+  /** `EMQ_MAX_PAYLOAD_BYTES`: the largest payload admitted. Default 262144 (256 KiB, the SQS message limit). */
+  maxPayloadBytes: number;
+  /** `EMQ_DEDUPE_TTL_MS`: how long an idempotency key is remembered. Default 3600000 (1 hour). */
+  dedupeTtlMs: number;
+  /** `EMQ_COMMAND_TIMEOUT_MS`: how long one command may take before it counts as unavailable. Default 2000. */
+  commandTimeoutMs: number;
+  /** `EMQ_CONNECT_TIMEOUT_MS`: how long a connection may take to open. Default 3000. */
+  connectTimeoutMs: number;
+  /** `EMQ_USERNAME`: the ACL user. Default: none (the `default` user). */
+  username: string | undefined;
+  /** `EMQ_PASSWORD`: the ACL password, for local use; deployments use EMQ_SECRET_ARN. Default: none. */
+  password: string | undefined;
+  /** `EMQ_SECRET_ARN`: a Secrets Manager secret holding `{"username","password"}`, read at cold start. Default: none. */
+  secretArn: string | undefined;
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Reads the configuration from `env` (default `process.env`). Throws ConfigError on a bad value. */
+export function loadConfig(env: Env = process.env): Config {
+  const read = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+  return {
+    urls: urls(read('EMQ_URL') ?? 'redis://127.0.0.1:6379'),
+    cluster: flag('EMQ_CLUSTER', read('EMQ_CLUSTER') ?? 'false'),
+    executor: oneOf('EMQ_EXECUTOR', read('EMQ_EXECUTOR') ?? 'auto', ['auto', 'native', 'script']),
+    wire: wire(read('EMQ_WIRE') ?? '1'),
+    defaultQueue: queue(read('EMQ_DEFAULT_QUEUE') ?? 'default'),
+    dlqUrl: dlqUrl(read('EMQ_DLQ_URL')),
+    maxPayloadBytes: integer('EMQ_MAX_PAYLOAD_BYTES', read('EMQ_MAX_PAYLOAD_BYTES'), 262_144, 0),
+    dedupeTtlMs: integer('EMQ_DEDUPE_TTL_MS', read('EMQ_DEDUPE_TTL_MS'), 3_600_000, 1_000),
+    commandTimeoutMs: integer('EMQ_COMMAND_TIMEOUT_MS', read('EMQ_COMMAND_TIMEOUT_MS'), 2_000, 1),
+    connectTimeoutMs: integer('EMQ_CONNECT_TIMEOUT_MS', read('EMQ_CONNECT_TIMEOUT_MS'), 3_000, 1),
+    username: read('EMQ_USERNAME'),
+    password: read('EMQ_PASSWORD'),
+    secretArn: read('EMQ_SECRET_ARN'),
+  };
+}
+
+function bad(name: string, expected: string): ConfigError {
+  // The value itself is not echoed: it may be a URL with credentials or a password.
+  return new ConfigError(`${name} is invalid: expected ${expected}.`);
+}
+
+function urls(value: string): string[] {
+  const list = value.split(',').map((part) => part.trim());
+  for (const url of list) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw bad(
+        'EMQ_URL',
+        'redis://host:port or rediss://host:port, comma-separated for cluster seeds',
+      );
+    }
+    if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
+      throw bad('EMQ_URL', 'URLs with the redis:// or rediss:// scheme');
+    }
+  }
+  return list;
+}
+
+function flag(name: string, value: string): boolean {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw bad(name, '`true` or `false`');
+}
+
+function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
+  const found = allowed.find((option) => option === value);
+  if (found === undefined) throw bad(name, `one of ${allowed.join(', ')}`);
+  return found;
+}
+
+function integer(name: string, value: string | undefined, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(parsed) || parsed < min) {
+    throw bad(name, `a whole number of at least ${min}`);
+  }
+  return parsed;
+}
+
+function wire(value: string): string {
+  if (!/^[\x21-\x7e]{1,64}$/.test(value))
+    throw bad('EMQ_WIRE', '1 to 64 printable ASCII characters');
+  return value;
+}
+
+function queue(value: string): string {
+  try {
+    assertQueue(value);
+  } catch (error) {
+    if (error instanceof EmqError)
+      throw bad('EMQ_DEFAULT_QUEUE', 'a queue name: 1 to 64 of A-Z a-z 0-9 . _ -');
+    throw error;
+  }
+  return value;
+}
+
+function dlqUrl(value: string | undefined): string | undefined {
+  if (value !== undefined && !/^https?:\/\/\S+$/.test(value))
+    throw bad('EMQ_DLQ_URL', 'an SQS queue URL (https://...)');
+  return value;
+}

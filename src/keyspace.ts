@@ -1,0 +1,85 @@
+/**
+ * The keyspace (SPEC §1): the only module that builds key strings. Every key of a queue
+ * carries the queue as its hash tag, so one call's keys live on one cluster slot.
+ * Validation happens here, before any I/O, and throws InvalidInputError.
+ */
+import { createHash } from 'node:crypto';
+import calculateSlot from 'cluster-key-slot';
+import { isJobId } from './ids.js';
+import { InvalidInputError } from './outcomes.js';
+
+/** The wire identity's key. Its own hash tag: every primary holds a node-local copy (SPEC §6). */
+export const fenceKey = '{emq}:version';
+
+export const MAX_QUEUE_BYTES = 64;
+export const MAX_IDEMPOTENCY_KEY_BYTES = 256;
+const QUEUE = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Throws EMQ_INVALID_QUEUE unless `queue` is 1-64 bytes of `A-Z a-z 0-9 . _ -`. */
+export function assertQueue(queue: unknown): asserts queue is string {
+  if (typeof queue !== 'string' || !QUEUE.test(queue)) {
+    throw new InvalidInputError(
+      'EMQ_INVALID_QUEUE',
+      `Invalid queue name ${describe(queue)}: use 1 to ${MAX_QUEUE_BYTES} characters of A-Z a-z 0-9 . _ -`,
+    );
+  }
+}
+
+/** Throws EMQ_INVALID_ID unless `id` is `JOB` + 11 base62 digits below 2^64. */
+export function assertJobId(id: unknown): asserts id is string {
+  if (typeof id !== 'string' || !isJobId(id)) {
+    throw new InvalidInputError(
+      'EMQ_INVALID_ID',
+      `Invalid job id ${describe(id)}: a job id is JOB followed by 11 characters of 0-9 A-Z a-z (14 in all), as minted by this package`,
+    );
+  }
+}
+
+/** Throws EMQ_INVALID_REQUEST unless `key` is 1 to 256 bytes of printable ASCII. */
+export function assertIdempotencyKey(key: unknown): asserts key is string {
+  if (typeof key !== 'string' || !/^[\x21-\x7e]{1,256}$/.test(key)) {
+    throw new InvalidInputError(
+      'EMQ_INVALID_REQUEST',
+      `Invalid idempotency key: use 1 to ${MAX_IDEMPOTENCY_KEY_BYTES} printable ASCII characters without spaces`,
+    );
+  }
+}
+
+/** The job row: `emq:{q}:job:<id>`. */
+export function jobKey(queue: string, id: string): string {
+  assertQueue(queue);
+  assertJobId(id);
+  return `emq:{${queue}}:job:${id}`;
+}
+
+/** The pending set: `emq:{q}:pending`. */
+export function pendingKey(queue: string): string {
+  assertQueue(queue);
+  return `emq:{${queue}}:pending`;
+}
+
+/** The dedupe record of an idempotency key: `emq:{q}:dedupe:<base64url(sha256(key))>`. */
+export function dedupeKey(queue: string, idempotencyKey: string): string {
+  assertQueue(queue);
+  assertIdempotencyKey(idempotencyKey);
+  const h = createHash('sha256').update(idempotencyKey).digest('base64url');
+  return `emq:{${queue}}:dedupe:${h}`;
+}
+
+/** The cluster slot of a key: CRC16/XMODEM of its hash tag, mod 16384. */
+export function slotOf(key: string): number {
+  return calculateSlot(key);
+}
+
+/** The slot every key of `queue` lives on. */
+export function queueSlot(queue: string): number {
+  return slotOf(pendingKey(queue));
+}
+
+/** Quotes user input for an error message without echoing anything long or unprintable. */
+function describe(value: unknown): string {
+  if (typeof value !== 'string') return `(${value === null ? 'null' : typeof value})`;
+  if (value.length === 0) return '(empty)';
+  const shown = JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+  return value.length > 80 ? `${shown} (${value.length} characters)` : shown;
+}

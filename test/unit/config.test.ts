@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/index.js';
+
+describe('loadConfig', () => {
+  it('applies the documented defaults to an empty environment', () => {
+    expect(loadConfig({})).toEqual({
+      urls: ['redis://127.0.0.1:6379'],
+      cluster: false,
+      executor: 'auto',
+      wire: '1',
+      defaultQueue: 'default',
+      dlqUrl: undefined,
+      maxPayloadBytes: 262_144,
+      dedupeTtlMs: 3_600_000,
+      commandTimeoutMs: 2_000,
+      connectTimeoutMs: 3_000,
+      username: undefined,
+      password: undefined,
+      secretArn: undefined,
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      EMQ_URL: 'rediss://a:6379, rediss://b:6379',
+      EMQ_CLUSTER: 'true',
+      EMQ_EXECUTOR: 'script',
+      EMQ_WIRE: '2',
+      EMQ_DEFAULT_QUEUE: 'orders',
+      EMQ_DLQ_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/dlq',
+      EMQ_MAX_PAYLOAD_BYTES: '1024',
+      EMQ_DEDUPE_TTL_MS: '60000',
+      EMQ_COMMAND_TIMEOUT_MS: '500',
+      EMQ_CONNECT_TIMEOUT_MS: '800',
+      EMQ_USERNAME: 'emq',
+      EMQ_PASSWORD: 'secret',
+      EMQ_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:emq',
+    });
+    expect(config).toMatchObject({
+      urls: ['rediss://a:6379', 'rediss://b:6379'],
+      cluster: true,
+      executor: 'script',
+      wire: '2',
+      defaultQueue: 'orders',
+      maxPayloadBytes: 1024,
+      dedupeTtlMs: 60_000,
+      commandTimeoutMs: 500,
+      connectTimeoutMs: 800,
+      username: 'emq',
+      password: 'secret',
+    });
+  });
+
+  it.each([
+    ['EMQ_URL', 'http://cache:6379'],
+    ['EMQ_URL', 'not a url'],
+    ['EMQ_CLUSTER', 'yes'],
+    ['EMQ_EXECUTOR', 'fast'],
+    ['EMQ_WIRE', 'has space'],
+    ['EMQ_DEFAULT_QUEUE', 'a:b'],
+    ['EMQ_DLQ_URL', 'dlq'],
+    ['EMQ_MAX_PAYLOAD_BYTES', '-1'],
+    ['EMQ_DEDUPE_TTL_MS', '10'],
+    ['EMQ_COMMAND_TIMEOUT_MS', '1.5'],
+    ['EMQ_CONNECT_TIMEOUT_MS', 'soon'],
+  ])('refuses %s=%j, naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name} is invalid`));
+  });
+
+  it('does not echo a refused value, which may hold a credential', () => {
+    expect(() => loadConfig({ EMQ_URL: 'http://user:hunter2@cache:6379' })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('hunter2') }),
+    );
+  });
+});

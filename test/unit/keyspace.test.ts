@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import {
+  assertJobId,
+  assertQueue,
+  dedupeKey,
+  fenceKey,
+  InvalidInputError,
+  jobKey,
+  pendingKey,
+  queueSlot,
+  slotOf,
+} from '../../src/index.js';
+
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (error) {
+    return error instanceof InvalidInputError ? error.code : 'not an InvalidInputError';
+  }
+  return undefined;
+}
+
+describe('queue names', () => {
+  it.each([
+    ['braces', 'a{b}'],
+    ['an opening brace', '{orders'],
+    ['a colon', 'orders:eu'],
+    ['a space', 'my queue'],
+    ['the empty string', ''],
+    ['65 bytes', 'q'.repeat(65)],
+    ['non-ASCII', 'commandes-é'],
+    ['a slash', 'a/b'],
+    ['a newline', 'orders\n'],
+  ])('refuses %s', (_, queue) => {
+    expect(codeOf(() => assertQueue(queue))).toBe('EMQ_INVALID_QUEUE');
+  });
+
+  it('refuses a value that is not a string', () => {
+    expect(codeOf(() => assertQueue(42))).toBe('EMQ_INVALID_QUEUE');
+  });
+
+  it.each([['orders'], ['a'], ['q'.repeat(64)], ['A-z_0.9'], ['...']])('accepts %s', (queue) => {
+    expect(codeOf(() => assertQueue(queue))).toBeUndefined();
+  });
+
+  it('says what is allowed in the refusal', () => {
+    expect(() => assertQueue('a:b')).toThrow(/1 to 64 characters of A-Z a-z 0-9 \. _ -/);
+  });
+});
+
+describe('job ids', () => {
+  it.each([
+    ['a two-letter prefix', 'JO0KHTOWnGLuC'],
+    ['a lower-case prefix', 'job0KHTOWnGLuC'],
+    ['13 bytes', 'JOB0KHTOWnGLu'],
+    ['15 bytes', 'JOB0KHTOWnGLuCC'],
+    ['a non-base62 digit', 'JOB0KHTOWnGL-C'],
+    ['the value 2^64', 'JOBLygHa16AHYG'],
+    ['a value far above 2^64', 'JOBzzzzzzzzzzz'],
+    ['the empty string', ''],
+    ['just the prefix', 'JOB'],
+  ])('refuses %s', (_, id) => {
+    expect(codeOf(() => assertJobId(id))).toBe('EMQ_INVALID_ID');
+  });
+
+  it.each([
+    ['the seed sample', 'JOB0KHTOWnGLuC'],
+    ['zero', 'JOB00000000000'],
+    ['2^64 - 1', 'JOBLygHa16AHYF'],
+  ])('accepts %s', (_, id) => {
+    expect(codeOf(() => assertJobId(id))).toBeUndefined();
+  });
+});
+
+describe('keys', () => {
+  const id = 'JOB0KHTOWnGLuC';
+
+  it('builds the row, pending and fence keys of SPEC §1', () => {
+    expect(jobKey('orders', id)).toBe('emq:{orders}:job:JOB0KHTOWnGLuC');
+    expect(pendingKey('orders')).toBe('emq:{orders}:pending');
+    expect(fenceKey).toBe('{emq}:version');
+  });
+
+  it('names a dedupe record by the base64url sha256 of the key', () => {
+    // sha256("abc") = ba7816bf...; its base64url form is fixed by the standard.
+    expect(dedupeKey('orders', 'abc')).toBe(
+      'emq:{orders}:dedupe:ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0',
+    );
+  });
+
+  it('refuses to build a key for an invalid queue or id', () => {
+    expect(codeOf(() => jobKey('a:b', id))).toBe('EMQ_INVALID_QUEUE');
+    expect(codeOf(() => jobKey('orders', 'JOBX'))).toBe('EMQ_INVALID_ID');
+    expect(codeOf(() => dedupeKey('orders', ''))).toBe('EMQ_INVALID_REQUEST');
+    expect(codeOf(() => dedupeKey('orders', 'k'.repeat(257)))).toBe('EMQ_INVALID_REQUEST');
+  });
+
+  it('puts every key of a queue on one slot', () => {
+    for (const queue of ['orders', 'a', 'q'.repeat(64), 'billing.eu-1', 'x_y']) {
+      const slot = queueSlot(queue);
+      expect(slotOf(jobKey(queue, id))).toBe(slot);
+      expect(slotOf(pendingKey(queue))).toBe(slot);
+      expect(slotOf(dedupeKey(queue, 'message-1'))).toBe(slot);
+    }
+  });
+
+  it('computes slots that match the published CRC16/XMODEM vectors', () => {
+    // CRC16/XMODEM("123456789") = 0x31C3 = 12739; the cluster spec's examples follow.
+    expect(slotOf('123456789')).toBe(12739);
+    expect(slotOf('foo')).toBe(12182);
+    expect(slotOf('{user1000}.following')).toBe(slotOf('{user1000}.followers'));
+    expect(slotOf('{user1000}.following')).toBe(slotOf('user1000'));
+    // An empty tag hashes the whole key; the first `{` opens the tag even when another follows.
+    expect(slotOf('foo{}{bar}')).not.toBe(slotOf('bar'));
+    expect(slotOf('foo{{bar}}zap')).toBe(slotOf('{bar'));
+    expect(slotOf(fenceKey)).toBe(slotOf('emq'));
+  });
+});

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ConflictError,
+  classify,
+  classifyFailure,
+  EmqError,
+  FenceError,
+  InvalidInputError,
+  PausedError,
+  RefusedError,
+  UnavailableError,
+} from '../../src/index.js';
+
+class ReplyError extends Error {}
+function errnoError(code: string): Error {
+  return Object.assign(new Error(`connect ${code} 10.0.0.1:6379`), { code });
+}
+
+describe('classify', () => {
+  it('reads integer 1 as enqueued and 0 as duplicate', () => {
+    expect(classify(1)).toBe('enqueued');
+    expect(classify(0)).toBe('duplicate');
+  });
+
+  it('reads any other reply as an unknown, permanent failure', () => {
+    const outcome = classify('OK');
+    expect(outcome).toBeInstanceOf(RefusedError);
+    expect(outcome).toMatchObject({ code: 'EMQ_UNKNOWN', retryable: false, status: 500 });
+  });
+
+  it.each([
+    ['EMQWIRE wire identity mismatch', FenceError, 'EMQWIRE', true, 503],
+    ['ERR EMQ write-paused', PausedError, 'EMQ_PAUSED', true, 503],
+    ["READONLY You can't write against a read only replica.", PausedError, 'EMQ_PAUSED', true, 503],
+    ['EMQKIND job id must be JOB-namespaced', RefusedError, 'EMQKIND', false, 500],
+    ['EMQLAYOUT keys must be emq:{q}:job:<id>', RefusedError, 'EMQLAYOUT', false, 500],
+    [
+      'WRONGTYPE Operation against a key holding the wrong kind of value',
+      RefusedError,
+      'EMQ_WRONGTYPE',
+      false,
+      500,
+    ],
+    [
+      "ERR unknown command 'EMQ.ENQUEUE', with args beginning with: ",
+      RefusedError,
+      'EMQ_NO_MODULE',
+      false,
+      500,
+    ],
+    [
+      'LOADING Valkey is loading the dataset in memory',
+      UnavailableError,
+      'EMQ_UNAVAILABLE',
+      true,
+      503,
+    ],
+    ['MASTERDOWN Link with MASTER is down', UnavailableError, 'EMQ_UNAVAILABLE', true, 503],
+    ['BUSY Valkey is busy running a script.', UnavailableError, 'EMQ_UNAVAILABLE', true, 503],
+    [
+      'TRYAGAIN Multiple keys request during rehashing',
+      UnavailableError,
+      'EMQ_UNAVAILABLE',
+      true,
+      503,
+    ],
+    ['CLUSTERDOWN The cluster is down', UnavailableError, 'EMQ_UNAVAILABLE', true, 503],
+    ['OOM command not allowed when used memory', UnavailableError, 'EMQ_UNAVAILABLE', true, 503],
+    [
+      'Too many Cluster redirections. Last error: Error: Connection is closed.',
+      UnavailableError,
+      'EMQ_UNAVAILABLE',
+      true,
+      503,
+    ],
+    ['Connection is closed.', UnavailableError, 'EMQ_UNAVAILABLE', true, 503],
+    ['Command timed out', UnavailableError, 'EMQ_UNAVAILABLE', true, 503],
+    ['None of startup nodes is available', UnavailableError, 'EMQ_UNAVAILABLE', true, 503],
+    ['ERR something new', RefusedError, 'EMQ_UNKNOWN', false, 500],
+  ])('maps %j to its class', (text, kind, code, retryable, status) => {
+    const outcome = classifyFailure(new ReplyError(text));
+    expect(outcome).toBeInstanceOf(kind);
+    expect(outcome).toMatchObject({ code, retryable, status });
+  });
+
+  it.each([['ECONNRESET'], ['ECONNREFUSED'], ['ETIMEDOUT'], ['EPIPE'], ['EHOSTUNREACH']])(
+    'maps the socket error %s to unavailable',
+    (code) => {
+      expect(classifyFailure(errnoError(code))).toBeInstanceOf(UnavailableError);
+    },
+  );
+
+  it('keeps the original failure as the cause of an unknown reply', () => {
+    const original = new ReplyError('ERR something new');
+    expect(classifyFailure(original).cause).toBe(original);
+  });
+
+  it('never repeats a connection error text that names a host', () => {
+    const outcome = classifyFailure(errnoError('ECONNREFUSED'));
+    expect(outcome.message).not.toContain('10.0.0.1');
+  });
+
+  it('passes an EmqError through unchanged', () => {
+    const error = new ConflictError('EMQ_CONFLICT', 'taken');
+    expect(classifyFailure(error)).toBe(error);
+  });
+});
+
+describe('the error family', () => {
+  it('gives every class one base, a stable code and the HTTP status of SPEC §7', () => {
+    const rows: [EmqError, string, boolean, number][] = [
+      [new InvalidInputError('EMQ_INVALID_QUEUE', 'x'), 'EMQ_INVALID_QUEUE', false, 400],
+      [new InvalidInputError('EMQ_PAYLOAD_TOO_LARGE', 'x'), 'EMQ_PAYLOAD_TOO_LARGE', false, 413],
+      [new ConflictError('EMQ_CONFLICT', 'x'), 'EMQ_CONFLICT', false, 409],
+      [new ConflictError('EMQ_IDEMPOTENCY_MISMATCH', 'x'), 'EMQ_IDEMPOTENCY_MISMATCH', false, 422],
+      [new RefusedError('EMQKIND', 'x'), 'EMQKIND', false, 500],
+      [new FenceError('x'), 'EMQWIRE', true, 503],
+      [new PausedError('x'), 'EMQ_PAUSED', true, 503],
+      [new UnavailableError('x'), 'EMQ_UNAVAILABLE', true, 503],
+    ];
+    for (const [error, code, retryable, status] of rows) {
+      expect(error).toBeInstanceOf(EmqError);
+      expect({ code: error.code, retryable: error.retryable, status: error.status }).toEqual({
+        code,
+        retryable,
+        status,
+      });
+    }
+  });
+
+  it('names each error after its class', () => {
+    expect(new FenceError('x').name).toBe('FenceError');
+  });
+});
