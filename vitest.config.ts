@@ -1,8 +1,19 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type Plugin } from 'vitest/config';
+
+/** Lua scripts are imported as text, as esbuild's `text` loader does in the bundles. */
+const luaAsText: Plugin = {
+  name: 'lua-as-text',
+  transform(code, id) {
+    return id.endsWith('.lua')
+      ? { code: `export default ${JSON.stringify(code)};`, map: null }
+      : null;
+  },
+};
 
 // Integration tests start real valkey-server processes; two cores share them, so files run
-// in a few forks and each test gets time for a server start.
+// in two forks and each test gets time for a server start.
 export default defineConfig({
+  plugins: [luaAsText],
   test: {
     include: ['test/**/*.test.ts'],
     pool: 'forks',

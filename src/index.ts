@@ -1,5 +1,13 @@
 export { type Config, type Env, type ExecutorChoice, loadConfig } from './config.js';
 export {
+  type Connection,
+  type ConnectOptions,
+  connect,
+  connectOptionsFrom,
+} from './connector.js';
+export type { EnqueueCall, Executor, ExecutorKind } from './executors/executor.js';
+export { checkFence, type FenceReading, installFence, readFence } from './fence.js';
+export {
   createIdMinter,
   type IdMinter,
   isJobId,
@@ -7,6 +15,14 @@ export {
   jobIdTime,
   mintJobId,
 } from './ids.js';
+export {
+  type Admitted,
+  type EnqueueRequest,
+  enqueue,
+  enqueueMany,
+  type JobRow,
+  readJob,
+} from './jobs.js';
 export {
   assertIdempotencyKey,
   assertJobId,

@@ -1,0 +1,36 @@
+/**
+ * Valkey credentials from AWS Secrets Manager, read once per container at cold start. The
+ * secret is JSON `{"username": "...", "password": "..."}`; nothing of it is ever logged.
+ */
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { ConfigError } from '../../src/index.js';
+
+export interface Credentials {
+  readonly username: string | undefined;
+  readonly password: string;
+}
+
+export async function readCredentials(
+  secretArn: string,
+  client: Pick<SecretsManagerClient, 'send'> = new SecretsManagerClient({}),
+): Promise<Credentials> {
+  const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretArn }));
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(SecretString ?? '');
+  } catch {
+    parsed = undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null) throw malformed();
+  const { username, password } = parsed as Record<string, unknown>;
+  if (typeof password !== 'string' || (username !== undefined && typeof username !== 'string')) {
+    throw malformed();
+  }
+  return { username, password };
+}
+
+function malformed(): ConfigError {
+  return new ConfigError(
+    'EMQ_SECRET_ARN names a secret that is not JSON {"username": "...", "password": "..."}.',
+  );
+}

@@ -1,0 +1,227 @@
+/**
+ * The connector: one iovalkey client (standalone or cluster), the executor chosen for it,
+ * and the fence checked before the connection is handed out (SPEC §6).
+ */
+import type { ConnectionOptions as TlsOptions } from 'node:tls';
+import { Cluster, type ClusterOptions, type RedisOptions, Valkey } from 'iovalkey';
+import type { Config, ExecutorChoice } from './config.js';
+import type { Executor, ExecutorKind } from './executors/executor.js';
+import { nativeExecutor } from './executors/native.js';
+import { createScriptExecutor } from './executors/script.js';
+import { checkFence } from './fence.js';
+import type { AdmissionTarget } from './jobs.js';
+import { ConfigError, classifyFailure, EmqError, RefusedError } from './outcomes.js';
+
+export interface ConnectOptions {
+  /** Server URLs: one, or several cluster seeds. `rediss://` turns TLS on. Default `['redis://127.0.0.1:6379']`. */
+  readonly urls?: readonly string[];
+  /** Talk to a Valkey cluster. Default `false`. */
+  readonly cluster?: boolean;
+  /** `native`, `script`, or `auto`: native where every primary loads the module. Default `auto`. */
+  readonly executor?: ExecutorChoice;
+  /** The wire identity this host expects in `{emq}:version`. Default `'1'`. */
+  readonly wire?: string;
+  /** ACL user. Default: the user in the URL, else `default`. */
+  readonly username?: string | undefined;
+  /** ACL password. Default: the password in the URL, else none. */
+  readonly password?: string | undefined;
+  /** TLS settings beyond what `rediss://` implies, such as a private CA. Default: none (system CAs). */
+  readonly tls?: Pick<TlsOptions, 'ca' | 'servername' | 'cert' | 'key'> | undefined;
+  /** A command slower than this fails as unavailable. Default 2000 ms. */
+  readonly commandTimeoutMs?: number;
+  /** Opening the connection may take this long. Default 3000 ms. */
+  readonly connectTimeoutMs?: number;
+  /** How long an idempotency key is remembered. Default 3600000 ms. */
+  readonly dedupeTtlMs?: number;
+  /** The largest payload admitted. Default 262144 bytes. */
+  readonly maxPayloadBytes?: number;
+  /** Check the fence before serving. Default `true`; off only for the tools that install it. */
+  readonly checkFence?: boolean;
+  /** Told about surprises an operator should see. Default: ignore them. */
+  readonly onWarning?: (event: string, fields: Readonly<Record<string, string>>) => void;
+}
+
+/** A connected client with its executor; the argument of every function in jobs.ts and fence.ts. */
+export interface Connection extends AdmissionTarget {
+  readonly client: Valkey | Cluster;
+  readonly executor: Executor;
+  readonly wire: string;
+  /** The primaries as they are now: the client itself, or the cluster's masters. */
+  primaries(): Valkey[];
+  close(): Promise<void>;
+}
+
+type Resolved = Required<Omit<ConnectOptions, 'username' | 'password' | 'tls' | 'onWarning'>> &
+  ConnectOptions;
+
+const DEFAULTS: Resolved = {
+  urls: ['redis://127.0.0.1:6379'],
+  cluster: false,
+  executor: 'auto',
+  wire: '1',
+  commandTimeoutMs: 2_000,
+  connectTimeoutMs: 3_000,
+  dedupeTtlMs: 3_600_000,
+  maxPayloadBytes: 262_144,
+  checkFence: true,
+};
+
+/** The connect options a Config describes (credentials from a secret come on top). */
+export function connectOptionsFrom(config: Config): ConnectOptions {
+  return {
+    urls: config.urls,
+    cluster: config.cluster,
+    executor: config.executor,
+    wire: config.wire,
+    username: config.username,
+    password: config.password,
+    commandTimeoutMs: config.commandTimeoutMs,
+    connectTimeoutMs: config.connectTimeoutMs,
+    dedupeTtlMs: config.dedupeTtlMs,
+    maxPayloadBytes: config.maxPayloadBytes,
+  };
+}
+
+/**
+ * Opens a connection, chooses the executor and checks the fence. Throws a retryable
+ * UnavailableError or FenceError when the servers cannot serve now, and a RefusedError
+ * (EMQ_NO_MODULE) when `native` is asked of a server without the module.
+ */
+export async function connect(options: ConnectOptions = {}): Promise<Connection> {
+  const o: Resolved = { ...DEFAULTS, ...withoutUndefined(options) };
+  const client = o.cluster ? clusterClient(o) : standaloneClient(o);
+  try {
+    await client.connect();
+    const primaries = (): Valkey[] =>
+      client instanceof Cluster ? client.nodes('master') : [client];
+    const executor = await chooseExecutor(client, primaries(), o.executor);
+    const connection: Connection = {
+      client,
+      executor,
+      wire: o.wire,
+      dedupeTtlMs: o.dedupeTtlMs,
+      maxPayloadBytes: o.maxPayloadBytes,
+      onWarning: o.onWarning ?? (() => {}),
+      primaries,
+      nodeOf:
+        client instanceof Cluster
+          ? (slot) => client.slots[slot]?.join(';') ?? `slot:${slot}`
+          : () => '',
+      close: () => close(client),
+    };
+    if (o.checkFence) await checkFence(connection);
+    return connection;
+  } catch (error) {
+    client.disconnect();
+    throw classifyFailure(error);
+  }
+}
+
+function withoutUndefined(options: ConnectOptions): ConnectOptions {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+}
+
+function nodeOptions(o: Resolved, url: URL): RedisOptions {
+  const tls = url.protocol === 'rediss:' ? { ...o.tls } : undefined;
+  return {
+    username: o.username ?? (decodeURIComponent(url.username) || undefined),
+    password: o.password ?? (decodeURIComponent(url.password) || undefined),
+    tls,
+    connectTimeout: o.connectTimeoutMs,
+    commandTimeout: o.commandTimeoutMs,
+    lazyConnect: true,
+    // A Lambda should answer 503 fast rather than queue work behind a dead socket.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    retryStrategy: (times) => Math.min(50 * 2 ** times, 1_000),
+  };
+}
+
+function parse(url: string): URL {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol === 'redis:' || parsed.protocol === 'rediss:') return parsed;
+  } catch {}
+  throw new ConfigError(
+    'A server URL is invalid: expected redis://host:port or rediss://host:port.',
+  );
+}
+
+function standaloneClient(o: Resolved): Valkey {
+  const [first, ...rest] = o.urls;
+  if (first === undefined || rest.length > 0) {
+    throw new ConfigError(
+      'A standalone connection takes exactly one URL; set cluster for several seeds.',
+    );
+  }
+  const url = parse(first);
+  const db = url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0;
+  return new Valkey({
+    ...nodeOptions(o, url),
+    host: url.hostname,
+    port: Number(url.port || 6379),
+    db,
+  });
+}
+
+function clusterClient(o: Resolved): Cluster {
+  const urls = o.urls.map(parse);
+  const [first] = urls;
+  if (first === undefined)
+    throw new ConfigError('A cluster connection needs at least one seed URL.');
+  const options: ClusterOptions = {
+    redisOptions: nodeOptions(o, first),
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    scaleReads: 'master',
+    maxRedirections: 16,
+    retryDelayOnFailover: 100,
+    retryDelayOnClusterDown: 100,
+    retryDelayOnTryAgain: 100,
+    slotsRefreshTimeout: o.connectTimeoutMs,
+    // TLS certificates name the configuration endpoint; keep the names nodes announce.
+    ...(first.protocol === 'rediss:'
+      ? { dnsLookup: (address, callback) => callback(null, address) }
+      : {}),
+  };
+  return new Cluster(
+    urls.map((url) => ({ host: url.hostname, port: Number(url.port || 6379) })),
+    options,
+  );
+}
+
+async function chooseExecutor(
+  client: Valkey | Cluster,
+  primaries: Valkey[],
+  choice: ExecutorChoice,
+): Promise<Executor> {
+  if (choice === 'script') return createScriptExecutor(client);
+  const loaded = await Promise.all(primaries.map(hasModule));
+  if (loaded.every(Boolean)) return nativeExecutor;
+  if (choice === 'auto') return createScriptExecutor(client);
+  throw new RefusedError(
+    'EMQ_NO_MODULE',
+    `EMQ_EXECUTOR is native but ${loaded.filter((x) => !x).length} of ${loaded.length} primaries do not load the EchoMQ module; load it or use EMQ_EXECUTOR=script.`,
+  );
+}
+
+async function hasModule(node: Valkey): Promise<boolean> {
+  try {
+    await node.call('EMQ.WIRE');
+    return true;
+  } catch (error) {
+    const outcome = classifyFailure(error);
+    if (outcome instanceof EmqError && outcome.code === 'EMQ_NO_MODULE') return false;
+    throw error;
+  }
+}
+
+async function close(client: Valkey | Cluster): Promise<void> {
+  try {
+    await client.quit();
+  } catch {
+    client.disconnect();
+  }
+}
+
+export type { ExecutorKind };

@@ -1,0 +1,149 @@
+/**
+ * Runs many small flows together in rounds. Each flow yields the commands of its next step
+ * and receives their replies; a round sends every flow's step in one pipeline per cluster
+ * node, so a batch costs one round trip per node per step, however many requests it holds.
+ */
+import { type Cluster, Command, Pipeline, type Valkey } from 'iovalkey';
+import type { Executor } from './executors/executor.js';
+import { dedupeKey, jobKey, pendingKey, queueSlot } from './keyspace.js';
+import { classifyFailure, type EmqError } from './outcomes.js';
+
+/** One command of a flow's step. Every op names its queue, which decides its slot. */
+export type Op =
+  | {
+      readonly kind: 'enqueue';
+      readonly queue: string;
+      readonly id: string;
+      readonly payload: Buffer;
+    }
+  /** `SET dedupe id NX GET PX ttl`: record `id` for the key unless one is recorded; reply the earlier id or null. */
+  | { readonly kind: 'claim'; readonly queue: string; readonly key: string; readonly id: string }
+  /** `SET dedupe id PX ttl`: point the key at another id. */
+  | { readonly kind: 'repoint'; readonly queue: string; readonly key: string; readonly id: string }
+  /** `HGET row payload`, as bytes. */
+  | { readonly kind: 'readPayload'; readonly queue: string; readonly id: string }
+  /** `DEL row` and `ZREM pending id`: take back a row this host wrote by mistake. */
+  | { readonly kind: 'deleteRow'; readonly queue: string; readonly id: string }
+  | { readonly kind: 'unlist'; readonly queue: string; readonly id: string };
+
+/** A reply: the server's value, or the Error for that command. */
+export type Reply = unknown;
+
+/** A flow: yields the ops of each step, receives their replies, returns its result or throws. */
+export type Flow<T> = Generator<readonly Op[], T, Reply[]>;
+
+/** What the rounds need of a connection. */
+export interface RoundTarget {
+  readonly client: Valkey | Cluster;
+  readonly executor: Executor;
+  readonly dedupeTtlMs: number;
+  /** A name for the node that serves `slot`; ops for one name share one pipeline. */
+  nodeOf(slot: number): string;
+}
+
+interface Running<T> {
+  readonly index: number;
+  readonly flow: Flow<T>;
+  ops: readonly Op[];
+  replies: Reply[];
+}
+
+/** Runs every flow to its end; returns each one's result or error, in input order. */
+export async function runFlows<T>(
+  target: RoundTarget,
+  flows: Flow<T>[],
+): Promise<(T | EmqError)[]> {
+  const results = new Array<T | EmqError>(flows.length);
+  let running: Running<T>[] = [];
+  const advance = (item: Running<T>, replies: Reply[] | undefined): void => {
+    try {
+      const step = replies === undefined ? item.flow.next() : item.flow.next(replies);
+      if (step.done) {
+        results[item.index] = step.value;
+      } else {
+        item.ops = step.value;
+        running.push(item);
+      }
+    } catch (error) {
+      results[item.index] = classifyFailure(error);
+    }
+  };
+
+  flows.forEach((flow, index) => {
+    advance({ index, flow, ops: [], replies: [] }, undefined);
+  });
+  while (running.length > 0) {
+    const round = running;
+    running = [];
+    await Promise.all([...groupByNode(target, round).values()].map((group) => send(target, group)));
+    for (const item of round) advance(item, item.replies);
+  }
+  return results;
+}
+
+function groupByNode<T>(target: RoundTarget, round: Running<T>[]): Map<string, Running<T>[]> {
+  const groups = new Map<string, Running<T>[]>();
+  for (const item of round) {
+    // A flow's ops in one step all concern one queue, so the first names the node.
+    const first = item.ops[0];
+    const node = first === undefined ? '' : target.nodeOf(queueSlot(first.queue));
+    const group = groups.get(node);
+    if (group === undefined) groups.set(node, [item]);
+    else group.push(item);
+  }
+  return groups;
+}
+
+async function send<T>(target: RoundTarget, group: Running<T>[]): Promise<void> {
+  const pipeline = new Pipeline(target.client);
+  for (const item of group) {
+    for (const op of item.ops) addOp(target, pipeline, op);
+  }
+  let replies: [Error | null, unknown][];
+  try {
+    replies = (await pipeline.exec()) ?? [];
+  } catch (error) {
+    for (const item of group) item.replies = item.ops.map(() => error);
+    return;
+  }
+  let at = 0;
+  for (const item of group) {
+    item.replies = item.ops.map(() => {
+      const [error, value] = replies[at++] ?? [new Error('Connection is closed.'), undefined];
+      return error ?? value;
+    });
+  }
+}
+
+function addOp(target: RoundTarget, pipeline: Pipeline, op: Op): void {
+  const ttl = String(target.dedupeTtlMs);
+  switch (op.kind) {
+    case 'enqueue':
+      target.executor.enqueue(pipeline, {
+        jobKey: jobKey(op.queue, op.id),
+        pendingKey: pendingKey(op.queue),
+        id: op.id,
+        payload: op.payload,
+      });
+      return;
+    case 'claim':
+      pipeline.sendCommand(
+        new Command('set', [dedupeKey(op.queue, op.key), op.id, 'NX', 'GET', 'PX', ttl], {
+          replyEncoding: 'utf8',
+        }),
+      );
+      return;
+    case 'repoint':
+      pipeline.sendCommand(new Command('set', [dedupeKey(op.queue, op.key), op.id, 'PX', ttl]));
+      return;
+    case 'readPayload':
+      pipeline.sendCommand(new Command('hget', [jobKey(op.queue, op.id), 'payload']));
+      return;
+    case 'deleteRow':
+      pipeline.sendCommand(new Command('del', [jobKey(op.queue, op.id)]));
+      return;
+    case 'unlist':
+      pipeline.sendCommand(new Command('zrem', [pendingKey(op.queue), op.id]));
+      return;
+  }
+}
