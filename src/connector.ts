@@ -9,6 +9,7 @@ import type { Executor, ExecutorKind } from './executors/executor.js';
 import { nativeExecutor } from './executors/native.js';
 import { createScriptExecutor } from './executors/script.js';
 import { checkFence } from './fence.js';
+import { mintJobId } from './ids.js';
 import type { AdmissionTarget } from './jobs.js';
 import { ConfigError, classifyFailure, EmqError, RefusedError } from './outcomes.js';
 
@@ -37,6 +38,8 @@ export interface ConnectOptions {
   readonly maxPayloadBytes?: number;
   /** Check the fence before serving. Default `true`; off only for the tools that install it. */
   readonly checkFence?: boolean;
+  /** Mints ids for requests without one. Default: this process's monotonic minter (SPEC §2). */
+  readonly mintId?: () => string;
   /** Told about surprises an operator should see. Default: ignore them. */
   readonly onWarning?: (event: string, fields: Readonly<Record<string, string>>) => void;
 }
@@ -51,7 +54,9 @@ export interface Connection extends AdmissionTarget {
   close(): Promise<void>;
 }
 
-type Resolved = Required<Omit<ConnectOptions, 'username' | 'password' | 'tls' | 'onWarning'>> &
+type Resolved = Required<
+  Omit<ConnectOptions, 'username' | 'password' | 'tls' | 'onWarning' | 'mintId'>
+> &
   ConnectOptions;
 
 const DEFAULTS: Resolved = {
@@ -90,6 +95,12 @@ export function connectOptionsFrom(config: Config): ConnectOptions {
 export async function connect(options: ConnectOptions = {}): Promise<Connection> {
   const o: Resolved = { ...DEFAULTS, ...withoutUndefined(options) };
   const client = o.cluster ? clusterClient(o) : standaloneClient(o);
+  // Without a listener iovalkey prints socket errors, addresses included, to stderr; commands
+  // report failures themselves, so only the error's code reaches the operator.
+  client.on('error', (error: unknown) => {
+    const code = (error as { code?: unknown }).code;
+    o.onWarning?.('connection-error', { code: typeof code === 'string' ? code : 'unknown' });
+  });
   try {
     await client.connect();
     const primaries = (): Valkey[] =>
@@ -101,6 +112,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
       wire: o.wire,
       dedupeTtlMs: o.dedupeTtlMs,
       maxPayloadBytes: o.maxPayloadBytes,
+      mintId: o.mintId ?? mintJobId,
       onWarning: o.onWarning ?? (() => {}),
       primaries,
       nodeOf:

@@ -3,7 +3,7 @@
  * is a small flow of steps; rounds.ts sends the steps of a whole batch together.
  */
 import { createHash } from 'node:crypto';
-import { isJobId, jobIdAt, mintJobId } from './ids.js';
+import { isJobId, jobIdAt } from './ids.js';
 import { assertIdempotencyKey, assertJobId, assertQueue, jobKey } from './keyspace.js';
 import {
   ConflictError,
@@ -49,6 +49,8 @@ export interface JobRow {
 /** What admission needs of a connection (a Connection satisfies it). */
 export interface AdmissionTarget extends RoundTarget {
   readonly maxPayloadBytes: number;
+  /** Mints ids for requests that bring none. */
+  readonly mintId: () => string;
   /** Told about surprises an operator should see (a second row taken back). */
   readonly onWarning: (event: string, fields: Readonly<Record<string, string>>) => void;
 }
@@ -113,10 +115,11 @@ function* admit(target: AdmissionTarget, request: EnqueueRequest): Flow<Admitted
   }
   if (idempotencyKey !== undefined) {
     assertIdempotencyKey(idempotencyKey);
-    const proposals = derive === undefined ? minted() : derived(derive.timeMs, idempotencyKey);
+    const proposals =
+      derive === undefined ? minted(target.mintId) : derived(derive.timeMs, idempotencyKey);
     return yield* withKey(target, queue, idempotencyKey, payload, proposals, derive?.firstAttempt);
   }
-  return yield* withMintedId(queue, payload);
+  return yield* withMintedId(target, queue, payload);
 }
 
 /** A caller's id is its own key: enqueued, duplicate, or a conflict if the payload differs. */
@@ -131,9 +134,9 @@ function* withCallerId(queue: string, id: string, payload: Buffer): Flow<Admitte
 }
 
 /** No id, no key: mint one. A minted id that comes back duplicate was a collision: mint again. */
-function* withMintedId(queue: string, payload: Buffer): Flow<Admitted> {
+function* withMintedId(target: AdmissionTarget, queue: string, payload: Buffer): Flow<Admitted> {
   for (let probe = 0; probe < MAX_PROBES; probe++) {
-    const id = mintJobId();
+    const id = target.mintId();
     const [reply] = yield [{ kind: 'enqueue', queue, id, payload }];
     if (written(reply) === 'enqueued') return { queue, id, status: 'enqueued' };
   }
@@ -248,8 +251,8 @@ function claimed(reply: Reply): string | null {
   throw classifyFailure(reply);
 }
 
-function* minted(): Iterator<string> {
-  for (;;) yield mintJobId();
+function* minted(mintId: () => string): Iterator<string> {
+  for (;;) yield mintId();
 }
 
 /** Ids derived from a time and the key: every attempt proposes the same sequence. */

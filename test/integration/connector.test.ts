@@ -1,0 +1,77 @@
+// The connector opens only where the fence holds this host's wire identity (SPEC §6).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, FenceError, installFence, readFence, UnavailableError } from '../../src/index.js';
+import { connectTo } from '../support/emq.js';
+import { freePort, type ServerHandle, startStandalone } from '../support/servers.js';
+
+let withModule: ServerHandle;
+let otherWire: ServerHandle;
+
+beforeAll(async () => {
+  [withModule, otherWire] = await Promise.all([
+    startStandalone({ module: true }),
+    startStandalone({ module: { wire: '2' } }),
+  ]);
+});
+
+afterAll(() => Promise.all([withModule.stop(), otherWire.stop()]));
+
+describe('connect', () => {
+  it('refuses, retryably, a server whose fence is not installed, naming both values', async () => {
+    await (await withModule.client()).del('{emq}:version');
+    const failure = await connect({ urls: [withModule.url] }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(FenceError);
+    expect(failure).toMatchObject({ code: 'EMQWIRE', retryable: true, status: 503 });
+    expect((failure as Error).message).toMatch(
+      /the server: it has no \{emq\}:version; this host expects '1'/,
+    );
+  });
+
+  it('opens once the fence is installed, and installing twice changes nothing', async () => {
+    const installer = await connectTo(withModule, { checkFence: false });
+    const first = await installFence(installer);
+    const second = await installFence(installer);
+    expect(first).toEqual([{ node: 'server', module: '1', value: '1', ok: true }]);
+    expect(second).toEqual(first);
+    const conn = await connectTo(withModule);
+    expect(conn.executor.kind).toBe('native');
+  });
+
+  it('refuses a server whose fence holds another identity, naming both values', async () => {
+    const client = await withModule.client();
+    await client.set('{emq}:version', '7');
+    try {
+      const failure = await connect({ urls: [withModule.url] }).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(FenceError);
+      expect((failure as Error).message).toMatch(/it holds '7'; this host expects '1'/);
+    } finally {
+      await client.set('{emq}:version', '1');
+      client.disconnect();
+    }
+  });
+
+  it('will not install an identity the module was not built for', async () => {
+    const installer = await connectTo(otherWire, { checkFence: false });
+    await expect(installFence(installer)).rejects.toThrow(/module is built for '2'/);
+    expect(await readFence(installer)).toEqual([
+      { node: 'server', module: '2', value: null, ok: false },
+    ]);
+  });
+
+  it('opens with a matching wire identity on both sides', async () => {
+    const installer = await connectTo(otherWire, { checkFence: false, wire: '2' });
+    await installFence(installer);
+    const conn = await connectTo(otherWire, { wire: '2' });
+    expect(conn.wire).toBe('2');
+  });
+
+  it('fails retryably, without naming the address, when nothing listens', async () => {
+    const port = await freePort();
+    const failure = await connect({
+      urls: [`redis://127.0.0.1:${port}`],
+      connectTimeoutMs: 500,
+    }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(UnavailableError);
+    expect((failure as Error).message).not.toContain(String(port));
+  });
+});
