@@ -1,0 +1,18 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { ModuleOption } from './types.js';
+
+export const MODULE_PATH = fileURLToPath(new URL('../module/emq.so', import.meta.url));
+const DEFAULT_WIRE = '1';
+
+/** The `--loadmodule` arguments for the option, checked before any server is spawned. */
+export function moduleArgs(option: ModuleOption): string[] {
+  if (option === false) return [];
+  const wire = (option === true ? undefined : option.wire) ?? DEFAULT_WIRE;
+  if (!existsSync(MODULE_PATH)) {
+    throw new Error(
+      `The emq module is not built (${MODULE_PATH} is missing): run \`npm run build:module\` first.`,
+    );
+  }
+  return ['--loadmodule', MODULE_PATH, 'wire', wire];
+}
