@@ -6,7 +6,9 @@ import { rm } from 'node:fs/promises';
 import { build } from 'esbuild';
 
 /** [source, output folder under dist/]. Each bundle is `<folder>/index.mjs`. */
-const ENTRIES: ReadonlyArray<readonly [string, string]> = [];
+const ENTRIES: ReadonlyArray<readonly [string, string]> = [
+  ['functions/http/handler.ts', 'functions/http'],
+];
 
 // iovalkey and its dependencies are CommonJS and call require(); an ESM bundle needs one.
 const banner =

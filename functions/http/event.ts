@@ -1,0 +1,130 @@
+/**
+ * Reads the three HTTP event shapes that reach this function (API Gateway HTTP API payload
+ * 2.0, REST API / payload 1.0, Lambda Function URLs) into one request. The event is read
+ * defensively: a direct invoke can send anything, and a malformed event must answer 400,
+ * never crash the container.
+ */
+import { InvalidInputError } from '../../src/index.js';
+
+/** Which shape the event had; logged, so operators can tell the fronts apart. */
+export type EventFormat = 'v2' | 'v1' | 'url';
+
+export interface HttpRequest {
+  readonly format: EventFormat;
+  /** Upper-case method, e.g. `POST`. */
+  readonly method: string;
+  /** The path's segments, percent-decoded exactly once, without the empty leading one. */
+  readonly segments: readonly string[];
+  /**
+   * What the caller's URL holds before the routed path and the event leaves out of it (the
+   * REST stage, e.g. `/prod`); prepended to `Location`. Empty for payload 2.0, whose raw
+   * path already holds the stage.
+   */
+  readonly mount: string;
+  /** Header names in lower case; a repeated header keeps its last value. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The body bytes, base64-decoded when the event says so; empty when there is none. */
+  readonly body: Buffer;
+}
+
+type Fields = Readonly<Record<string, unknown>>;
+
+/** Parses an HTTP event. Throws EMQ_INVALID_REQUEST when it is not one of the three shapes. */
+export function parseEvent(event: unknown): HttpRequest {
+  const fields = record(event);
+  if (fields === undefined) throw notHttp();
+  if (typeof fields.httpMethod === 'string') return parseV1(fields, fields.httpMethod);
+  const http = record(record(fields.requestContext)?.http);
+  if (typeof fields.rawPath === 'string' && typeof http?.method === 'string') {
+    return parseV2(fields, fields.rawPath, http.method);
+  }
+  throw notHttp();
+}
+
+/** Payload 2.0 and Function URLs: `rawPath` is the path as sent, still percent-encoded. */
+function parseV2(fields: Fields, rawPath: string, method: string): HttpRequest {
+  const domain = record(fields.requestContext)?.domainName;
+  return {
+    format: typeof domain === 'string' && domain.includes('.lambda-url.') ? 'url' : 'v2',
+    method: method.toUpperCase(),
+    segments: split(rawPath).map(decodeSegment),
+    mount: '',
+    headers: lowerCased(record(fields.headers)),
+    body: bodyOf(fields),
+  };
+}
+
+/**
+ * Payload 1.0: `path` is already decoded and leaves out the REST stage, which
+ * `requestContext.path` (the path as the caller sent it) keeps in front.
+ */
+function parseV1(fields: Fields, method: string): HttpRequest {
+  const path = typeof fields.path === 'string' ? fields.path : '/';
+  const seen = record(fields.requestContext)?.path;
+  const mount =
+    typeof seen === 'string' && seen.length > path.length && seen.endsWith(path)
+      ? seen.slice(0, seen.length - path.length)
+      : '';
+  return {
+    format: 'v1',
+    method: method.toUpperCase(),
+    segments: split(path),
+    mount,
+    headers: {
+      ...lowerCased(lastValues(record(fields.multiValueHeaders))),
+      ...lowerCased(record(fields.headers)),
+    },
+    body: bodyOf(fields),
+  };
+}
+
+function split(path: string): string[] {
+  return path.split('/').slice(1);
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new InvalidInputError(
+      'EMQ_INVALID_REQUEST',
+      'The request path holds a malformed percent-encoding.',
+    );
+  }
+}
+
+function lowerCased(headers: Fields | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (typeof value === 'string') out[name.toLowerCase()] = value;
+  }
+  return out;
+}
+
+function lastValues(headers: Fields | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, values] of Object.entries(headers ?? {})) {
+    const last: unknown = Array.isArray(values) ? values.at(-1) : undefined;
+    if (typeof last === 'string') out[name] = last;
+  }
+  return out;
+}
+
+function bodyOf(fields: Fields): Buffer {
+  const body = fields.body;
+  if (typeof body !== 'string') return Buffer.alloc(0);
+  return Buffer.from(body, fields.isBase64Encoded === true ? 'base64' : 'utf8');
+}
+
+function record(value: unknown): Fields | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Fields)
+    : undefined;
+}
+
+function notHttp(): InvalidInputError {
+  return new InvalidInputError(
+    'EMQ_INVALID_REQUEST',
+    'The event is not an API Gateway (payload 1.0 or 2.0) or Function URL request.',
+  );
+}

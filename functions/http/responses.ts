@@ -1,0 +1,141 @@
+/**
+ * The answers of SPEC §8: JSON on success, RFC 9457 problem details on failure, the request
+ * id on every response and Retry-After on every retryable one. One result shape serves all
+ * three fronts (payload 1.0 and 2.0, Function URLs).
+ */
+import { isUtf8 } from 'node:buffer';
+import {
+  type Admitted,
+  EmqError,
+  type ErrorCode,
+  type JobRow,
+  RetryableError,
+} from '../../src/index.js';
+
+export interface HttpResponse {
+  readonly statusCode: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+  readonly isBase64Encoded: false;
+}
+
+/** The EmqError codes plus the three that only HTTP has. */
+export type ProblemCode =
+  | ErrorCode
+  | 'EMQ_JOB_NOT_FOUND'
+  | 'EMQ_ROUTE_NOT_FOUND'
+  | 'EMQ_METHOD_NOT_ALLOWED';
+
+export interface Problem {
+  readonly status: number;
+  readonly code: ProblemCode;
+  /** Told to the caller: it names no host and echoes nothing a server said. */
+  readonly detail: string;
+  readonly retryable: boolean;
+  /** Sent as Retry-After on a retryable problem. Default: none. */
+  readonly retryAfterSeconds?: number | undefined;
+  /** Sent as Allow on a 405. Default: none. */
+  readonly allow?: readonly string[] | undefined;
+}
+
+const TITLES: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  422: 'Unprocessable Content',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+/** A failure as a problem. An error that is not an EmqError is never described: it may name a host. */
+export function problemOf(error: unknown): Problem {
+  if (error instanceof EmqError) {
+    return {
+      status: error.status,
+      code: error.code,
+      detail: error.message,
+      retryable: error.retryable,
+      retryAfterSeconds: error instanceof RetryableError ? error.retryAfterSeconds : undefined,
+    };
+  }
+  return {
+    status: 500,
+    code: 'EMQ_UNKNOWN',
+    detail:
+      'The request failed in a way this function does not understand; nothing can be assumed written. Quote the request id to an operator.',
+    retryable: false,
+  };
+}
+
+export function problemResponse(problem: Problem, requestId: string): HttpResponse {
+  const headers: Record<string, string> = {
+    'content-type': 'application/problem+json',
+    'x-request-id': requestId,
+  };
+  if (problem.retryAfterSeconds !== undefined) {
+    headers['retry-after'] = String(problem.retryAfterSeconds);
+  }
+  if (problem.allow !== undefined) headers.allow = problem.allow.join(', ');
+  return respond(problem.status, headers, {
+    title: TITLES[problem.status] ?? 'Error',
+    status: problem.status,
+    detail: problem.detail,
+    code: problem.code,
+    retryable: problem.retryable,
+    requestId,
+  });
+}
+
+/** 201 for a new job, 200 for a duplicate or replay; both point at the job's own URL. */
+export function admittedResponse(
+  admitted: Admitted,
+  location: string,
+  requestId: string,
+): HttpResponse {
+  const { queue, id, status } = admitted;
+  return respond(
+    status === 'enqueued' ? 201 : 200,
+    { 'content-type': 'application/json', location, 'x-request-id': requestId },
+    { queue, id, status },
+  );
+}
+
+/**
+ * A job read back. JSON cannot carry raw bytes, so the payload is sent as text when it is
+ * UTF-8 and as base64 otherwise, and `encoding` says which.
+ */
+export function jobResponse(
+  queue: string,
+  id: string,
+  row: JobRow,
+  requestId: string,
+): HttpResponse {
+  const text = isUtf8(row.payload);
+  return respond(
+    200,
+    { 'content-type': 'application/json', 'x-request-id': requestId },
+    {
+      queue,
+      id,
+      state: row.state,
+      attempts: row.attempts,
+      payload: row.payload.toString(text ? 'utf8' : 'base64'),
+      encoding: text ? 'utf8' : 'base64',
+    },
+  );
+}
+
+/** The path of a job, under the same prefix the caller used. */
+export function jobLocation(base: string, queue: string, id: string): string {
+  return `${base}/queues/${encodeURIComponent(queue)}/jobs/${encodeURIComponent(id)}`;
+}
+
+function respond(
+  statusCode: number,
+  headers: Readonly<Record<string, string>>,
+  body: unknown,
+): HttpResponse {
+  return { statusCode, headers, body: JSON.stringify(body), isBase64Encoded: false };
+}

@@ -1,0 +1,186 @@
+/**
+ * One HTTP request, end to end: parse the event, match a route, check the input, call the
+ * core, answer. It never throws: every failure becomes a problem response, and what was
+ * learnt on the way (route, queue, job id) is kept for the request's log line.
+ */
+import {
+  assertIdempotencyKey,
+  assertJobId,
+  assertQueue,
+  type Connection,
+  enqueue,
+  InvalidInputError,
+  readJob,
+} from '../../src/index.js';
+import { type EventFormat, parseEvent } from './event.js';
+import {
+  admittedResponse,
+  type HttpResponse,
+  jobLocation,
+  jobResponse,
+  type ProblemCode,
+  problemOf,
+  problemResponse,
+} from './responses.js';
+import { matchRoute, type RouteName } from './routes.js';
+
+/** What the request needs of its container; tests pass their own. */
+export interface HttpServices {
+  /** The container's connection, opened on first use (a failed open is retried next time). */
+  connection(): Promise<Connection>;
+  /** The payload cap, read before connecting so an oversized body costs no I/O. */
+  maxPayloadBytes(): number;
+}
+
+/** What is known of a request so far; filled in as it is served. */
+export interface Trace {
+  format?: EventFormat;
+  route: RouteName | 'unmatched';
+  queue?: string;
+  jobId?: string;
+}
+
+/** The outcome named in logs and metrics: a success word or the problem's code. */
+export type Outcome = 'enqueued' | 'duplicate' | 'found' | ProblemCode;
+
+export interface Served extends Readonly<Trace> {
+  readonly response: HttpResponse;
+  readonly outcome: Outcome;
+  /** The failure behind a problem response, for the log's error class and code. */
+  readonly error?: unknown;
+}
+
+export function newTrace(): Trace {
+  return { route: 'unmatched' };
+}
+
+/** Serves one event. `trace` is filled in as the request goes, so a caller can report a timeout. */
+export async function serve(
+  event: unknown,
+  requestId: string,
+  services: HttpServices,
+  trace: Trace = newTrace(),
+): Promise<Served> {
+  try {
+    return await route(event, requestId, services, trace);
+  } catch (error) {
+    return failed(trace, error, requestId);
+  }
+}
+
+/** The answer for a failure at any point of a request. */
+export function failed(trace: Trace, error: unknown, requestId: string): Served {
+  const problem = problemOf(error);
+  return {
+    ...trace,
+    response: problemResponse(problem, requestId),
+    outcome: problem.code,
+    error,
+  };
+}
+
+async function route(
+  event: unknown,
+  requestId: string,
+  services: HttpServices,
+  trace: Trace,
+): Promise<Served> {
+  const request = parseEvent(event);
+  trace.format = request.format;
+  const match = matchRoute(request.method, request.segments, request.mount);
+  if (match.kind === 'notFound') {
+    return refused(trace, requestId, {
+      status: 404,
+      code: 'EMQ_ROUTE_NOT_FOUND',
+      detail:
+        'No such route. Routes: POST /queues/{queue}/jobs, PUT and GET /queues/{queue}/jobs/{id}.',
+    });
+  }
+  if (match.kind === 'methodNotAllowed') {
+    return refused(trace, requestId, {
+      status: 405,
+      code: 'EMQ_METHOD_NOT_ALLOWED',
+      detail: `This path takes ${match.allow.join(' and ')}.`,
+      allow: match.allow,
+    });
+  }
+  trace.route = match.route;
+  trace.queue = match.queue;
+  assertQueue(match.queue);
+
+  if (match.kind === 'get') {
+    trace.jobId = match.id;
+    assertJobId(match.id);
+    const row = await readJob(await services.connection(), match.queue, match.id);
+    if (row === null) {
+      return refused(trace, requestId, {
+        status: 404,
+        code: 'EMQ_JOB_NOT_FOUND',
+        detail: `Queue ${match.queue} has no job ${match.id} (never enqueued, or already consumed).`,
+      });
+    }
+    return {
+      ...trace,
+      outcome: 'found',
+      response: jobResponse(match.queue, match.id, row, requestId),
+    };
+  }
+
+  assertPayloadSize(request.body, services.maxPayloadBytes());
+  if (match.kind === 'put') {
+    trace.jobId = match.id;
+    assertJobId(match.id);
+    // The id is its own idempotency key (SPEC §5), so an Idempotency-Key header adds nothing.
+    const admitted = await enqueue(await services.connection(), {
+      queue: match.queue,
+      payload: request.body,
+      id: match.id,
+    });
+    const location = jobLocation(match.base, match.queue, admitted.id);
+    return {
+      ...trace,
+      outcome: admitted.status,
+      response: admittedResponse(admitted, location, requestId),
+    };
+  }
+
+  const idempotencyKey = request.headers['idempotency-key'];
+  if (idempotencyKey !== undefined) assertIdempotencyKey(idempotencyKey);
+  const admitted = await enqueue(await services.connection(), {
+    queue: match.queue,
+    payload: request.body,
+    idempotencyKey,
+  });
+  trace.jobId = admitted.id;
+  const location = jobLocation(match.base, match.queue, admitted.id);
+  return {
+    ...trace,
+    outcome: admitted.status,
+    response: admittedResponse(admitted, location, requestId),
+  };
+}
+
+function refused(
+  trace: Trace,
+  requestId: string,
+  problem: { status: number; code: ProblemCode; detail: string; allow?: readonly string[] },
+): Served {
+  return {
+    ...trace,
+    outcome: problem.code,
+    response: problemResponse({ ...problem, retryable: false }, requestId),
+  };
+}
+
+/**
+ * The core checks the size too, but only once it holds a connection: checked here, an
+ * oversized body answers 413 even while Valkey is down, and opens no connection.
+ */
+function assertPayloadSize(payload: Buffer, limit: number): void {
+  if (payload.length > limit) {
+    throw new InvalidInputError(
+      'EMQ_PAYLOAD_TOO_LARGE',
+      `The payload is ${payload.length} bytes; the limit is ${limit}. Send a smaller payload or store it elsewhere and enqueue a reference.`,
+    );
+  }
+}
