@@ -8,6 +8,7 @@ import { build } from 'esbuild';
 /** [source, output folder under dist/]. Each bundle is `<folder>/index.mjs`. */
 const ENTRIES: ReadonlyArray<readonly [string, string]> = [
   ['functions/http/handler.ts', 'functions/http'],
+  ['functions/sqs/handler.ts', 'functions/sqs'],
 ];
 
 // iovalkey and its dependencies are CommonJS and call require(); an ESM bundle needs one.

@@ -1,0 +1,150 @@
+/**
+ * Dead letters: permanently failed records go to the DLQ with SendMessageBatch, the original
+ * body and attributes intact and the reason added. A letter SQS did not confirm is reported
+ * as not delivered, and its record is retried: nothing is dropped.
+ */
+import {
+  type MessageAttributeValue,
+  SendMessageBatchCommand,
+  type SendMessageBatchCommandOutput,
+  type SendMessageBatchRequestEntry,
+} from '@aws-sdk/client-sqs';
+import type { SQSRecord } from 'aws-lambda';
+import type { EmqError } from '../../src/index.js';
+import { deadLetterAttributes } from './dlq-attributes.js';
+
+/** What the DLQ needs of an SQS client (an SQSClient satisfies it; tests fake it). */
+export interface DlqSender {
+  send(command: SendMessageBatchCommand): Promise<SendMessageBatchCommandOutput>;
+}
+
+export interface DeadLetter {
+  /** The record's index in the batch. */
+  readonly index: number;
+  readonly record: SQSRecord;
+  readonly error: EmqError;
+}
+
+export interface DlqOptions {
+  /** The DLQ's URL. Required. A `.fifo` URL gets each record's message group. */
+  readonly url: string;
+  /** SQS's limits per SendMessageBatch: entries. Default 10. */
+  readonly maxEntries?: number;
+  /** SQS's limits per SendMessageBatch: bytes of bodies and attributes. Default 262144 (256 KiB). */
+  readonly maxBytes?: number;
+}
+
+export interface DeadLetterResult {
+  readonly index: number;
+  readonly delivered: boolean;
+  /** Why SQS refused it (its error code, or the thrown error's name); undefined when delivered. */
+  readonly failure: string | undefined;
+  /** Original attributes left out to fit the attribute limit. */
+  readonly dropped: readonly string[];
+}
+
+interface Letter {
+  readonly index: number;
+  readonly entry: SendMessageBatchRequestEntry;
+  readonly bytes: number;
+  readonly dropped: readonly string[];
+}
+
+/** Sends the letters in as few SendMessageBatch calls as SQS's limits allow, side by side. */
+export async function sendDeadLetters(
+  sender: DlqSender,
+  letters: readonly DeadLetter[],
+  options: DlqOptions,
+): Promise<DeadLetterResult[]> {
+  const fifo = options.url.endsWith('.fifo');
+  const built = letters.map((letter) => letterOf(letter, fifo));
+  const chunks = chunksOf(built, options.maxEntries ?? 10, options.maxBytes ?? 262_144);
+  const results = await Promise.all(chunks.map((chunk) => sendChunk(sender, options.url, chunk)));
+  return results.flat();
+}
+
+function letterOf({ index, record, error }: DeadLetter, fifo: boolean): Letter {
+  const { attributes, dropped } = deadLetterAttributes(record.messageAttributes, {
+    code: error.code,
+    detail: error.message,
+    sourceMessageId: record.messageId,
+  });
+  const entry: SendMessageBatchRequestEntry = {
+    Id: `r${index}`,
+    MessageBody: record.body,
+    MessageAttributes: attributes,
+    // A FIFO DLQ needs a group; the source's keeps the letters of one group in order, and the
+    // source messageId dedupes a letter resent after a partial failure.
+    ...(fifo
+      ? {
+          MessageGroupId: record.attributes?.MessageGroupId ?? 'emq-dead-letters',
+          MessageDeduplicationId: record.messageId,
+        }
+      : {}),
+  };
+  return { index, entry, bytes: sizeOf(record.body, attributes), dropped };
+}
+
+/** SQS counts the body and every attribute's name, type and value toward a message's size. */
+function sizeOf(body: string, attributes: Record<string, MessageAttributeValue>): number {
+  let bytes = Buffer.byteLength(body, 'utf8');
+  for (const [name, value] of Object.entries(attributes)) {
+    bytes += Buffer.byteLength(name) + Buffer.byteLength(value.DataType ?? '');
+    bytes += value.StringValue !== undefined ? Buffer.byteLength(value.StringValue) : 0;
+    bytes += value.BinaryValue?.byteLength ?? 0;
+  }
+  return bytes;
+}
+
+/**
+ * Groups letters in order, each group within both limits. A letter too large on its own goes
+ * alone: SQS refuses it and its record is retried, rather than it being dropped here.
+ */
+export function chunksOf<T extends { readonly bytes: number }>(
+  items: readonly T[],
+  maxEntries: number,
+  maxBytes: number,
+): T[][] {
+  const chunks: T[][] = [];
+  let current: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    if (current.length > 0 && (current.length >= maxEntries || bytes + item.bytes > maxBytes)) {
+      chunks.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(item);
+    bytes += item.bytes;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+
+async function sendChunk(
+  sender: DlqSender,
+  url: string,
+  chunk: readonly Letter[],
+): Promise<DeadLetterResult[]> {
+  let output: SendMessageBatchCommandOutput;
+  try {
+    output = await sender.send(
+      new SendMessageBatchCommand({ QueueUrl: url, Entries: chunk.map((letter) => letter.entry) }),
+    );
+  } catch (error) {
+    const failure = error instanceof Error ? error.name : 'Error';
+    return chunk.map(({ index, dropped }) => ({ index, delivered: false, failure, dropped }));
+  }
+  const delivered = new Set((output.Successful ?? []).map((entry) => entry.Id));
+  const refused = new Map((output.Failed ?? []).map((entry) => [entry.Id, entry.Code]));
+  return chunk.map(({ index, entry, dropped }) => {
+    // Neither confirmed nor refused counts as not delivered: only a confirmed letter is handled.
+    const ok = delivered.has(entry.Id) && !refused.has(entry.Id);
+    return {
+      index,
+      delivered: ok,
+      failure: ok ? undefined : (refused.get(entry.Id) ?? 'NotConfirmed'),
+      dropped,
+    };
+  });
+}

@@ -1,0 +1,40 @@
+/**
+ * The SQS face's Lambda entry point: a thin middy stack over handleSqsBatch. The event source
+ * mapping must enable ReportBatchItemFailures (FunctionResponseTypes), or SQS ignores the
+ * partial batch response and retries whole batches.
+ */
+import { SQSClient } from '@aws-sdk/client-sqs';
+import middy from '@middy/core';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { containerConfig, containerConnection } from '../shared/connection.js';
+import { errorFields, log } from '../shared/log.js';
+import { handleSqsBatch } from './batch.js';
+
+// One SQS client per container, with the SDK's defaults (region, credentials, and
+// AWS_ENDPOINT_URL_SQS where set), created on the first dead letter's batch.
+let sqs: SQSClient | undefined;
+
+function sqsClient(): SQSClient {
+  sqs ??= new SQSClient({});
+  return sqs;
+}
+
+export const handler = middy<SQSEvent, SQSBatchResponse>().handler(async (event) => {
+  let config: ReturnType<typeof containerConfig>;
+  try {
+    config = containerConfig();
+  } catch (error) {
+    // A bad setting fails every record alike: retry them all rather than dead-letter them.
+    log('error', 'sqs configuration invalid', errorFields(error));
+    return {
+      batchItemFailures: (event.Records ?? []).map(({ messageId }) => ({
+        itemIdentifier: messageId,
+      })),
+    };
+  }
+  return handleSqsBatch(
+    event,
+    { connection: containerConnection, sqs: { send: (command) => sqsClient().send(command) } },
+    { defaultQueue: config.defaultQueue, dlqUrl: config.dlqUrl },
+  );
+});

@@ -1,0 +1,44 @@
+/**
+ * What became of each record, and the batch response that follows from it. Only the records
+ * SQS must deliver again are batch item failures; everything else counts as handled.
+ */
+import type { SQSBatchResponse } from 'aws-lambda';
+import type { Admitted, EmqError } from '../../src/index.js';
+
+export type RecordOutcome =
+  /** Enqueued, or a duplicate of a job already admitted: handled. */
+  | { readonly kind: 'admitted'; readonly admitted: Admitted }
+  /** A permanent failure, now in the DLQ with its reason: handled. */
+  | { readonly kind: 'dead-lettered'; readonly error: EmqError }
+  /** A retryable failure: SQS delivers it again. */
+  | { readonly kind: 'retry'; readonly error: EmqError }
+  /** A permanent failure that could not reach a DLQ (none configured, or the send failed). */
+  | { readonly kind: 'undelivered'; readonly error: EmqError; readonly reason: UndeliveredReason }
+  /** FIFO: an earlier record of its message group failed, so this one was not attempted. */
+  | { readonly kind: 'skipped' };
+
+export type UndeliveredReason = 'no-dlq' | 'dlq-send-failed';
+
+export type OutcomeKind = RecordOutcome['kind'];
+
+/** True when SQS must deliver the record again. */
+export function mustRetry(outcome: RecordOutcome): boolean {
+  return outcome.kind === 'retry' || outcome.kind === 'undelivered' || outcome.kind === 'skipped';
+}
+
+/**
+ * The partial batch response. A batch whose every record must be retried lists every record
+ * (it does not throw): SQS treats both alike for the messages, and a thrown error would add a
+ * stack trace to the logs and count as a function error on top of the face's own metrics.
+ */
+export function batchResponse(
+  messageIds: readonly string[],
+  outcomes: readonly RecordOutcome[],
+): SQSBatchResponse {
+  return {
+    batchItemFailures: messageIds.flatMap((itemIdentifier, index) => {
+      const outcome = outcomes[index];
+      return outcome === undefined || mustRetry(outcome) ? [{ itemIdentifier }] : [];
+    }),
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * One SQS record to one enqueue request (SPEC §9). Only the attribute shapes are checked
+ * here; the queue name, the id and the payload size are the core's to judge.
+ */
+import type { SQSMessageAttribute, SQSRecord } from 'aws-lambda';
+import { type EnqueueRequest, InvalidInputError } from '../../src/index.js';
+
+/** The message attributes this face reads. */
+export const QUEUE_ATTRIBUTE = 'emq-queue';
+export const JOB_ID_ATTRIBUTE = 'emq-job-id';
+export const ENCODING_ATTRIBUTE = 'emq-encoding';
+
+/** Strict base64 (RFC 4648 §4, padded); line breaks from MIME-style encoders are allowed. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * The request a record asks for, or the reason it cannot be one. A record without
+ * `emq-job-id` is keyed by its messageId, so every delivery of it maps to one job.
+ */
+export function requestOf(
+  record: SQSRecord,
+  defaultQueue: string,
+): EnqueueRequest | InvalidInputError {
+  try {
+    const attributes = record.messageAttributes ?? {};
+    const queue = textAttribute(attributes[QUEUE_ATTRIBUTE], QUEUE_ATTRIBUTE) ?? defaultQueue;
+    const id = textAttribute(attributes[JOB_ID_ATTRIBUTE], JOB_ID_ATTRIBUTE);
+    const payload = payloadOf(
+      record.body,
+      textAttribute(attributes[ENCODING_ATTRIBUTE], ENCODING_ATTRIBUTE),
+    );
+    if (id !== undefined) return { queue, payload, id };
+    return { queue, payload, idempotencyKey: record.messageId, derive: deriveOf(record) };
+  } catch (error) {
+    if (error instanceof InvalidInputError) return error;
+    throw error;
+  }
+}
+
+function textAttribute(
+  attribute: SQSMessageAttribute | undefined,
+  name: string,
+): string | undefined {
+  if (attribute === undefined) return undefined;
+  if (typeof attribute.stringValue !== 'string' || !attribute.dataType.startsWith('String')) {
+    throw new InvalidInputError(
+      'EMQ_INVALID_REQUEST',
+      `The message attribute ${name} must be of type String.`,
+    );
+  }
+  return attribute.stringValue;
+}
+
+function payloadOf(body: string, encoding: string | undefined): Buffer {
+  if (encoding === undefined) return Buffer.from(body, 'utf8');
+  if (encoding !== 'base64') {
+    throw new InvalidInputError(
+      'EMQ_INVALID_REQUEST',
+      `Unsupported ${ENCODING_ATTRIBUTE} ${JSON.stringify(encoding.slice(0, 32))}: the only encoding is base64; leave the attribute out for a text body.`,
+    );
+  }
+  const text = body.replace(/\r?\n/g, '');
+  if (!BASE64.test(text)) {
+    throw new InvalidInputError(
+      'EMQ_INVALID_REQUEST',
+      `The body is not valid base64, though ${ENCODING_ATTRIBUTE} says it is (standard alphabet, padded).`,
+    );
+  }
+  return Buffer.from(text, 'base64');
+}
+
+/**
+ * Every delivery of a message proposes the same id, from its SentTimestamp and messageId.
+ * On a first delivery a previous attempt is unlikely, so the dedupe record and the write share
+ * one round trip; a redelivery takes the safe order. Without a usable timestamp the core mints.
+ */
+function deriveOf(record: SQSRecord): EnqueueRequest['derive'] {
+  const timeMs = Number(record.attributes?.SentTimestamp);
+  if (!Number.isSafeInteger(timeMs) || timeMs <= 0) return undefined;
+  return { timeMs, firstAttempt: record.attributes.ApproximateReceiveCount === '1' };
+}

@@ -1,0 +1,104 @@
+/**
+ * Logs and EMF metrics of the SQS face: one log line per record outcome, one per batch, and
+ * metrics per outcome and per batch. Payloads and bodies never appear; nor do attribute
+ * values a caller sent that the core refused (they may be anything).
+ */
+
+import { type Fields, type Level, log } from '../shared/log.js';
+import { emitMetrics } from '../shared/metrics.js';
+import type { DeadLetterResult } from './dlq.js';
+import { mustRetry, type OutcomeKind, type RecordOutcome } from './outcome.js';
+
+const FACE = 'sqs';
+
+export interface RecordReport {
+  readonly messageId: string;
+  readonly outcome: RecordOutcome;
+  /** The DLQ send's result, for dead letters and failed sends. */
+  readonly letter?: DeadLetterResult | undefined;
+}
+
+const LEVELS: Readonly<Record<OutcomeKind, Level>> = {
+  admitted: 'info',
+  'dead-lettered': 'warn',
+  retry: 'warn',
+  skipped: 'warn',
+  // Without a working DLQ the record comes back until the source queue's redrive policy
+  // moves it: an operator has to see it.
+  undelivered: 'error',
+};
+
+export function reportRecord({ messageId, outcome, letter }: RecordReport): void {
+  log(LEVELS[outcome.kind], 'sqs record', {
+    messageId,
+    outcome: outcome.kind,
+    ...detailOf(outcome, letter),
+  });
+}
+
+function detailOf(outcome: RecordOutcome, letter: DeadLetterResult | undefined): Fields {
+  switch (outcome.kind) {
+    case 'admitted':
+      return {
+        queue: outcome.admitted.queue,
+        id: outcome.admitted.id,
+        status: outcome.admitted.status,
+      };
+    case 'skipped':
+      return { reason: 'an earlier record of its message group failed' };
+    case 'undelivered':
+      return {
+        code: outcome.error.code,
+        reason: outcome.reason,
+        dlqFailure: letter?.failure,
+      };
+    default:
+      return {
+        code: outcome.error.code,
+        retryable: outcome.error.retryable,
+        droppedAttributes: letter?.dropped.length ? letter.dropped.join(',') : undefined,
+      };
+  }
+}
+
+export interface BatchReport {
+  readonly outcomes: readonly RecordOutcome[];
+  readonly fifo: boolean;
+  readonly waves: number;
+  readonly durationMs: number;
+}
+
+export function reportBatch({ outcomes, fifo, waves, durationMs }: BatchReport): void {
+  const counts = new Map<string, { kind: OutcomeKind; code: string; count: number }>();
+  for (const outcome of outcomes) {
+    const code = 'error' in outcome ? outcome.error.code : 'none';
+    const key = `${outcome.kind}/${code}`;
+    const entry = counts.get(key) ?? { kind: outcome.kind, code, count: 0 };
+    entry.count += 1;
+    counts.set(key, entry);
+  }
+  const failures = outcomes.filter(mustRetry).length;
+  const fullyRetried = outcomes.length > 0 && failures === outcomes.length;
+  log(fullyRetried ? 'warn' : 'info', 'sqs batch', {
+    records: outcomes.length,
+    batchItemFailures: failures,
+    fifo,
+    waves,
+    durationMs,
+    ...Object.fromEntries(
+      [...counts.values()].map(({ kind, code, count }) => [`${kind}:${code}`, count]),
+    ),
+  });
+  for (const { kind, code, count } of counts.values()) {
+    emitMetrics({ Face: FACE, Outcome: kind, Code: code }, [
+      { name: 'Records', value: count, unit: 'Count' },
+    ]);
+  }
+  emitMetrics({ Face: FACE }, [
+    { name: 'Batches', value: 1, unit: 'Count' },
+    { name: 'BatchRecords', value: outcomes.length, unit: 'Count' },
+    { name: 'BatchItemFailures', value: failures, unit: 'Count' },
+    { name: 'FullyRetriedBatches', value: fullyRetried ? 1 : 0, unit: 'Count' },
+    { name: 'BatchDuration', value: durationMs, unit: 'Milliseconds' },
+  ]);
+}
