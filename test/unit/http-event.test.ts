@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { parseEvent } from '../../functions/http/event.js';
+import { InvalidInputError } from '../../src/index.js';
+import {
+  FIXTURE_BINARY_BODY,
+  FIXTURE_IDEMPOTENCY_KEY,
+  FIXTURE_TEXT_BODY,
+  fixture,
+  withPath,
+} from '../fixtures/http/events.js';
+
+describe('parseEvent', () => {
+  it('reads an HTTP API payload 2.0 event', () => {
+    const request = parseEvent(fixture('v2-post'));
+    expect(request.format).toBe('v2');
+    expect(request.method).toBe('POST');
+    expect(request.segments).toEqual(['queues', 'orders', 'jobs']);
+    expect(request.mount).toBe('');
+    expect(request.body.toString('utf8')).toBe(FIXTURE_TEXT_BODY);
+  });
+
+  it('reads a REST API payload 1.0 event', () => {
+    const request = parseEvent(fixture('v1-put'));
+    expect(request.format).toBe('v1');
+    expect(request.method).toBe('PUT');
+    expect(request.segments).toEqual(['queues', 'orders', 'jobs', 'JOB0KHTOWnGLuC']);
+    expect(request.body.toString('utf8')).toBe(FIXTURE_TEXT_BODY);
+  });
+
+  it('tells a Function URL event from an HTTP API one by its domain', () => {
+    const request = parseEvent(fixture('url-get'));
+    expect(request.format).toBe('url');
+    expect(request.method).toBe('GET');
+    expect(request.segments).toEqual(['queues', 'orders', 'jobs', 'JOB0KHTOWnGLuC']);
+  });
+
+  it.each(['v2-post-base64', 'v1-post-base64', 'url-post-base64'] as const)(
+    'decodes the base64 body of %s to the exact bytes sent',
+    (name) => {
+      expect(parseEvent(fixture(name)).body.equals(FIXTURE_BINARY_BODY)).toBe(true);
+    },
+  );
+
+  it('reads an event without a body as an empty body', () => {
+    expect(parseEvent(fixture('v2-get')).body.length).toBe(0);
+    expect(parseEvent(fixture('v1-get')).body.length).toBe(0);
+  });
+
+  it('lower-cases the mixed-case header names of a REST API event', () => {
+    const headers = parseEvent(fixture('v1-post-idempotency-key')).headers;
+    expect(headers['idempotency-key']).toBe(FIXTURE_IDEMPOTENCY_KEY);
+    expect(headers['content-type']).toBe('application/json');
+    expect(Object.keys(headers).every((name) => name === name.toLowerCase())).toBe(true);
+  });
+
+  it('reads a header that a REST API event carries only in multiValueHeaders', () => {
+    const event = fixture('v1-post');
+    const request = parseEvent({
+      ...event,
+      headers: null,
+      multiValueHeaders: { 'Idempotency-Key': ['first', 'second'] },
+    });
+    expect(request.headers['idempotency-key']).toBe('second');
+  });
+
+  it('percent-decodes each segment of a 2.0 raw path once', () => {
+    const request = parseEvent(withPath(fixture('v2-post'), '/queues/a%2541/jobs'));
+    expect(request.segments).toEqual(['queues', 'a%41', 'jobs']);
+  });
+
+  it('does not decode a 1.0 path again, as API Gateway has decoded it', () => {
+    const request = parseEvent(withPath(fixture('v1-post'), '/queues/a%41/jobs'));
+    expect(request.segments).toEqual(['queues', 'a%41', 'jobs']);
+  });
+
+  it('keeps the REST stage the 1.0 path leaves out, for Location', () => {
+    expect(parseEvent(fixture('v1-post')).mount).toBe('/prod');
+  });
+
+  it('keeps a named stage of an HTTP API in the segments, where 2.0 puts it', () => {
+    const request = parseEvent(fixture('v2-stage-post'));
+    expect(request.segments).toEqual(['prod', 'queues', 'orders', 'jobs']);
+    expect(request.mount).toBe('');
+  });
+
+  it('refuses a raw path with a malformed percent-encoding as an invalid request', () => {
+    expect(() => parseEvent(withPath(fixture('v2-post'), '/queues/a%E0%A4%A/jobs'))).toThrow(
+      expect.objectContaining({ code: 'EMQ_INVALID_REQUEST', status: 400 }),
+    );
+  });
+
+  it.each([
+    ['null', null],
+    ['a string', 'POST /queues/q/jobs'],
+    ['an SQS event', { Records: [{ messageId: 'm1', body: 'x' }] }],
+    ['a 2.0 event without requestContext.http', { version: '2.0', rawPath: '/queues/q/jobs' }],
+  ])('refuses %s as not an HTTP event', (_what, event) => {
+    expect(() => parseEvent(event)).toThrow(InvalidInputError);
+  });
+});

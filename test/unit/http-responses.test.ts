@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import {
+  admittedResponse,
+  jobLocation,
+  jobResponse,
+  problemOf,
+  problemResponse,
+} from '../../functions/http/responses.js';
+import {
+  ConfigError,
+  ConflictError,
+  FenceError,
+  InvalidInputError,
+  PausedError,
+  RefusedError,
+  UnavailableError,
+} from '../../src/index.js';
+
+const REQUEST_ID = '0f4c2e8a-5b1d-4c3e-9a7f-000000000001';
+
+function parsed(body: string): Record<string, unknown> {
+  return JSON.parse(body) as Record<string, unknown>;
+}
+
+describe('problemOf', () => {
+  it.each([
+    [new InvalidInputError('EMQ_INVALID_QUEUE', 'bad queue'), 400, 'EMQ_INVALID_QUEUE'],
+    [new InvalidInputError('EMQ_INVALID_ID', 'bad id'), 400, 'EMQ_INVALID_ID'],
+    [new InvalidInputError('EMQ_INVALID_REQUEST', 'bad key'), 400, 'EMQ_INVALID_REQUEST'],
+    [new InvalidInputError('EMQ_PAYLOAD_TOO_LARGE', 'too big'), 413, 'EMQ_PAYLOAD_TOO_LARGE'],
+    [new ConflictError('EMQ_CONFLICT', 'other payload'), 409, 'EMQ_CONFLICT'],
+    [new ConflictError('EMQ_IDEMPOTENCY_MISMATCH', 'other body'), 422, 'EMQ_IDEMPOTENCY_MISMATCH'],
+    [new RefusedError('EMQ_WRONGTYPE', 'wrong type'), 500, 'EMQ_WRONGTYPE'],
+    [new RefusedError('EMQ_NO_MODULE', 'no module'), 500, 'EMQ_NO_MODULE'],
+    [new ConfigError('EMQ_URL is invalid'), 500, 'EMQ_CONFIG'],
+  ])('maps a permanent %o to its status and code, without Retry-After', (error, status, code) => {
+    const problem = problemOf(error);
+    expect(problem).toMatchObject({ status, code, retryable: false, detail: error.message });
+    expect(problem.retryAfterSeconds).toBeUndefined();
+    expect(problemResponse(problem, REQUEST_ID).headers['retry-after']).toBeUndefined();
+  });
+
+  it.each([
+    [new FenceError('fence'), 'EMQWIRE', '5'],
+    [new PausedError('paused'), 'EMQ_PAUSED', '1'],
+    [new UnavailableError('down'), 'EMQ_UNAVAILABLE', '1'],
+  ])('maps a retryable %o to 503 with Retry-After', (error, code, retryAfter) => {
+    const response = problemResponse(problemOf(error), REQUEST_ID);
+    expect(response.statusCode).toBe(503);
+    expect(response.headers['retry-after']).toBe(retryAfter);
+    expect(parsed(response.body)).toMatchObject({ status: 503, code, retryable: true });
+  });
+
+  it('answers an error that is not an EmqError with 500 EMQ_UNKNOWN and never its message', () => {
+    const leak = new Error('connect ECONNREFUSED redis://admin:hunter2@10.0.0.7:6379');
+    const response = problemResponse(problemOf(leak), REQUEST_ID);
+    expect(response.statusCode).toBe(500);
+    expect(parsed(response.body)).toMatchObject({ code: 'EMQ_UNKNOWN', retryable: false });
+    expect(response.body).not.toContain('10.0.0.7');
+    expect(response.body).not.toContain('hunter2');
+    expect(response.body).not.toContain('ECONNREFUSED');
+  });
+});
+
+describe('problemResponse', () => {
+  it('is application/problem+json with status, title, detail, code, retryable and request id', () => {
+    const response = problemResponse(
+      problemOf(new ConflictError('EMQ_CONFLICT', 'Job exists with another payload.')),
+      REQUEST_ID,
+    );
+    expect(response.headers).toEqual({
+      'content-type': 'application/problem+json',
+      'x-request-id': REQUEST_ID,
+    });
+    expect(parsed(response.body)).toEqual({
+      title: 'Conflict',
+      status: 409,
+      detail: 'Job exists with another payload.',
+      code: 'EMQ_CONFLICT',
+      retryable: false,
+      requestId: REQUEST_ID,
+    });
+    expect(response.isBase64Encoded).toBe(false);
+  });
+
+  it('sends Allow on a 405', () => {
+    const response = problemResponse(
+      {
+        status: 405,
+        code: 'EMQ_METHOD_NOT_ALLOWED',
+        detail: 'x',
+        retryable: false,
+        allow: ['GET', 'PUT'],
+      },
+      REQUEST_ID,
+    );
+    expect(response.headers.allow).toBe('GET, PUT');
+  });
+});
+
+describe('admittedResponse', () => {
+  it('answers 201 with Location and the job for a new job', () => {
+    const location = jobLocation('/prod', 'orders', 'JOB0KHTOWnGLuC');
+    const response = admittedResponse(
+      { queue: 'orders', id: 'JOB0KHTOWnGLuC', status: 'enqueued' },
+      location,
+      REQUEST_ID,
+    );
+    expect(response.statusCode).toBe(201);
+    expect(response.headers).toEqual({
+      'content-type': 'application/json',
+      location: '/prod/queues/orders/jobs/JOB0KHTOWnGLuC',
+      'x-request-id': REQUEST_ID,
+    });
+    expect(response.body).toBe('{"queue":"orders","id":"JOB0KHTOWnGLuC","status":"enqueued"}');
+  });
+
+  it('answers 200 with the same Location for a duplicate', () => {
+    const response = admittedResponse(
+      { queue: 'orders', id: 'JOB0KHTOWnGLuC', status: 'duplicate' },
+      '/queues/orders/jobs/JOB0KHTOWnGLuC',
+      REQUEST_ID,
+    );
+    expect(response.statusCode).toBe(200);
+    expect(response.headers.location).toBe('/queues/orders/jobs/JOB0KHTOWnGLuC');
+    expect(parsed(response.body).status).toBe('duplicate');
+  });
+});
+
+describe('jobResponse', () => {
+  it('sends a UTF-8 payload as text', () => {
+    const row = { state: 'pending', attempts: 0, payload: Buffer.from('héllo', 'utf8') };
+    expect(parsed(jobResponse('orders', 'JOB0KHTOWnGLuC', row, REQUEST_ID).body)).toEqual({
+      queue: 'orders',
+      id: 'JOB0KHTOWnGLuC',
+      state: 'pending',
+      attempts: 0,
+      payload: 'héllo',
+      encoding: 'utf8',
+    });
+  });
+
+  it('sends a payload that is not UTF-8 as base64', () => {
+    const bytes = Buffer.from([0x00, 0xff, 0xc3, 0x28]);
+    const row = { state: 'pending', attempts: 2, payload: bytes };
+    const body = parsed(jobResponse('orders', 'JOB0KHTOWnGLuC', row, REQUEST_ID).body);
+    expect(body).toMatchObject({ attempts: 2, encoding: 'base64' });
+    expect(Buffer.from(String(body.payload), 'base64').equals(bytes)).toBe(true);
+  });
+});
