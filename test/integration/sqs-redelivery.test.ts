@@ -1,0 +1,199 @@
+// SQS redelivery on real servers (SPEC §5, §9): a batch handled twice, before or after a
+// timeout that left the writes to finish on the server, admits each message exactly once.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { SQSRecord } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handleSqsBatch } from '../../functions/sqs/batch.js';
+import { type Connection, installFence } from '../../src/index.js';
+import { fakeSqs } from '../fixtures/sqs/fake-sqs.js';
+import { captureLogs, recordLines } from '../fixtures/sqs/logs.js';
+import { queueOn } from '../fixtures/sqs/placement.js';
+import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
+import { connectTo, jobsOf } from '../support/emq.js';
+import {
+  type ClusterHandle,
+  randomQueue,
+  type ServerHandle,
+  startCluster,
+  startStandalone,
+} from '../support/servers.js';
+
+const DLQ = 'https://sqs.us-east-2.amazonaws.com/123456789012/emq-dead';
+
+let standalone: ServerHandle;
+let cluster: ClusterHandle;
+
+beforeAll(async () => {
+  [standalone, cluster] = await Promise.all([
+    startStandalone({ module: true }),
+    startCluster({ module: true }),
+  ]);
+  await installFence(await connectTo(standalone, { checkFence: false }));
+  await installFence(await connectTo(cluster, { checkFence: false }));
+});
+
+afterAll(async () => {
+  await Promise.all([standalone?.stop(), cluster?.stop()]);
+});
+
+const lines = captureLogs();
+
+/** Ten first deliveries to `queue`: eight keyed by their messageId, two by a caller id. */
+function batchOf(queue: string): SQSRecord[] {
+  const sentAt = Date.now();
+  return Array.from({ length: 10 }, (_, i) =>
+    sqsRecord({
+      queue,
+      body: `job ${i}`,
+      sentAt: sentAt + i,
+      ...(i >= 8 ? { jobId: `JOB0KHTOWnGLu${i}` } : {}),
+    }),
+  );
+}
+
+function statuses(): unknown[] {
+  return recordLines(lines).map((line) => line.status);
+}
+
+/** Holds every write on every primary past the connection's command timeout. */
+async function pauseWrites(targets: readonly ServerHandle[], ms: number): Promise<void> {
+  await Promise.all(
+    targets.map(async (node) => {
+      const admin = await node.client();
+      try {
+        await admin.call('CLIENT', 'PAUSE', String(ms), 'WRITE');
+      } finally {
+        admin.disconnect();
+      }
+    }),
+  );
+}
+
+describe.each([
+  ['standalone', 'native'],
+  ['standalone', 'script'],
+  ['cluster', 'native'],
+  ['cluster', 'script'],
+] as const)('on a %s server with the %s executor', (topology, executor) => {
+  let conn: Connection;
+  let impatient: Connection;
+  const target = () => (topology === 'cluster' ? cluster : standalone);
+  const primaries = async () => (topology === 'cluster' ? await cluster.primaries() : [standalone]);
+
+  beforeAll(async () => {
+    conn = await connectTo(target(), { executor });
+    impatient = await connectTo(target(), { executor, commandTimeoutMs: 150 });
+  });
+
+  const handle = (records: SQSRecord[], connection = conn) =>
+    handleSqsBatch(
+      sqsEvent(records),
+      { connection: async () => connection, sqs: fakeSqs() },
+      {
+        dlqUrl: DLQ,
+      },
+    );
+
+  it('admits each message once when the same batch is handled twice', async () => {
+    const queue = randomQueue('twice');
+    const batch = batchOf(queue);
+    expect(await handle(batch)).toEqual({ batchItemFailures: [] });
+    expect(statuses()).toEqual(Array(10).fill('enqueued'));
+    const first = await jobsOf(conn, queue);
+
+    lines.length = 0;
+    expect(await handle(batch)).toEqual({ batchItemFailures: [] });
+    expect(statuses()).toEqual(Array(10).fill('duplicate'));
+    expect(await jobsOf(conn, queue)).toEqual(first);
+    expect(first.rows).toHaveLength(10);
+    expect(first.pending).toEqual(first.rows);
+  });
+
+  it('admits each message once when a redelivery repeats half of an earlier batch', async () => {
+    const queue = randomQueue('overlap');
+    const batch = batchOf(queue);
+    expect(await handle(batch.slice(0, 5))).toEqual({ batchItemFailures: [] });
+    const again = [...batch.slice(0, 5).map((record) => redelivered(record)), ...batch.slice(5)];
+    lines.length = 0;
+    expect(await handle(again)).toEqual({ batchItemFailures: [] });
+    expect(statuses()).toEqual([...Array(5).fill('duplicate'), ...Array(5).fill('enqueued')]);
+    const jobs = await jobsOf(conn, queue);
+    expect(jobs.rows).toHaveLength(10);
+    expect(jobs.pending).toEqual(jobs.rows);
+  });
+
+  it('admits each message once when redelivered after a timeout mid-batch', async () => {
+    const queue = randomQueue('timeout');
+    const batch = batchOf(queue);
+    await pauseWrites(await primaries(), 700);
+    const timedOut = await handle(batch, impatient);
+    // Nothing answered in time, so every record is retried; the server still holds the writes.
+    expect(timedOut.batchItemFailures.map((failure) => failure.itemIdentifier)).toEqual(
+      batch.map((record) => record.messageId),
+    );
+    expect(new Set(recordLines(lines).map((line) => line.code))).toEqual(
+      new Set(['EMQ_UNAVAILABLE']),
+    );
+    // The held writes run when the pause ends: the first attempt did admit the jobs.
+    let written = await jobsOf(conn, queue);
+    for (let waited = 0; written.rows.length < 10 && waited < 5_000; waited += 50) {
+      await sleep(50);
+      written = await jobsOf(conn, queue);
+    }
+    expect(written.rows).toHaveLength(10);
+
+    lines.length = 0;
+    const retried = await handle(batch.map((record) => redelivered(record)));
+    expect(retried).toEqual({ batchItemFailures: [] });
+    expect(statuses()).toEqual(Array(10).fill('duplicate'));
+    const jobs = await jobsOf(conn, queue);
+    expect(jobs).toEqual(written);
+    expect(jobs.pending).toEqual(jobs.rows);
+    expect([...recordLines(lines).map((line) => line.id)].sort()).toEqual(jobs.rows);
+  });
+});
+
+describe.each(['native', 'script'] as const)('on a cluster with the %s executor', (executor) => {
+  it('admits each message once when one node times out mid-batch and its records come back', async () => {
+    const conn = await connectTo(cluster, { executor });
+    const impatient = await connectTo(cluster, { executor, commandTimeoutMs: 150 });
+    const [slow, ...others] = await cluster.primaries();
+    if (slow === undefined || others.length === 0) throw new Error('expected 3 primaries');
+    const queues = [slow, ...others].map((node) => queueOn(conn, node, 'mid'));
+    const batch = Array.from({ length: 9 }, (_, i) =>
+      sqsRecord({ queue: queues[i % queues.length], body: `job ${i}` }),
+    );
+    const onSlow = batch.filter((_, i) => i % queues.length === 0);
+
+    await pauseWrites([slow], 700);
+    const response = await handleSqsBatch(
+      sqsEvent(batch),
+      { connection: async () => impatient, sqs: fakeSqs() },
+      { dlqUrl: DLQ },
+    );
+    // The other nodes answered in time: only the paused node's records come back.
+    expect(response.batchItemFailures).toEqual(
+      onSlow.map((record) => ({ itemIdentifier: record.messageId })),
+    );
+    const held = queues[0] as string;
+    for (
+      let waited = 0;
+      (await jobsOf(conn, held)).rows.length < 3 && waited < 5_000;
+      waited += 50
+    ) {
+      await sleep(50);
+    }
+
+    const retried = await handleSqsBatch(
+      sqsEvent(onSlow.map((record) => redelivered(record))),
+      { connection: async () => conn, sqs: fakeSqs() },
+      { dlqUrl: DLQ },
+    );
+    expect(retried).toEqual({ batchItemFailures: [] });
+    for (const queue of queues) {
+      const jobs = await jobsOf(conn, queue);
+      expect(jobs.rows).toHaveLength(3);
+      expect(jobs.pending).toEqual(jobs.rows);
+    }
+  });
+});

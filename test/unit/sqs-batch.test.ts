@@ -1,0 +1,188 @@
+import type { SendMessageBatchCommand, SendMessageBatchCommandOutput } from '@aws-sdk/client-sqs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { setLogSink } from '../../functions/shared/log.js';
+import { handleSqsBatch, type SqsBatchDeps } from '../../functions/sqs/batch.js';
+import type { DlqSender } from '../../functions/sqs/dlq.js';
+import { RefusedError, UnavailableError } from '../../src/index.js';
+import { sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
+
+const DLQ = 'https://sqs.us-east-2.amazonaws.com/123456789012/emq-dead';
+
+let lines: Record<string, unknown>[] = [];
+let restore: ((line: string) => void) | undefined;
+beforeEach(() => {
+  lines = [];
+  restore = setLogSink((line) => lines.push(JSON.parse(line)));
+});
+afterEach(() => {
+  if (restore !== undefined) setLogSink(restore);
+});
+
+/** An SQS client faked at the SDK boundary that confirms every letter. */
+function acceptingSqs() {
+  const sent: SendMessageBatchCommand['input'][] = [];
+  const sqs: DlqSender = {
+    async send(command): Promise<SendMessageBatchCommandOutput> {
+      sent.push(command.input);
+      const entries = command.input.Entries ?? [];
+      return {
+        $metadata: {},
+        Successful: entries.map(({ Id }) => ({ Id, MessageId: `d-${Id}`, MD5OfMessageBody: '' })),
+        Failed: [],
+      };
+    },
+  };
+  return { sqs, sent };
+}
+
+/** Valkey cannot be reached: the connection never opens. */
+function unreachable(error: Error = new UnavailableError('down')): SqsBatchDeps['connection'] {
+  return () => Promise.reject(error);
+}
+
+function deps(connection: SqsBatchDeps['connection'], sqs: DlqSender): SqsBatchDeps {
+  return { connection, sqs };
+}
+
+const records = (lines: Record<string, unknown>[]) =>
+  lines.filter((line) => line.message === 'sqs record');
+
+describe('handleSqsBatch without Valkey', () => {
+  it('answers an empty batch with no failures', async () => {
+    const { sqs } = acceptingSqs();
+    expect(await handleSqsBatch(sqsEvent([]), deps(unreachable(), sqs))).toEqual({
+      batchItemFailures: [],
+    });
+  });
+
+  it('dead-letters records the face refuses without opening a connection', async () => {
+    const { sqs, sent } = acceptingSqs();
+    let opened = 0;
+    const connection = () => {
+      opened += 1;
+      return Promise.reject(new Error('not expected'));
+    };
+    const record = sqsRecord({ body: 'x', encoding: 'gzip' });
+    const response = await handleSqsBatch(sqsEvent([record]), deps(connection, sqs), {
+      dlqUrl: DLQ,
+    });
+    expect(response.batchItemFailures).toEqual([]);
+    expect(opened).toBe(0);
+    expect(sent[0]?.Entries?.[0]?.MessageAttributes?.['emq-error-code']?.StringValue).toBe(
+      'EMQ_INVALID_REQUEST',
+    );
+  });
+
+  it('lists every record when Valkey cannot be reached, and does not throw', async () => {
+    const { sqs, sent } = acceptingSqs();
+    const batch = [sqsRecord({ body: 'a' }), sqsRecord({ body: 'b' })];
+    const response = await handleSqsBatch(sqsEvent(batch), deps(unreachable(), sqs), {
+      dlqUrl: DLQ,
+    });
+    expect(response.batchItemFailures).toEqual(
+      batch.map(({ messageId }) => ({ itemIdentifier: messageId })),
+    );
+    expect(sent).toEqual([]);
+    expect(lines.find((line) => line.message === 'sqs batch')).toMatchObject({
+      level: 'warn',
+      records: 2,
+      batchItemFailures: 2,
+    });
+  });
+
+  it('retries good records rather than dead-lettering them when the connection fails for good', async () => {
+    const { sqs, sent } = acceptingSqs();
+    const noModule = new RefusedError('EMQ_NO_MODULE', 'no module');
+    const record = sqsRecord({ body: 'a' });
+    const response = await handleSqsBatch(sqsEvent([record]), deps(unreachable(noModule), sqs), {
+      dlqUrl: DLQ,
+    });
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+    expect(sent).toEqual([]);
+    const failures = lines.filter((line) => line.message === 'sqs connection failed');
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatchObject({ level: 'error', code: 'EMQ_NO_MODULE' });
+  });
+
+  it('makes a permanent failure a batch item failure, logged once, when no DLQ is set', async () => {
+    const { sqs, sent } = acceptingSqs();
+    const record = sqsRecord({ body: 'x', encoding: 'zip' });
+    const response = await handleSqsBatch(sqsEvent([record]), deps(unreachable(), sqs));
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+    expect(sent).toEqual([]);
+    expect(records(lines)).toEqual([
+      expect.objectContaining({
+        level: 'error',
+        messageId: record.messageId,
+        outcome: 'undelivered',
+        reason: 'no-dlq',
+        code: 'EMQ_INVALID_REQUEST',
+      }),
+    ]);
+  });
+
+  it('retries a record whose dead letter SQS refused', async () => {
+    const sqs: DlqSender = {
+      async send(command) {
+        return {
+          $metadata: {},
+          Successful: [],
+          Failed: (command.input.Entries ?? []).map(({ Id }) => ({
+            Id,
+            SenderFault: false,
+            Code: 'InternalError',
+          })),
+        };
+      },
+    };
+    const record = sqsRecord({ body: 'x', encoding: 'zip' });
+    const response = await handleSqsBatch(sqsEvent([record]), deps(unreachable(), sqs), {
+      dlqUrl: DLQ,
+    });
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+    expect(records(lines)[0]).toMatchObject({
+      outcome: 'undelivered',
+      reason: 'dlq-send-failed',
+      dlqFailure: 'InternalError',
+    });
+  });
+
+  it('on FIFO, goes on past a dead-lettered record but skips the rest of a failed group', async () => {
+    const { sqs, sent } = acceptingSqs();
+    const a1 = sqsRecord({ groupId: 'a', body: 'x', encoding: 'zip' });
+    const a2 = sqsRecord({ groupId: 'a', body: 'a2' });
+    const b1 = sqsRecord({ groupId: 'b', body: 'b1' });
+    const b2 = sqsRecord({ groupId: 'b', body: 'x', encoding: 'zip' });
+    const response = await handleSqsBatch(sqsEvent([a1, b1, a2, b2]), deps(unreachable(), sqs), {
+      dlqUrl: DLQ,
+    });
+    // a1 went to the DLQ, so a2 was attempted (and failed: Valkey is down); b1 failed first,
+    // so b2 was never attempted, not even dead-lettered.
+    expect(response.batchItemFailures).toEqual([
+      { itemIdentifier: b1.messageId },
+      { itemIdentifier: a2.messageId },
+      { itemIdentifier: b2.messageId },
+    ]);
+    expect(
+      sent.flatMap((request) => request.Entries ?? []).map((entry) => entry.MessageBody),
+    ).toEqual([a1.body]);
+    expect(records(lines).map((line) => line.outcome)).toEqual([
+      'dead-lettered',
+      'retry',
+      'retry',
+      'skipped',
+    ]);
+  });
+
+  it('never logs a body or payload', async () => {
+    const { sqs } = acceptingSqs();
+    const secret = 'do-not-log-this-body';
+    await handleSqsBatch(
+      sqsEvent([sqsRecord({ body: secret, encoding: 'zip' }), sqsRecord({ body: secret })]),
+      deps(unreachable(), sqs),
+      { dlqUrl: DLQ },
+    );
+    expect(lines.length).toBeGreaterThan(0);
+    expect(JSON.stringify(lines)).not.toContain(secret);
+  });
+});

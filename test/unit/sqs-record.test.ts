@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+import type { SQSEvent } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { requestOf } from '../../functions/sqs/record.js';
+import { type EnqueueRequest, InvalidInputError } from '../../src/index.js';
+import { binaryAttribute, sqsRecord, stringAttribute } from '../fixtures/sqs/records.js';
+
+const standard: SQSEvent = JSON.parse(
+  readFileSync(new URL('../fixtures/sqs/standard-event.json', import.meta.url), 'utf8'),
+);
+
+function request(value: EnqueueRequest | InvalidInputError): EnqueueRequest {
+  if (value instanceof InvalidInputError) throw new Error(`refused: ${value.code}`);
+  return value;
+}
+
+function refusal(value: EnqueueRequest | InvalidInputError): InvalidInputError {
+  if (!(value instanceof InvalidInputError)) throw new Error('expected a refusal');
+  return value;
+}
+
+describe('requestOf', () => {
+  it('keys a text record by its messageId and derives its id from SentTimestamp', () => {
+    const [record] = standard.Records;
+    if (record === undefined) throw new Error('fixture has no record');
+    expect(requestOf(record, 'default')).toEqual({
+      queue: 'reports',
+      payload: Buffer.from('{"report":"monthly","month":"2026-10"}'),
+      idempotencyKey: '059f36b4-87a3-44ab-83d2-661975830a7d',
+      derive: { timeMs: 1_764_498_000_000, firstAttempt: true },
+    });
+  });
+
+  it('uses the caller id and decodes a base64 body, ignoring other attributes', () => {
+    const record = standard.Records[1];
+    if (record === undefined) throw new Error('fixture has no second record');
+    expect(requestOf(record, 'default')).toEqual({
+      queue: 'images',
+      payload: Buffer.from([0, 1, 2, 3, 255]),
+      id: 'JOB0KHTOWnGLuC',
+    });
+  });
+
+  it('takes the default queue when emq-queue is absent', () => {
+    expect(request(requestOf(sqsRecord({ body: 'x' }), 'fallback')).queue).toBe('fallback');
+  });
+
+  it('marks a redelivery as not a first attempt', () => {
+    const derived = request(requestOf(sqsRecord({ receiveCount: 3 }), 'q')).derive;
+    expect(derived?.firstAttempt).toBe(false);
+  });
+
+  it('lets the core mint when SentTimestamp is missing', () => {
+    const record = sqsRecord({ body: 'x' });
+    const withoutTime = { ...record, attributes: { ...record.attributes, SentTimestamp: '' } };
+    expect(request(requestOf(withoutTime, 'q')).derive).toBeUndefined();
+  });
+
+  it('keeps every byte of a text body, empty included', () => {
+    expect(request(requestOf(sqsRecord({ body: '' }), 'q')).payload).toEqual(Buffer.alloc(0));
+    expect(request(requestOf(sqsRecord({ body: 'é\u0000✓' }), 'q')).payload).toEqual(
+      Buffer.from('é\u0000✓', 'utf8'),
+    );
+  });
+
+  it('refuses an encoding other than base64', () => {
+    const refused = refusal(requestOf(sqsRecord({ body: 'x', encoding: 'gzip' }), 'q'));
+    expect(refused.code).toBe('EMQ_INVALID_REQUEST');
+    expect(refused.message).toContain('base64');
+  });
+
+  it('refuses a body that is not strict base64 when it claims to be', () => {
+    for (const body of ['abc', 'ab$=', 'YQ', 'YQ===']) {
+      expect(refusal(requestOf(sqsRecord({ body, encoding: 'base64' }), 'q')).code).toBe(
+        'EMQ_INVALID_REQUEST',
+      );
+    }
+  });
+
+  it('accepts base64 wrapped over lines', () => {
+    const bytes = Buffer.from('a'.repeat(100));
+    const body = bytes.toString('base64').replace(/.{76}/g, '$&\r\n');
+    expect(request(requestOf(sqsRecord({ body, encoding: 'base64' }), 'q')).payload).toEqual(bytes);
+  });
+
+  it('refuses an emq-* attribute that is not a String', () => {
+    const record = sqsRecord({ attributes: { 'emq-queue': binaryAttribute(Buffer.from('q')) } });
+    expect(refusal(requestOf(record, 'q')).code).toBe('EMQ_INVALID_REQUEST');
+  });
+
+  it('accepts a String attribute with a custom type suffix', () => {
+    const record = sqsRecord({
+      attributes: { 'emq-queue': { ...stringAttribute('billing'), dataType: 'String.queue' } },
+    });
+    expect(request(requestOf(record, 'q')).queue).toBe('billing');
+  });
+
+  it('leaves the queue and id checks to the core', () => {
+    const built = request(requestOf(sqsRecord({ queue: 'bad queue', jobId: 'nope' }), 'q'));
+    expect(built).toMatchObject({ queue: 'bad queue', id: 'nope' });
+  });
+});
