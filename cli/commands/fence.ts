@@ -1,0 +1,98 @@
+/**
+ * `emq fence check | install`: reads or writes the wire identity `{emq}:version` on every
+ * primary (SPEC §6). Both connect without the fence check, which is what they inspect.
+ */
+import { Command } from 'commander';
+import { type FenceReading, installFence, readFence } from '../../src/index.js';
+import { type ConnectionFlags, withConnection, withConnectionFlags } from '../connection.js';
+import { EXIT_FAILED, EXIT_OK } from '../failures.js';
+import type { CommandResult, OutputFlags } from '../output.js';
+import type { Session } from '../session.js';
+
+type FenceFlags = ConnectionFlags & OutputFlags;
+
+const UNFENCED = { checkFence: false } as const;
+
+export function fenceCommand(session: Session): Command {
+  const fence = new Command('fence').description(
+    'check or install the wire identity ({emq}:version) on every primary',
+  );
+  fence.addCommand(
+    fenceFlags(new Command('check'))
+      .description("show each primary's wire identity; fails unless all match")
+      .addHelpText(
+        'after',
+        '\nExit codes: 0 every primary matches, 1 one does not or failed, 2 usage.',
+      )
+      .action((flags: FenceFlags) =>
+        session.run(flags, async () => {
+          const readings = await withConnection(session.io, flags, UNFENCED, (connection) =>
+            readFence(connection).then((nodes) => ({ wire: connection.wire, nodes })),
+          );
+          return resultOf(readings.wire, readings.nodes, 'check');
+        }),
+      ),
+  );
+  fence.addCommand(
+    fenceFlags(new Command('install'))
+      .description("write this host's wire identity on every primary (idempotent)")
+      .addHelpText(
+        'after',
+        "\nRefused (EMQWIRE) where a node's module is built for another identity.\nExit codes: 0 installed everywhere, 1 refused or failed, 2 usage.",
+      )
+      .action((flags: FenceFlags) =>
+        session.run(flags, async () => {
+          const readings = await withConnection(session.io, flags, UNFENCED, (connection) =>
+            installFence(connection).then((nodes) => ({ wire: connection.wire, nodes })),
+          );
+          return resultOf(readings.wire, readings.nodes, 'install');
+        }),
+      ),
+  );
+  return fence;
+}
+
+function fenceFlags(command: Command): Command {
+  return withConnectionFlags(command).option(
+    '--wire <identity>',
+    'the wire identity this host expects (default: $EMQ_WIRE, else 1)',
+  );
+}
+
+function resultOf(
+  wire: string,
+  nodes: readonly FenceReading[],
+  verb: 'check' | 'install',
+): CommandResult {
+  const bad = nodes.filter((node) => !node.ok).length;
+  const ok = bad === 0;
+  const header = ['node', 'module', 'value', 'ok'];
+  const rows = nodes.map((node) => [
+    node.node,
+    node.module ?? '-',
+    node.value ?? '(missing)',
+    node.ok ? 'yes' : 'NO',
+  ]);
+  return {
+    json: { wire, ok, nodes },
+    text: columns([header, ...rows]),
+    note: ok
+      ? undefined
+      : `emq: EMQWIRE: ${bad} of ${nodes.length} primaries do not hold wire identity '${wire}'${verb === 'check' ? '; run `emq fence install` once hosts and module agree' : ''}.`,
+    exitCode: ok ? EXIT_OK : EXIT_FAILED,
+  };
+}
+
+function columns(rows: readonly (readonly string[])[]): string {
+  const widths =
+    rows[0]?.map((_, index) => Math.max(...rows.map((row) => row[index]?.length ?? 0))) ?? [];
+  return rows
+    .map(
+      (row) =>
+        `${row
+          .map((cell, index) => cell.padEnd(widths[index] ?? 0))
+          .join('  ')
+          .trimEnd()}\n`,
+    )
+    .join('');
+}

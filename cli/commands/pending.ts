@@ -1,0 +1,64 @@
+/** `emq pending <queue> [--limit N]`: the first pending job ids of a queue. */
+import { Command, InvalidArgumentError } from 'commander';
+import { assertQueue } from '../../src/index.js';
+import {
+  type ConnectionFlags,
+  READ_ONLY,
+  withConnection,
+  withConnectionFlags,
+} from '../connection.js';
+import type { CommandResult, OutputFlags } from '../output.js';
+import { listPending } from '../pending.js';
+import type { Session } from '../session.js';
+
+interface PendingFlags extends ConnectionFlags, OutputFlags {
+  /** How many ids to show. Default 100. */
+  readonly limit: number;
+}
+
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 100_000;
+
+export function pendingCommand(session: Session): Command {
+  return withConnectionFlags(
+    new Command('pending')
+      .description('list the pending job ids of a queue, oldest first')
+      .argument('<queue>', 'queue name'),
+  )
+    .option(`--limit <n>`, `show at most n ids (1 to ${MAX_LIMIT})`, limitOf, DEFAULT_LIMIT)
+    .addHelpText(
+      'after',
+      '\nPrints one id per line; when more are pending, says so on stderr.\nExit codes: 0 ok, 1 failed, 2 usage.',
+    )
+    .action((queue: string, flags: PendingFlags) =>
+      session.run(flags, () => pending(session, queue, flags)),
+    );
+}
+
+function limitOf(value: string): number {
+  const limit = Number(value);
+  if (!/^\d+$/.test(value) || limit < 1 || limit > MAX_LIMIT) {
+    throw new InvalidArgumentError(`expected a whole number from 1 to ${MAX_LIMIT}.`);
+  }
+  return limit;
+}
+
+async function pending(
+  session: Session,
+  queue: string,
+  flags: PendingFlags,
+): Promise<CommandResult> {
+  assertQueue(queue);
+  const page = await withConnection(session.io, flags, READ_ONLY, (connection) =>
+    listPending(connection, queue, flags.limit),
+  );
+  const more = page.total - page.ids.length;
+  return {
+    json: { queue, ids: page.ids, total: page.total },
+    text: page.ids.map((id) => `${id}\n`).join(''),
+    note:
+      more > 0
+        ? `${more} more pending in ${queue} (${page.total} in all); raise --limit to see them.`
+        : undefined,
+  };
+}

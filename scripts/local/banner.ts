@@ -1,0 +1,48 @@
+/** What the stack prints once it serves: where things are and ready-to-paste commands. */
+import { relative } from 'node:path';
+import type { RunningValkey } from './valkey.js';
+
+export interface BannerFacts {
+  readonly http: string;
+  readonly valkey: RunningValkey;
+  readonly version: string;
+  readonly wire: string;
+  readonly executor: string;
+  readonly dataDir: string;
+  readonly projectDir: string;
+  /** A job id for the PUT example, so the lines paste as they are. */
+  readonly exampleId: string;
+}
+
+const PORTS_CHOSEN = {
+  asked: 'as asked',
+  default: 'the default',
+  free: 'the default was taken, so a free one',
+  kept: "kept from the folder's cluster",
+} as const;
+
+export function banner(facts: BannerFacts): string {
+  const { http, valkey, exampleId } = facts;
+  const shape = valkey.cluster ? `cluster of ${valkey.nodes.length} primaries` : 'standalone';
+  const ports = valkey.nodes.map((node) => node.port).join(', ');
+  const jobs = `${http}/queues/demo/jobs`;
+  const cliUrl = valkey.urls.join(',');
+  const cli = `node ${relative(process.cwd(), `${facts.projectDir}/dist/cli/emq/index.mjs`) || 'dist/cli/emq/index.mjs'}`;
+  const cluster = valkey.cluster ? ' --cluster' : '';
+  return `
+EchoMQ local stack is up.
+  HTTP     ${http}  (functions/http/handler.ts through an API Gateway v2 adapter)
+  Valkey   ${facts.version} ${shape} on 127.0.0.1 port ${ports} (${PORTS_CHOSEN[valkey.portsChosen]})
+           module loaded, executor ${facts.executor}, fence installed (wire ${facts.wire})
+  Data     ${facts.dataDir}  (append-only files and valkey.log)
+
+Try it:
+  curl -i -X POST ${jobs} -H 'Idempotency-Key: demo-1' --data-binary 'hello'
+  curl -i -X POST ${jobs} -H 'Idempotency-Key: demo-1' --data-binary 'hello'
+  curl -i -X PUT ${jobs}/${exampleId} --data-binary 'my own id'
+  curl -i ${jobs}/${exampleId}
+  ${cli} pending demo --url ${cliUrl}${cluster}
+
+Ctrl-C stops everything.
+`;
+}

@@ -1,0 +1,102 @@
+/**
+ * The processes the stack starts, so that stopping it stops every one of them: SIGTERM first
+ * (Valkey flushes its append-only file), SIGKILL for any that outlive the grace period.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface Child {
+  readonly name: string;
+  readonly pid: number;
+  /** Resolves when the process has exited, with how it ended. */
+  readonly exited: Promise<string>;
+}
+
+export interface SpawnOptions {
+  /** Where the child's stdout and stderr go. Default: ignored. */
+  readonly output?: 'ignore' | 'inherit';
+}
+
+let guard: readonly string[] | undefined;
+
+/**
+ * On Linux `setpriv --pdeathsig KILL` makes the kernel kill the server if this script dies
+ * without running its handlers (SIGKILL, a crash), so no Valkey outlives the stack.
+ */
+function deathGuard(): readonly string[] {
+  if (guard === undefined) {
+    const probe =
+      process.platform === 'linux'
+        ? spawnSync('setpriv', ['--pdeathsig', 'KILL', '--', 'true'], { stdio: 'ignore' })
+        : undefined;
+    guard = probe?.status === 0 ? ['setpriv', '--pdeathsig', 'KILL', '--'] : [];
+  }
+  return guard;
+}
+
+export class Children {
+  readonly #running = new Map<number, { child: ChildProcess; entry: Child }>();
+  #onUnexpectedExit: (child: Child, how: string) => void = () => {};
+  #stopping = false;
+
+  /** Called when a child exits while the stack is not stopping. */
+  onUnexpectedExit(listener: (child: Child, how: string) => void): void {
+    this.#onUnexpectedExit = listener;
+  }
+
+  /** Starts a long-running process that lives as long as the stack. */
+  async start(
+    name: string,
+    command: string,
+    args: readonly string[],
+    options: SpawnOptions = {},
+  ): Promise<Child> {
+    const [file = command, ...rest] = [...deathGuard(), command, ...args];
+    const output = options.output ?? 'ignore';
+    // Its own process group: Ctrl-C in the terminal reaches this script only, which then
+    // stops the children in order (HTTP first, then Valkey) instead of racing them.
+    const child = spawn(file, rest, { stdio: ['ignore', output, output], detached: true });
+    const pid = await new Promise<number>((resolve, reject) => {
+      child.once('spawn', () => resolve(child.pid ?? 0));
+      child.once('error', (error) =>
+        reject(new Error(`Cannot start ${command}: ${error.message}`)),
+      );
+    });
+    const exited = new Promise<string>((resolve) =>
+      child.once('exit', (code, signal) =>
+        resolve(signal ? `killed by ${signal}` : `exit code ${code}`),
+      ),
+    );
+    const entry: Child = { name, pid, exited };
+    this.#running.set(pid, { child, entry });
+    void exited.then((how) => {
+      this.#running.delete(pid);
+      if (!this.#stopping) this.#onUnexpectedExit(entry, how);
+    });
+    return entry;
+  }
+
+  /** The children still running. */
+  list(): Child[] {
+    return [...this.#running.values()].map(({ entry }) => entry);
+  }
+
+  /** Stops every child: SIGTERM, then SIGKILL after `graceMs`. Resolves when all have exited. */
+  async stopAll(graceMs = 10_000): Promise<void> {
+    this.#stopping = true;
+    const running = [...this.#running.values()];
+    for (const { child } of running) child.kill('SIGTERM');
+    const all = Promise.all(running.map(({ entry }) => entry.exited));
+    const late = await Promise.race([all.then(() => false), sleep(graceMs).then(() => true)]);
+    if (late) {
+      for (const { child } of this.#running.values()) child.kill('SIGKILL');
+      await all;
+    }
+  }
+
+  /** Kills every child at once (a second Ctrl-C). */
+  killAll(): void {
+    this.#stopping = true;
+    for (const { child } of this.#running.values()) child.kill('SIGKILL');
+  }
+}

@@ -1,0 +1,30 @@
+/** Installs the wire identity on the fresh servers, as an operator's `emq fence install` does. */
+import {
+  connect,
+  connectOptionsFrom,
+  type ExecutorKind,
+  installFence,
+  loadConfig,
+} from '../../src/index.js';
+
+export interface FenceInstalled {
+  readonly wire: string;
+  /** The executor the HTTP function will use: native, with the module loaded. */
+  readonly executor: ExecutorKind;
+}
+
+export async function installLocalFence(
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<FenceInstalled> {
+  const connection = await connect({ ...connectOptionsFrom(loadConfig(env)), checkFence: false });
+  try {
+    const readings = await installFence(connection);
+    const bad = readings.find((reading) => !reading.ok);
+    if (bad !== undefined) {
+      throw new Error(`The fence did not take on ${bad.node}: it holds ${bad.value ?? 'nothing'}.`);
+    }
+    return { wire: connection.wire, executor: connection.executor.kind };
+  } finally {
+    await connection.close();
+  }
+}

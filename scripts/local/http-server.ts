@@ -1,0 +1,65 @@
+/** The local HTTP front: every request goes through the adapter to the real Lambda handler. */
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import { localContext } from '../../cli/lambda-context.js';
+import { readBody, toEvent, writeResult } from './http-event.js';
+import { LOOPBACK } from './ports.js';
+
+/** The handler as the local server calls it: an HTTP API event in, a result out. */
+export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<unknown>;
+
+/** API Gateway's own limit on an HTTP API integration: 30 s. */
+const TIMEOUT_MS = 30_000;
+
+export interface LocalHttp {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** Listens on 127.0.0.1:`port`. Rejects when the port is taken. */
+export async function serveHttp(handler: HttpHandler, port: number): Promise<LocalHttp> {
+  const server = createServer((request, response) => {
+    const requestId = randomUUID();
+    readBody(request)
+      .then((body) =>
+        handler(
+          toEvent(request, body, requestId),
+          localContext({ functionName: 'emq-http', requestId, timeoutMs: TIMEOUT_MS }),
+        ),
+      )
+      .then((result) => writeResult(response, result as APIGatewayProxyResultV2))
+      .catch(() => {
+        // The handler answers every failure itself; this is the adapter failing, as API
+        // Gateway answers a crashed integration.
+        if (!response.headersSent) {
+          response.writeHead(502, { 'content-type': 'application/json' });
+        }
+        response.end('{"message":"Internal Server Error"}');
+      });
+  });
+  await listen(server, port);
+  return {
+    url: `http://${LOOPBACK}:${port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        new Error(
+          error.code === 'EADDRINUSE'
+            ? `HTTP port ${port} is taken on ${LOOPBACK}; choose another with --port.`
+            : `Cannot listen on ${LOOPBACK}:${port} (${error.code ?? error.message}).`,
+        ),
+      ),
+    );
+    server.listen({ port, host: LOOPBACK, exclusive: true }, () => resolve());
+  });
+}

@@ -1,0 +1,83 @@
+/** The local stack's command line: `npm start -- [--port N] [--data-dir DIR] [--cluster] ...`. */
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+export interface StackOptions {
+  /** The HTTP port on 127.0.0.1. Default 3000. */
+  readonly httpPort: number;
+  /** Where Valkey keeps its data and logs. Default `.emq-local` in the project folder. */
+  readonly dataDir: string;
+  /** Three primaries instead of one server. Default false. */
+  readonly cluster: boolean;
+  /**
+   * Valkey's port (a cluster's first port; the others follow it). Default: 6379 (cluster
+   * 7000-7002) when free, else free ports the OS picks.
+   */
+  readonly valkeyPort: number | undefined;
+  /** Print the function's log lines as Lambda writes them (JSON, with EMF metrics). Default false. */
+  readonly rawLogs: boolean;
+}
+
+export const USAGE = `Usage: npm start -- [options]
+
+Starts Valkey 8 with the EchoMQ module, installs the fence, and serves the HTTP function on
+127.0.0.1. Ctrl-C stops everything it started.
+
+Options:
+  --port <n>          HTTP port (default 3000)
+  --data-dir <dir>    data and logs folder (default .emq-local in the project)
+  --cluster           three primaries instead of one standalone server
+  --valkey-port <n>   Valkey port; a cluster's first port (default 6379, or 7000 with
+                      --cluster, when free; else free ports)
+  --raw-logs          print the function's log lines as Lambda writes them (JSON + metrics)
+  -h, --help          this text
+
+EMQ_WIRE and the other EMQ_* settings apply; EMQ_URL and EMQ_CLUSTER are set by this script.`;
+
+export class UsageError extends Error {}
+
+/** Parses the arguments, or returns 'help'. Throws UsageError with a message for the operator. */
+export function parseOptions(args: readonly string[], projectDir: string): StackOptions | 'help' {
+  let values: ReturnType<typeof parse>['values'];
+  try {
+    ({ values } = parse(args));
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  if (values.help === true) return 'help';
+  return {
+    httpPort: port('--port', values.port) ?? 3000,
+    dataDir:
+      values['data-dir'] === undefined
+        ? resolve(projectDir, '.emq-local')
+        : resolve(values['data-dir']),
+    cluster: values.cluster === true,
+    valkeyPort: port('--valkey-port', values['valkey-port']),
+    rawLogs: values['raw-logs'] === true,
+  };
+}
+
+function parse(args: readonly string[]) {
+  return parseArgs({
+    args: [...args],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      port: { type: 'string' },
+      'data-dir': { type: 'string' },
+      cluster: { type: 'boolean' },
+      'valkey-port': { type: 'string' },
+      'raw-logs': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
+function port(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value) || parsed < 1 || parsed > 65_535) {
+    throw new UsageError(`${name} expects a port number from 1 to 65535.`);
+  }
+  return parsed;
+}

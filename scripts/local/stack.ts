@@ -1,0 +1,116 @@
+/**
+ * The local stack, in order: Valkey (standalone or cluster, with the module), the fence, the
+ * HTTP function. Stopping goes the other way and always ends every process it started.
+ */
+import { existsSync } from 'node:fs';
+import { handler } from '../../functions/http/handler.js';
+import { resetContainer } from '../../functions/shared/connection.js';
+import { setLogSink } from '../../functions/shared/log.js';
+import { loadConfig, mintJobId } from '../../src/index.js';
+import { banner } from './banner.js';
+import { type Child, Children } from './children.js';
+import { installLocalFence } from './fence.js';
+import { type LocalHttp, serveHttp } from './http-server.js';
+import { ensureValkey } from './install.js';
+import { readableLine } from './log-lines.js';
+import type { StackOptions } from './options.js';
+import { projectFiles } from './project.js';
+import { claim, release, writeState } from './state.js';
+import { startValkey, versionOf } from './valkey.js';
+
+/** The settings this stack decides: the servers it starts have no ACL and no secret. */
+const OWNED_SETTINGS = ['EMQ_URL', 'EMQ_CLUSTER', 'EMQ_SECRET_ARN', 'EMQ_USERNAME', 'EMQ_PASSWORD'];
+
+export class StackError extends Error {}
+
+export class LocalStack {
+  readonly #children = new Children();
+  #http: LocalHttp | undefined;
+  #claimed = false;
+  #stopped: Promise<void> | undefined;
+
+  constructor(
+    readonly options: StackOptions,
+    readonly projectDir: string,
+    readonly print: (text: string) => void,
+  ) {}
+
+  /** Called when a process of the stack dies on its own. */
+  onChildDied(listener: (child: Child, how: string) => void): void {
+    this.#children.onUnexpectedExit(listener);
+  }
+
+  async start(): Promise<void> {
+    const { options, projectDir } = this;
+    const files = projectFiles(projectDir);
+    // Settings are checked before anything starts: a bad EMQ_WIRE fails here, not at a request.
+    for (const name of OWNED_SETTINGS) delete process.env[name];
+    const { wire } = loadConfig(process.env);
+    if (!existsSync(files.module)) {
+      throw new StackError(
+        `The EchoMQ module is not built (${files.module}): run \`npm run build:module\`.`,
+      );
+    }
+    if (!(await ensureValkey(files.installValkey))) {
+      throw new StackError(
+        'Valkey 8 is needed: install it as shown above, then run npm start again.',
+      );
+    }
+    await claim(options.dataDir);
+    this.#claimed = true;
+
+    const valkey = await startValkey(this.#children, {
+      dataDir: options.dataDir,
+      cluster: options.cluster,
+      port: options.valkeyPort,
+      modulePath: files.module,
+      wire,
+    });
+    // The HTTP function reads its settings from the environment on its first request, as in Lambda.
+    process.env.EMQ_URL = valkey.urls.join(',');
+    process.env.EMQ_CLUSTER = String(valkey.cluster);
+    const fence = await installLocalFence(process.env);
+    if (!options.rawLogs) {
+      setLogSink((line) => {
+        const readable = readableLine(line);
+        if (readable !== undefined) this.print(readable);
+      });
+    }
+    this.#http = await serveHttp(handler, options.httpPort);
+
+    await writeState(options.dataDir, {
+      pid: process.pid,
+      http: this.#http.url,
+      valkey: { urls: valkey.urls, cluster: valkey.cluster },
+      children: this.#children.list().map(({ name, pid }) => ({ name, pid })),
+    });
+    this.print(
+      banner({
+        http: this.#http.url,
+        valkey,
+        version: await versionOf(valkey.nodes[0]?.port ?? 0),
+        wire: fence.wire,
+        executor: fence.executor,
+        dataDir: options.dataDir,
+        projectDir,
+        exampleId: mintJobId(),
+      }),
+    );
+  }
+
+  /** Stops the HTTP server, the function's connection and every child. Safe to call twice. */
+  stop(): Promise<void> {
+    this.#stopped ??= (async () => {
+      await this.#http?.close();
+      await resetContainer();
+      await this.#children.stopAll();
+      if (this.#claimed) await release(this.options.dataDir);
+    })();
+    return this.#stopped;
+  }
+
+  /** Kills every child now (a second Ctrl-C while stopping). */
+  kill(): void {
+    this.#children.killAll();
+  }
+}
