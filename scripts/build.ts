@@ -9,6 +9,9 @@ import { build } from 'esbuild';
 const ENTRIES: ReadonlyArray<readonly [string, string]> = [
   ['functions/http/handler.ts', 'functions/http'],
   ['functions/sqs/handler.ts', 'functions/sqs'],
+  ['functions/fence/handler.ts', 'functions/fence'],
+  ['cli/emq.ts', 'cli/emq'],
+  ['scripts/start.ts', 'scripts/start'],
 ];
 
 // iovalkey and its dependencies are CommonJS and call require(); an ESM bundle needs one.
