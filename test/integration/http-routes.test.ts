@@ -4,7 +4,6 @@
 // back, or compare DEBUG DIGEST before and after a refusal.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/http/handler.js';
-import type { HttpResponse } from '../../functions/http/responses.js';
 import { containerConnection, resetContainer } from '../../functions/shared/connection.js';
 import { type LogSink, setLogSink } from '../../functions/shared/log.js';
 import { type Connection, dedupeKey, installFence, mintJobId } from '../../src/index.js';
@@ -16,10 +15,14 @@ import {
   type Format,
   fixture,
   type HttpEventJson,
-  lambdaContext,
   withBody,
   withHeader,
 } from '../fixtures/http/events.js';
+import {
+  clearEmqEnv,
+  configureContainer,
+  invoke as invokeHandler,
+} from '../fixtures/http/invoke.js';
 import { connectTo, jobsOf } from '../support/emq.js';
 import {
   type ClusterHandle,
@@ -65,7 +68,6 @@ const TOPOLOGIES: readonly Topology[] = [
 ];
 
 const MAX_PAYLOAD_BYTES = 1024;
-const SAVED_ENV = { ...process.env };
 const logLines: string[] = [];
 let previousSink: LogSink;
 
@@ -76,36 +78,10 @@ beforeAll(() => {
 afterAll(async () => {
   await resetContainer();
   setLogSink(previousSink);
-  for (const name of Object.keys(process.env)) {
-    if (name.startsWith('EMQ_')) delete process.env[name];
-  }
-  Object.assign(process.env, SAVED_ENV);
+  clearEmqEnv();
 });
 
-/** Points the container at `target`, as a deployment's environment would. */
-async function configure(target: Target, executor: Choice): Promise<void> {
-  await resetContainer();
-  process.env.EMQ_URL = target.kind === 'cluster' ? target.seeds.join(',') : target.url;
-  process.env.EMQ_CLUSTER = String(target.kind === 'cluster');
-  process.env.EMQ_EXECUTOR = executor;
-  process.env.EMQ_MAX_PAYLOAD_BYTES = String(MAX_PAYLOAD_BYTES);
-}
-
-interface Answer {
-  readonly response: HttpResponse;
-  readonly body: Record<string, unknown>;
-  readonly requestId: string;
-}
-
-async function invoke(event: HttpEventJson): Promise<Answer> {
-  const context = lambdaContext();
-  const response = (await handler(event, context)) as HttpResponse;
-  return {
-    response,
-    body: JSON.parse(response.body) as Record<string, unknown>,
-    requestId: context.awsRequestId,
-  };
-}
+const invoke = (event: HttpEventJson) => invokeHandler(handler, event);
 
 /** The path prefix each front's Location carries: REST keeps its stage, `/prod`. */
 const MOUNT: Readonly<Record<Format, string>> = { v2: '', v1: '/prod', url: '' };
@@ -130,7 +106,10 @@ describe.each(TOPOLOGIES)('on $name', ({ start, executors }) => {
 
   describe.each(executors)('with EMQ_EXECUTOR=%s', (choice, kind) => {
     beforeAll(async () => {
-      await configure(target, choice);
+      await configureContainer(target, {
+        EMQ_EXECUTOR: choice,
+        EMQ_MAX_PAYLOAD_BYTES: String(MAX_PAYLOAD_BYTES),
+      });
     });
 
     it(`serves with the ${kind} executor`, async () => {
