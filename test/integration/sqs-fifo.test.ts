@@ -1,0 +1,167 @@
+// FIFO sources on real servers (SPEC §9): a record that must be retried stops its message
+// group; the group's later records are neither written nor dead-lettered, other groups go on,
+// and a record the DLQ accepted does not stop its group.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { SQSRecord } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handleSqsBatch } from '../../functions/sqs/batch.js';
+import { type Connection, dedupeKey, installFence } from '../../src/index.js';
+import { fakeSqs } from '../fixtures/sqs/fake-sqs.js';
+import { captureLogs, recordLines } from '../fixtures/sqs/logs.js';
+import { queueOn } from '../fixtures/sqs/placement.js';
+import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
+import { connectTo, jobsOf } from '../support/emq.js';
+import {
+  type ClusterHandle,
+  randomQueue,
+  type ServerHandle,
+  startCluster,
+  startStandalone,
+} from '../support/servers.js';
+
+const DLQ = 'https://sqs.us-east-2.amazonaws.com/123456789012/emq-dead.fifo';
+
+let standalone: ServerHandle;
+let cluster: ClusterHandle;
+
+beforeAll(async () => {
+  [standalone, cluster] = await Promise.all([
+    startStandalone({ module: true }),
+    startCluster({ module: true }),
+  ]);
+  await installFence(await connectTo(standalone, { checkFence: false }));
+  await installFence(await connectTo(cluster, { checkFence: false }));
+});
+
+afterAll(async () => {
+  await Promise.all([standalone?.stop(), cluster?.stop()]);
+});
+
+const lines = captureLogs();
+
+function failures(response: { batchItemFailures: { itemIdentifier: string }[] }): string[] {
+  return response.batchItemFailures.map((failure) => failure.itemIdentifier);
+}
+
+function ids(...records: SQSRecord[]): string[] {
+  return records.map((record) => record.messageId);
+}
+
+async function dedupeExists(conn: Connection, queue: string, record: SQSRecord) {
+  return (await conn.client.exists(dedupeKey(queue, record.messageId))) === 1;
+}
+
+describe.each(['native', 'script'] as const)(
+  'on a standalone server with the %s executor',
+  (executor) => {
+    it('stops a group at a permanent failure that has no DLQ to go to', async () => {
+      const conn = await connectTo(standalone, { executor });
+      const queue = randomQueue('fifo');
+      const a1 = sqsRecord({ groupId: 'a', queue, body: 'x', encoding: 'gzip' });
+      const a2 = sqsRecord({ groupId: 'a', queue, body: 'a2' });
+      const b1 = sqsRecord({ groupId: 'b', queue, body: 'b1' });
+      const b2 = sqsRecord({ groupId: 'b', queue, body: 'b2' });
+      const response = await handleSqsBatch(sqsEvent([a1, b1, a2, b2]), {
+        connection: async () => conn,
+        sqs: fakeSqs(),
+      });
+      expect(failures(response)).toEqual(ids(a1, a2));
+      expect(recordLines(lines).map((line) => line.outcome)).toEqual([
+        'undelivered',
+        'admitted',
+        'skipped',
+        'admitted',
+      ]);
+      expect((await jobsOf(conn, queue)).rows).toHaveLength(2);
+      expect(await dedupeExists(conn, queue, a2)).toBe(false);
+    });
+
+    it('stops a group when its dead letter is refused, and goes on when it is accepted', async () => {
+      const conn = await connectTo(standalone, { executor });
+      const queue = randomQueue('fifo');
+      const a1 = sqsRecord({ groupId: 'a', queue: 'bad queue', body: 'refused letter' });
+      const a2 = sqsRecord({ groupId: 'a', queue, body: 'a2' });
+      const b1 = sqsRecord({ groupId: 'b', queue: 'bad queue', body: 'accepted letter' });
+      const b2 = sqsRecord({ groupId: 'b', queue, body: 'b2' });
+      const sqs = fakeSqs((entry) => entry.MessageBody === 'refused letter');
+      const response = await handleSqsBatch(
+        sqsEvent([a1, a2, b1, b2]),
+        { connection: async () => conn, sqs },
+        { dlqUrl: DLQ },
+      );
+      expect(failures(response)).toEqual(ids(a1, a2));
+      expect(sqs.letters.map((letter) => letter.body)).toEqual(['accepted letter']);
+      expect(sqs.requests[0]?.Entries?.map((entry) => entry.MessageGroupId)).toEqual(['a', 'b']);
+      const jobs = await jobsOf(conn, queue);
+      expect(jobs.rows).toHaveLength(1);
+      expect(await dedupeExists(conn, queue, b2)).toBe(true);
+      expect(await dedupeExists(conn, queue, a2)).toBe(false);
+    });
+  },
+);
+
+describe.each(['native', 'script'] as const)('on a cluster with the %s executor', (executor) => {
+  it('short-circuits only the groups whose record timed out on a paused node', async () => {
+    const conn = await connectTo(cluster, { executor });
+    const impatient = await connectTo(cluster, { executor, commandTimeoutMs: 150 });
+    const [slowNode, fastNode] = await cluster.primaries();
+    if (slowNode === undefined || fastNode === undefined) throw new Error('expected primaries');
+    const fast = queueOn(conn, fastNode, 'fast');
+    const slow = queueOn(conn, slowNode, 'slow');
+    const a1 = sqsRecord({ groupId: 'a', queue: fast, body: 'a1' });
+    const a2 = sqsRecord({ groupId: 'a', queue: slow, body: 'a2' });
+    const a3 = sqsRecord({ groupId: 'a', queue: fast, body: 'a3' });
+    const b = [1, 2, 3].map((n) => sqsRecord({ groupId: 'b', queue: fast, body: `b${n}` }));
+    const c1 = sqsRecord({ groupId: 'c', queue: 'bad queue', body: 'c1' });
+    const c2 = sqsRecord({ groupId: 'c', queue: fast, body: 'c2' });
+    const d1 = sqsRecord({ groupId: 'd', queue: slow, body: 'd1' });
+    const d2 = sqsRecord({ groupId: 'd', queue: 'bad queue', body: 'd2' });
+    const [b1, b2, b3] = b as [SQSRecord, SQSRecord, SQSRecord];
+    const batch = [a1, b1, a2, c1, b2, d1, a3, c2, b3, d2];
+
+    const admin = await slowNode.client();
+    await admin.call('CLIENT', 'PAUSE', '700', 'WRITE');
+    admin.disconnect();
+    const sqs = fakeSqs();
+    const response = await handleSqsBatch(
+      sqsEvent(batch),
+      { connection: async () => impatient, sqs },
+      { dlqUrl: DLQ },
+    );
+
+    // a2 and d1 timed out; a3 and d2 come after them in their groups, so they were not tried.
+    expect(failures(response)).toEqual(ids(a2, d1, a3, d2));
+    expect(sqs.letters.map((letter) => letter.body)).toEqual(['c1']);
+    expect(await dedupeExists(conn, fast, a3)).toBe(false);
+    expect((await jobsOf(conn, fast)).rows).toHaveLength(5);
+    for (
+      let waited = 0;
+      (await jobsOf(conn, slow)).rows.length < 2 && waited < 5_000;
+      waited += 50
+    ) {
+      await sleep(50);
+    }
+
+    // SQS delivers the four again: the timed-out two are found, the skipped two are done now.
+    lines.length = 0;
+    const again = await handleSqsBatch(
+      sqsEvent([a2, d1, a3, d2].map((record) => redelivered(record))),
+      { connection: async () => conn, sqs },
+      { dlqUrl: DLQ },
+    );
+    expect(again).toEqual({ batchItemFailures: [] });
+    expect(recordLines(lines).map((line) => line.status ?? line.outcome)).toEqual([
+      'duplicate',
+      'duplicate',
+      'enqueued',
+      'dead-lettered',
+    ]);
+    expect(sqs.letters.map((letter) => letter.body)).toEqual(['c1', 'd2']);
+    const onFast = await jobsOf(conn, fast);
+    const onSlow = await jobsOf(conn, slow);
+    expect(onFast.rows).toHaveLength(6);
+    expect(onSlow.rows).toHaveLength(2);
+    expect(onFast.pending).toEqual(onFast.rows);
+    expect(onSlow.pending).toEqual(onSlow.rows);
+  });
+});
