@@ -38,12 +38,13 @@ export abstract class EmqError extends Error {
 
   constructor(message: string, options: EmqErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
   }
 }
 
 /** The request itself is wrong; nothing was written. Fix the input, do not retry it. */
 export class InvalidInputError extends EmqError {
+  // Spelled out: bundles are minified, so constructor names are not kept.
+  override readonly name = 'InvalidInputError';
   readonly retryable = false;
   readonly status: number;
   constructor(
@@ -58,6 +59,7 @@ export class InvalidInputError extends EmqError {
 
 /** The id or idempotency key is already taken by a different payload. */
 export class ConflictError extends EmqError {
+  override readonly name = 'ConflictError';
   readonly retryable = false;
   readonly status: number;
   constructor(
@@ -72,6 +74,7 @@ export class ConflictError extends EmqError {
 
 /** The server refused for a reason a retry cannot change (a bug or a misconfiguration). */
 export class RefusedError extends EmqError {
+  override readonly name = 'RefusedError';
   readonly retryable = false;
   readonly status = 500;
   constructor(
@@ -85,6 +88,7 @@ export class RefusedError extends EmqError {
 
 /** A setting is missing or malformed; raised at start-up, before any I/O. */
 export class ConfigError extends EmqError {
+  override readonly name = 'ConfigError';
   readonly code = 'EMQ_CONFIG';
   readonly retryable = false;
   readonly status = 500;
@@ -100,18 +104,21 @@ export abstract class RetryableError extends EmqError {
 
 /** The node's wire identity is missing or differs from this host's (SPEC §6). */
 export class FenceError extends RetryableError {
+  override readonly name = 'FenceError';
   readonly code = 'EMQWIRE';
   readonly retryAfterSeconds = 5;
 }
 
 /** The server is pausing writes (CLIENT PAUSE WRITE, a failover, a read-only replica). */
 export class PausedError extends RetryableError {
+  override readonly name = 'PausedError';
   readonly code = 'EMQ_PAUSED';
   readonly retryAfterSeconds = 1;
 }
 
 /** The server could not be reached or cannot serve now (connect, timeout, loading, resharding). */
 export class UnavailableError extends RetryableError {
+  override readonly name = 'UnavailableError';
   readonly code = 'EMQ_UNAVAILABLE';
   readonly retryAfterSeconds = 1;
 }

@@ -6,13 +6,13 @@ export const MODULE_PATH = fileURLToPath(new URL('../module/emq.so', import.meta
 const DEFAULT_WIRE = '1';
 
 /** The `--loadmodule` arguments for the option, checked before any server is spawned. */
-export function moduleArgs(option: ModuleOption): string[] {
+export function moduleArgs(option: ModuleOption, path: string = MODULE_PATH): string[] {
   if (option === false) return [];
   const wire = (option === true ? undefined : option.wire) ?? DEFAULT_WIRE;
-  if (!existsSync(MODULE_PATH)) {
+  if (!existsSync(path)) {
     throw new Error(
-      `The emq module is not built (${MODULE_PATH} is missing): run \`npm run build:module\` first.`,
+      `The emq module is not built (${path} is missing): run \`npm run build:module\` first.`,
     );
   }
-  return ['--loadmodule', MODULE_PATH, 'wire', wire];
+  return ['--loadmodule', path, 'wire', wire];
 }
