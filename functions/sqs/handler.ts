@@ -3,19 +3,19 @@
  * mapping must enable ReportBatchItemFailures (FunctionResponseTypes), or SQS ignores the
  * partial batch response and retries whole batches.
  */
-import { SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { containerConfig, containerConnection } from '../shared/connection.js';
 import { errorFields, log } from '../shared/log.js';
 import { handleSqsBatch } from './batch.js';
+import { createSqsClient } from './sqs-client.js';
 
-// One SQS client per container, with the SDK's defaults (region, credentials, and
-// AWS_ENDPOINT_URL_SQS where set), created on the first dead letter's batch.
+// One SQS client per container, created with the first dead letter.
 let sqs: SQSClient | undefined;
 
 function sqsClient(): SQSClient {
-  sqs ??= new SQSClient({});
+  sqs ??= createSqsClient();
   return sqs;
 }
 

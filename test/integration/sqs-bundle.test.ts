@@ -1,0 +1,142 @@
+// The deployed artifact itself: dist/functions/sqs/index.mjs, loaded by plain Node as the
+// Lambda runtime loads it, handling a real-shaped batch end to end against a real server, its
+// dead letter sent by the real SQSClient (SDK defaults from the environment) to a local endpoint.
+import { execFile } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { SQSEvent } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installFence, readJob } from '../../src/index.js';
+import { sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
+import { type SqsEndpoint, startSqsEndpoint } from '../fixtures/sqs/sqs-endpoint.js';
+import { connectTo, jobsOf } from '../support/emq.js';
+import { randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BUNDLE = join(ROOT, 'dist/functions/sqs/index.mjs');
+const SOURCES = ['src', 'functions/sqs', 'functions/shared'];
+// A DLQ URL as deployed: the SDK sends to AWS_ENDPOINT_URL_SQS, the local endpoint.
+const DLQ_URL = 'https://sqs.us-east-2.amazonaws.com/123456789012/emq-dead';
+
+async function newestSource(): Promise<number> {
+  let newest = 0;
+  for (const folder of SOURCES) {
+    const entries = await readdir(join(ROOT, folder), { recursive: true, withFileTypes: true });
+    for (const entry of entries) {
+      if (entry.isFile()) {
+        newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+      }
+    }
+  }
+  return newest;
+}
+
+function bundleTime(): number {
+  try {
+    return statSync(BUNDLE).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+// The runner's child: imports the bundle by URL, handles the event with a Lambda-shaped
+// context, prints the answer on a RESULT line (the handler's log lines go to stdout too).
+const CHILD = `
+const [bundle, event] = process.argv.slice(1);
+const { handler } = await import(bundle);
+const context = {
+  functionName: 'emq-sqs', awsRequestId: 'c6af9ac6-7b61-11e6-9a41-93e812345678',
+  getRemainingTimeInMillis: () => 30000,
+};
+const response = await handler(JSON.parse(event), context);
+process.stdout.write('RESULT ' + JSON.stringify(response) + '\\n');
+process.exit(0);
+`;
+
+let server: ServerHandle;
+let endpoint: SqsEndpoint;
+
+beforeAll(async () => {
+  // `npm test` builds first; rebuild only a bundle older than its sources.
+  if (bundleTime() < (await newestSource())) {
+    await run('npm', ['run', '-s', 'build'], { cwd: ROOT, timeout: 120_000 });
+  }
+  [server, endpoint] = await Promise.all([startStandalone({ module: true }), startSqsEndpoint()]);
+  await installFence(await connectTo(server, { checkFence: false }));
+}, 180_000);
+
+afterAll(async () => {
+  await endpoint?.close();
+  await server?.stop();
+});
+
+async function handleWithBundle(event: SQSEvent, defaultQueue: string) {
+  const { stdout } = await run(
+    process.execPath,
+    ['--input-type=module', '-e', CHILD, new URL(`file://${BUNDLE}`).href, JSON.stringify(event)],
+    {
+      env: {
+        PATH: process.env.PATH,
+        EMQ_URL: server.url,
+        EMQ_DEFAULT_QUEUE: defaultQueue,
+        EMQ_DLQ_URL: DLQ_URL,
+        AWS_REGION: 'us-east-2',
+        AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
+        AWS_SECRET_ACCESS_KEY: 'not-a-secret',
+        AWS_ENDPOINT_URL_SQS: endpoint.url,
+      },
+      timeout: 20_000,
+    },
+  );
+  const lines = stdout.split('\n').filter((line) => line !== '');
+  const result = lines.find((line) => line.startsWith('RESULT '));
+  return {
+    response: JSON.parse(result?.slice('RESULT '.length) ?? 'null'),
+    logs: lines
+      .filter((line) => !line.startsWith('RESULT '))
+      .map((line) => JSON.parse(line) as Record<string, unknown>),
+  };
+}
+
+describe('the built SQS bundle', () => {
+  it('handles a batch end to end: rows written, the bad record dead-lettered', async () => {
+    const queue = randomQueue('sqs-bundle');
+    const other = randomQueue('sqs-bundle');
+    const records = [
+      sqsRecord({ body: 'to the default queue' }),
+      sqsRecord({
+        queue: other,
+        body: Buffer.from([0, 1, 254]).toString('base64'),
+        encoding: 'base64',
+      }),
+      sqsRecord({ queue: other, jobId: 'JOB0KHTOWnGLuC', body: 'caller id' }),
+      sqsRecord({ queue: 'bad queue', body: 'dead letter' }),
+    ];
+    const { response, logs } = await handleWithBundle(sqsEvent(records), queue);
+
+    expect(response).toEqual({ batchItemFailures: [] });
+    const reader = await connectTo(server);
+    expect((await jobsOf(reader, queue)).rows).toHaveLength(1);
+    const jobs = await jobsOf(reader, other);
+    expect(jobs.rows).toHaveLength(2);
+    expect((await readJob(reader, other, 'JOB0KHTOWnGLuC'))?.payload.toString()).toBe('caller id');
+
+    expect(endpoint.requests).toHaveLength(1);
+    const [request] = endpoint.requests;
+    expect(request?.headers['x-amz-target']).toBe('AmazonSQS.SendMessageBatch');
+    expect(request?.body.QueueUrl).toBe(DLQ_URL);
+    expect(request?.body.Entries.map((entry) => entry.MessageBody)).toEqual(['dead letter']);
+    expect(request?.body.Entries[0]?.MessageAttributes?.['emq-error-code']?.StringValue).toBe(
+      'EMQ_INVALID_QUEUE',
+    );
+
+    const outcomes = logs.filter((line) => line.message === 'sqs record').map((l) => l.outcome);
+    expect(outcomes).toEqual(['admitted', 'admitted', 'admitted', 'dead-lettered']);
+    expect(logs.filter((line) => line.Face === 'sqs' && line.Batches === 1)).toHaveLength(1);
+    expect(JSON.stringify(logs)).not.toContain('dead letter');
+  });
+});

@@ -1,0 +1,104 @@
+// Round trips of the SQS face on a real server (SPEC §5), counted by a TCP proxy in front of
+// it: a batch of first deliveries costs one round trip; a redelivered batch takes the safe
+// order (two); a FIFO batch waits for each record of a group before the next.
+import type { SQSRecord } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handleSqsBatch } from '../../functions/sqs/batch.js';
+import { type Connection, connect, installFence } from '../../src/index.js';
+import { fakeSqs } from '../fixtures/sqs/fake-sqs.js';
+import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
+import { type RoundTripProxy, startRoundTripProxy } from '../fixtures/sqs/round-trip-proxy.js';
+import { connectTo, jobsOf } from '../support/emq.js';
+import { randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
+
+const DLQ = 'https://sqs.us-east-2.amazonaws.com/123456789012/emq-dead';
+
+let server: ServerHandle;
+let proxy: RoundTripProxy;
+
+beforeAll(async () => {
+  server = await startStandalone({ module: true });
+  await installFence(await connectTo(server, { checkFence: false }));
+  proxy = await startRoundTripProxy(server.port);
+});
+
+afterAll(async () => {
+  await proxy?.close();
+  await server?.stop();
+});
+
+function tenOf(queue: string, spec: Parameters<typeof sqsRecord>[0] = {}): SQSRecord[] {
+  return Array.from({ length: 10 }, (_, i) => sqsRecord({ queue, body: `job ${i}`, ...spec }));
+}
+
+describe.each(['native', 'script'] as const)('with the %s executor', (executor) => {
+  let conn: Connection;
+
+  beforeAll(async () => {
+    conn = await connect({ urls: [proxy.url], executor });
+    // Warm the connection (the script executor's first call per socket carries the script).
+    await handleSqsBatch(sqsEvent(tenOf(randomQueue('warm'))), {
+      connection: async () => conn,
+      sqs: fakeSqs(),
+    });
+  });
+
+  afterAll(() => conn?.close());
+
+  /** Handles the batch and answers how many round trips it took. */
+  async function roundTripsOf(records: SQSRecord[]): Promise<number> {
+    proxy.reset();
+    const response = await handleSqsBatch(
+      sqsEvent(records),
+      { connection: async () => conn, sqs: fakeSqs() },
+      { dlqUrl: DLQ },
+    );
+    expect(response).toEqual({ batchItemFailures: [] });
+    return proxy.roundTrips();
+  }
+
+  it('admits a batch of 10 first deliveries in one round trip', async () => {
+    const queue = randomQueue('first');
+    expect(await roundTripsOf(tenOf(queue))).toBe(1);
+    expect((await jobsOf(conn, queue)).rows).toHaveLength(10);
+  });
+
+  it('admits a batch of 10 records with caller ids in one round trip', async () => {
+    const queue = randomQueue('ids');
+    const records = tenOf(queue).map((record, i) =>
+      sqsRecord({ queue, body: record.body, jobId: `JOB0KHTOWnGLu${i}` }),
+    );
+    expect(await roundTripsOf(records)).toBe(1);
+  });
+
+  it('admits 10 first deliveries spread over 10 queues in one round trip', async () => {
+    const records = Array.from({ length: 10 }, () => sqsRecord({ queue: randomQueue('many') }));
+    expect(await roundTripsOf(records)).toBe(1);
+  });
+
+  it('admits a redelivered batch of 10 in two round trips (dedupe record, then write)', async () => {
+    const queue = randomQueue('again');
+    expect(await roundTripsOf(tenOf(queue, { receiveCount: 2 }))).toBe(2);
+    expect((await jobsOf(conn, queue)).rows).toHaveLength(10);
+  });
+
+  it('answers a replayed batch of 10 first deliveries in two round trips (payload check)', async () => {
+    const queue = randomQueue('replay');
+    const batch = tenOf(queue);
+    await roundTripsOf(batch);
+    expect(await roundTripsOf(batch.map((record) => redelivered(record, 1)))).toBe(2);
+  });
+
+  it('dead-letters a batch the face refuses without any round trip', async () => {
+    expect(await roundTripsOf(tenOf('bad queue'))).toBe(0);
+  });
+
+  it('takes one round trip per record of a FIFO message group, one for many groups', async () => {
+    const queue = randomQueue('fifo');
+    expect(await roundTripsOf(tenOf(queue, { groupId: 'one' }))).toBe(10);
+    const groups = Array.from({ length: 10 }, (_, i) =>
+      sqsRecord({ queue, groupId: `g${i}`, body: `g${i}` }),
+    );
+    expect(await roundTripsOf(groups)).toBe(1);
+  });
+});
