@@ -129,15 +129,17 @@ async function admit(
 function connecting(open: () => Promise<Connection>): () => Promise<Connection> {
   let opened: Promise<Connection> | undefined;
   return () => {
-    opened ??= open().catch((error: unknown) => {
-      const cause = classifyFailure(error);
-      log('error', 'sqs connection failed', { ...errorFields(cause), code: cause.code });
-      throw cause.retryable
-        ? cause
-        : new UnavailableError('Valkey cannot be reached with this configuration; retry later.', {
-            cause,
-          });
-    });
+    opened ??= Promise.resolve()
+      .then(open)
+      .catch((error: unknown) => {
+        const cause = classifyFailure(error);
+        log('error', 'sqs connection failed', { ...errorFields(cause), code: cause.code });
+        throw cause.retryable
+          ? cause
+          : new UnavailableError('Valkey cannot be reached with this configuration; retry later.', {
+              cause,
+            });
+      });
     return opened;
   };
 }
