@@ -17,6 +17,7 @@ export {
 } from './ids.js';
 export {
   type Admitted,
+  checkRequest,
   type EnqueueRequest,
   enqueue,
   enqueueMany,

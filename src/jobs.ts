@@ -99,22 +99,36 @@ export async function readJob(
   return { state: state.toString(), attempts: Number(attempts?.toString() ?? 0), payload };
 }
 
-function* admit(target: AdmissionTarget, request: EnqueueRequest): Flow<Admitted> {
-  const { queue, id, idempotencyKey, derive } = request;
-  assertQueue(queue);
-  const payload = toBuffer(request.payload);
-  if (payload.length > target.maxPayloadBytes) {
+/**
+ * Checks a request without any I/O: queue, id, idempotency key and payload size. The flows
+ * run it first; a face may run it before it even opens a connection, so bad input is refused
+ * while Valkey is down too. Throws InvalidInputError.
+ */
+export function checkRequest(
+  request: EnqueueRequest,
+  limits: { readonly maxPayloadBytes: number },
+): void {
+  assertQueue(request.queue);
+  if (request.id !== undefined) assertJobId(request.id);
+  else if (request.idempotencyKey !== undefined) assertIdempotencyKey(request.idempotencyKey);
+  const size =
+    typeof request.payload === 'string'
+      ? Buffer.byteLength(request.payload)
+      : request.payload.byteLength;
+  if (size > limits.maxPayloadBytes) {
     throw new InvalidInputError(
       'EMQ_PAYLOAD_TOO_LARGE',
-      `The payload is ${payload.length} bytes; the limit is ${target.maxPayloadBytes}. Send a smaller payload or store it elsewhere and enqueue a reference.`,
+      `The payload is ${size} bytes; the limit is ${limits.maxPayloadBytes}. Send a smaller payload or store it elsewhere and enqueue a reference.`,
     );
   }
-  if (id !== undefined) {
-    assertJobId(id);
-    return yield* withCallerId(queue, id, payload);
-  }
+}
+
+function* admit(target: AdmissionTarget, request: EnqueueRequest): Flow<Admitted> {
+  checkRequest(request, target);
+  const { queue, id, idempotencyKey, derive } = request;
+  const payload = toBuffer(request.payload);
+  if (id !== undefined) return yield* withCallerId(queue, id, payload);
   if (idempotencyKey !== undefined) {
-    assertIdempotencyKey(idempotencyKey);
     const proposals =
       derive === undefined ? minted(target.mintId) : derived(derive.timeMs, idempotencyKey);
     return yield* withKey(target, queue, idempotencyKey, payload, proposals, derive?.firstAttempt);

@@ -4,12 +4,11 @@
  * learnt on the way (route, queue, job id) is kept for the request's log line.
  */
 import {
-  assertIdempotencyKey,
   assertJobId,
   assertQueue,
   type Connection,
+  checkRequest,
   enqueue,
-  InvalidInputError,
   readJob,
 } from '../../src/index.js';
 import { type EventFormat, parseEvent } from './event.js';
@@ -126,16 +125,14 @@ async function route(
     };
   }
 
-  assertPayloadSize(request.body, services.maxPayloadBytes());
+  const limits = { maxPayloadBytes: services.maxPayloadBytes() };
   if (match.kind === 'put') {
     trace.jobId = match.id;
-    assertJobId(match.id);
     // The id is its own idempotency key (SPEC §5), so an Idempotency-Key header adds nothing.
-    const admitted = await enqueue(await services.connection(), {
-      queue: match.queue,
-      payload: request.body,
-      id: match.id,
-    });
+    const put = { queue: match.queue, payload: request.body, id: match.id };
+    // Checked before connecting, so bad input is refused even while Valkey is down.
+    checkRequest(put, limits);
+    const admitted = await enqueue(await services.connection(), put);
     const location = jobLocation(match.base, match.queue, admitted.id);
     return {
       ...trace,
@@ -144,13 +141,13 @@ async function route(
     };
   }
 
-  const idempotencyKey = request.headers['idempotency-key'];
-  if (idempotencyKey !== undefined) assertIdempotencyKey(idempotencyKey);
-  const admitted = await enqueue(await services.connection(), {
+  const post = {
     queue: match.queue,
     payload: request.body,
-    idempotencyKey,
-  });
+    idempotencyKey: request.headers['idempotency-key'],
+  };
+  checkRequest(post, limits);
+  const admitted = await enqueue(await services.connection(), post);
   trace.jobId = admitted.id;
   const location = jobLocation(match.base, match.queue, admitted.id);
   return {
@@ -170,17 +167,4 @@ function refused(
     outcome: problem.code,
     response: problemResponse({ ...problem, retryable: false }, requestId),
   };
-}
-
-/**
- * The core checks the size too, but only once it holds a connection: checked here, an
- * oversized body answers 413 even while Valkey is down, and opens no connection.
- */
-function assertPayloadSize(payload: Buffer, limit: number): void {
-  if (payload.length > limit) {
-    throw new InvalidInputError(
-      'EMQ_PAYLOAD_TOO_LARGE',
-      `The payload is ${payload.length} bytes; the limit is ${limit}. Send a smaller payload or store it elsewhere and enqueue a reference.`,
-    );
-  }
 }
