@@ -1,0 +1,26 @@
+/**
+ * The prebuilt function bundles the stack deploys. `npm run build` writes them; the stack only
+ * points Lambda at them, so synthesis never runs a bundler.
+ */
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/** The bundle folders under the bundle directory, one per function. */
+export const BUNDLES = ['http', 'sqs', 'fence'] as const;
+export type BundleName = (typeof BUNDLES)[number];
+
+/** Lambda loads `index.mjs` from the bundle folder and calls its `handler` export. */
+export const BUNDLE_HANDLER = 'index.handler';
+
+/** The absolute folder of one bundle. */
+export function bundlePath(bundleDir: string, name: BundleName): string {
+  return resolve(bundleDir, name);
+}
+
+/** One problem per missing bundle, naming the fix. */
+export function missingBundles(bundleDir: string): string[] {
+  return BUNDLES.filter((name) => !existsSync(join(bundlePath(bundleDir, name), 'index.mjs'))).map(
+    (name) =>
+      `the ${name} bundle ${join(bundleDir, name, 'index.mjs')} is missing: run npm run build first.`,
+  );
+}

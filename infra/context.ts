@@ -1,0 +1,149 @@
+/**
+ * Reads the deployment's choices from CDK context (`-c key=value` or cdk.json "context") into
+ * settings, collecting every problem, including keys that do not fit the chosen cache or auth.
+ */
+import {
+  CACHE_KINDS,
+  type CacheKind,
+  type CacheSettings,
+  type EchoMqSettings,
+} from './settings.js';
+
+/** Reads one context value; `node.tryGetContext` fits. */
+export type ContextReader = (key: string) => unknown;
+
+/** Context keys that only mean something for one cache kind. */
+const CACHE_KEYS: Readonly<Record<Exclude<CacheKind, 'selfmanaged'>, readonly string[]>> = {
+  elasticache: ['nodeType', 'shards', 'replicasPerShard', 'engineVersion'],
+  existing: ['valkeyEndpoint', 'valkeyCluster', 'valkeySecretArn'],
+};
+const JWT_KEYS = ['jwtIssuer', 'jwtAudience'];
+
+/** Every context key the app reads, for the README and for typo hints. */
+export const CONTEXT_KEYS = [
+  'cache',
+  ...CACHE_KEYS.elasticache,
+  ...CACHE_KEYS.existing,
+  'auth',
+  ...JWT_KEYS,
+  'wire',
+  'defaultQueue',
+  'throttleRate',
+  'throttleBurst',
+  'maxConcurrency',
+  'logRetentionDays',
+  'keepLogsOnDelete',
+  'alarmTopicArn',
+  'bundleDir',
+  'stackName',
+] as const;
+
+export function settingsFromContext(read: ContextReader): {
+  settings: EchoMqSettings;
+  stackName: string;
+  problems: string[];
+} {
+  const problems: string[] = [];
+  const text = (key: string): string | undefined => {
+    const value = read(key);
+    if (value === undefined || value === null || value === '') return undefined;
+    if (typeof value === 'string') return value.trim();
+    if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+    problems.push(`${key} must be a string, a number or a boolean.`);
+    return undefined;
+  };
+  const number = (key: string): number | undefined => {
+    const value = text(key);
+    if (value === undefined) return undefined;
+    if (!/^\d+$/.test(value)) {
+      problems.push(`${key} must be a whole number.`);
+      return undefined;
+    }
+    return Number(value);
+  };
+  const flag = (key: string): boolean | undefined => {
+    const value = text(key);
+    if (value === undefined) return undefined;
+    if (value === 'true' || value === 'false') return value === 'true';
+    problems.push(`${key} must be true or false.`);
+    return undefined;
+  };
+  const list = (key: string): string[] | undefined =>
+    text(key)
+      ?.split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
+
+  const kind = text('cache') ?? 'elasticache';
+  if (!CACHE_KINDS.some((known) => known === kind)) {
+    problems.push(`cache must be one of ${CACHE_KINDS.join(', ')}; got '${kind}'.`);
+  }
+  for (const [owner, keys] of Object.entries(CACHE_KEYS)) {
+    if (owner === kind) continue;
+    for (const key of keys) {
+      if (text(key) !== undefined) problems.push(`${key} applies only to cache=${owner}.`);
+    }
+  }
+  const auth = text('auth') ?? 'iam';
+  if (auth !== 'iam' && auth !== 'jwt') problems.push(`auth must be iam or jwt; got '${auth}'.`);
+  if (auth !== 'jwt') {
+    for (const key of JWT_KEYS) {
+      if (text(key) !== undefined) problems.push(`${key} applies only to auth=jwt.`);
+    }
+  }
+
+  const cache = cacheFromContext(kind, { text, number, flag, list });
+  const settings: EchoMqSettings = {
+    ...(cache === undefined ? {} : { cache }),
+    bundleDir: text('bundleDir'),
+    emq: { wire: text('wire'), defaultQueue: text('defaultQueue') },
+    http: {
+      auth:
+        auth === 'jwt'
+          ? { kind: 'jwt', issuer: text('jwtIssuer') ?? '', audience: list('jwtAudience') ?? [] }
+          : { kind: 'iam' },
+      throttleRate: number('throttleRate'),
+      throttleBurst: number('throttleBurst'),
+    },
+    sqs: { maxConcurrency: number('maxConcurrency') },
+    logRetentionDays: number('logRetentionDays'),
+    keepLogsOnDelete: flag('keepLogsOnDelete'),
+    alarmTopicArn: text('alarmTopicArn'),
+  };
+  const stackName = text('stackName') ?? 'EchoMqLambda';
+  if (!/^[A-Za-z][A-Za-z0-9-]{0,127}$/.test(stackName)) {
+    problems.push('stackName must start with a letter and hold only letters, digits and -.');
+  }
+  return { settings, stackName, problems };
+}
+
+interface Readers {
+  text(key: string): string | undefined;
+  number(key: string): number | undefined;
+  flag(key: string): boolean | undefined;
+  list(key: string): string[] | undefined;
+}
+
+function cacheFromContext(kind: string, read: Readers): CacheSettings | undefined {
+  switch (kind) {
+    case 'elasticache':
+      return {
+        kind,
+        nodeType: read.text('nodeType'),
+        shards: read.number('shards'),
+        replicasPerShard: read.number('replicasPerShard'),
+        engineVersion: read.text('engineVersion'),
+      };
+    case 'existing':
+      return {
+        kind,
+        urls: read.list('valkeyEndpoint') ?? [],
+        cluster: read.flag('valkeyCluster'),
+        secretArn: read.text('valkeySecretArn'),
+      };
+    case 'selfmanaged':
+      return { kind };
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,207 @@
+// Settings: defaults, and every invalid choice reported at once before anything is built.
+import { App } from 'aws-cdk-lib';
+import { describe, expect, it } from 'vitest';
+import { missingBundles } from '../../infra/bundles.js';
+import { settingsFromContext } from '../../infra/context.js';
+import {
+  DEFAULT_ACCESS_STRING,
+  InvalidSettingsError,
+  normaliseUrl,
+  resolveSettings,
+} from '../../infra/settings.js';
+import { EchoMqStack } from '../../infra/stack.js';
+import { standInBundles, temporaryDir } from './support/synth.js';
+
+const contextOf =
+  (values: Record<string, unknown>) =>
+  (key: string): unknown =>
+    values[key];
+
+describe('resolveSettings', () => {
+  it('fills the documented defaults', () => {
+    const { settings, problems } = resolveSettings();
+    expect(problems).toEqual([]);
+    expect(settings).toEqual({
+      cache: {
+        kind: 'elasticache',
+        nodeType: 'cache.t4g.small',
+        shards: 2,
+        replicasPerShard: 1,
+        engineVersion: '8.0',
+        port: 6379,
+        accessString: DEFAULT_ACCESS_STRING,
+        snapshotRetentionDays: 1,
+      },
+      bundleDir: 'dist/functions',
+      emq: {
+        wire: '1',
+        defaultQueue: 'default',
+        maxPayloadBytes: 262_144,
+        dedupeTtlMs: 3_600_000,
+        commandTimeoutMs: 2_000,
+        connectTimeoutMs: 3_000,
+      },
+      http: {
+        auth: { kind: 'iam' },
+        throttleRate: 100,
+        throttleBurst: 200,
+        timeoutSeconds: 10,
+        memoryMiB: 512,
+      },
+      sqs: {
+        batchSize: 10,
+        maxConcurrency: 10,
+        timeoutSeconds: 30,
+        visibilityTimeoutSeconds: 180,
+        maxReceiveCount: 5,
+        memoryMiB: 512,
+      },
+      network: { cidr: '10.40.0.0/16', maxAzs: 2, interfaceEndpoints: true },
+      logRetentionDays: 30,
+      keepLogsOnDelete: false,
+      alarmTopicArn: undefined,
+    });
+  });
+
+  it('derives the visibility timeout from the SQS function timeout', () => {
+    const { settings } = resolveSettings({ sqs: { timeoutSeconds: 60 } });
+    expect(settings.sqs.visibilityTimeoutSeconds).toBe(360);
+  });
+
+  it('reports every problem of one settings object together', () => {
+    const { problems } = resolveSettings({
+      cache: { kind: 'elasticache', replicasPerShard: 0, shards: 0 },
+      emq: { defaultQueue: 'bad queue', wire: '' },
+      http: { auth: { kind: 'jwt', issuer: 'http://insecure', audience: [] } },
+      sqs: { timeoutSeconds: 60, visibilityTimeoutSeconds: 120, batchSize: 11, maxConcurrency: 1 },
+      logRetentionDays: 31,
+    });
+    expect(problems).toEqual([
+      'shards must be a whole number from 1 to 500.',
+      'replicasPerShard must be a whole number from 1 to 5.',
+      'wire must be 1 to 64 printable ASCII characters.',
+      'defaultQueue must be a queue name: 1 to 64 of A-Z a-z 0-9 . _ -',
+      'jwtIssuer must be an https URL.',
+      'jwtAudience must name at least one audience (comma-separated).',
+      'batchSize must be a whole number from 1 to 10.',
+      'maxConcurrency must be a whole number from 2 to 1000.',
+      'visibilityTimeoutSeconds (120) must be at least 6 × the SQS function timeout (360).',
+      expect.stringMatching(/^logRetentionDays must be a CloudWatch Logs retention \(1, 3, 5,/),
+    ]);
+  });
+
+  it('refuses cache=selfmanaged until that construct exists', () => {
+    expect(resolveSettings({ cache: { kind: 'selfmanaged' } }).problems).toEqual([
+      expect.stringMatching(/^cache=selfmanaged .* is not available yet/),
+    ]);
+  });
+
+  it('needs an endpoint for cache=existing and refuses one with credentials in it', () => {
+    expect(resolveSettings({ cache: { kind: 'existing', urls: [] } }).problems).toEqual([
+      'cache=existing needs valkeyEndpoint (host:port or rediss://host:port).',
+    ]);
+    expect(
+      resolveSettings({ cache: { kind: 'existing', urls: ['rediss://user:pw@host:6379'] } })
+        .problems,
+    ).toEqual([
+      'valkeyEndpoint entry 1 must be host:port, redis://host:port or rediss://host:port.',
+    ]);
+  });
+
+  it('wants the complete ARN of an existing cache secret', () => {
+    const partial = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:emq';
+    expect(
+      resolveSettings({ cache: { kind: 'existing', urls: ['h:1'], secretArn: partial } }).problems,
+    ).toEqual([
+      "valkeySecretArn must be a Secrets Manager secret's complete ARN (ending in -XXXXXX).",
+    ]);
+  });
+});
+
+describe('normaliseUrl', () => {
+  it('reads host:port as TLS and keeps an explicit scheme', () => {
+    expect(normaliseUrl('valkey.internal:6380')).toBe('rediss://valkey.internal:6380');
+    expect(normaliseUrl(' redis://10.0.0.5:6379/ ')).toBe('redis://10.0.0.5:6379');
+    expect(normaliseUrl('valkey.internal')).toBeUndefined();
+    expect(normaliseUrl('https://valkey.internal:443')).toBeUndefined();
+  });
+});
+
+describe('settingsFromContext', () => {
+  it('reads the documented keys, strings or typed values alike', () => {
+    const { settings, stackName, problems } = settingsFromContext(
+      contextOf({
+        cache: 'existing',
+        valkeyEndpoint: 'a:6380, b:6380',
+        valkeyCluster: 'false',
+        auth: 'jwt',
+        jwtIssuer: 'https://issuer.example',
+        jwtAudience: 'one,two',
+        maxConcurrency: 50,
+        logRetentionDays: '14',
+        keepLogsOnDelete: true,
+        stackName: 'EmqProd',
+      }),
+    );
+    expect(problems).toEqual([]);
+    expect(stackName).toBe('EmqProd');
+    expect(settings).toMatchObject({
+      cache: { kind: 'existing', urls: ['a:6380', 'b:6380'], cluster: false },
+      http: { auth: { kind: 'jwt', issuer: 'https://issuer.example', audience: ['one', 'two'] } },
+      sqs: { maxConcurrency: 50 },
+      logRetentionDays: 14,
+      keepLogsOnDelete: true,
+    });
+  });
+
+  it('reports keys that do not fit the chosen cache or auth, with the malformed ones', () => {
+    const { problems } = settingsFromContext(
+      contextOf({
+        valkeyEndpoint: 'a:6380',
+        jwtIssuer: 'https://issuer.example',
+        shards: 'two',
+        keepLogsOnDelete: 'yes',
+      }),
+    );
+    expect(problems).toEqual([
+      'valkeyEndpoint applies only to cache=existing.',
+      'jwtIssuer applies only to auth=jwt.',
+      'shards must be a whole number.',
+      'keepLogsOnDelete must be true or false.',
+    ]);
+  });
+
+  it('names an unknown cache kind', () => {
+    expect(settingsFromContext(contextOf({ cache: 'memcached' })).problems).toEqual([
+      "cache must be one of elasticache, existing, selfmanaged; got 'memcached'.",
+    ]);
+  });
+});
+
+describe('bundles', () => {
+  it('names each missing bundle and the command that builds it', () => {
+    const dir = standInBundles(['http']);
+    expect(missingBundles(dir)).toEqual([
+      `the sqs bundle ${dir}/sqs/index.mjs is missing: run npm run build first.`,
+      `the fence bundle ${dir}/fence/index.mjs is missing: run npm run build first.`,
+    ]);
+  });
+});
+
+describe('EchoMqStack', () => {
+  it('throws every problem, bundles included, before building a single construct', () => {
+    const app = new App({ outdir: temporaryDir('emq-cdk-out-') });
+    let failure: unknown;
+    try {
+      new EchoMqStack(app, 'Invalid', {
+        settings: { bundleDir: temporaryDir('emq-empty-'), sqs: { maxReceiveCount: 0 } },
+      });
+    } catch (error) {
+      failure = error;
+    }
+    expect(failure).toBeInstanceOf(InvalidSettingsError);
+    expect((failure as InvalidSettingsError).problems).toHaveLength(4);
+    expect((failure as Error).message).toMatch(/^echomq-lambda: 4 invalid settings:\n {2}- /);
+    expect(app.node.findChild('Invalid').node.children).toEqual([]);
+  });
+});
