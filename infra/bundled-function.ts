@@ -1,0 +1,68 @@
+/**
+ * One Lambda function from a prebuilt bundle: nodejs22.x on arm64, inside the VPC with the
+ * functions' security group, its own log group with retention, and the cache wiring.
+ */
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { BUNDLE_HANDLER, type BundleName, bundlePath } from './bundles.js';
+import type { EchoMqCache } from './cache/cache.js';
+import type { EchoMqNetwork } from './network.js';
+import type { ResolvedSettings } from './settings.js';
+
+export interface BundledFunctionProps {
+  readonly bundle: BundleName;
+  readonly description: string;
+  readonly timeoutSeconds: number;
+  readonly memoryMiB: number;
+  /** EMQ_* variables beyond the cache's connection variables. */
+  readonly environment: Readonly<Record<string, string>>;
+  readonly settings: ResolvedSettings;
+  readonly network: EchoMqNetwork;
+  readonly cache: EchoMqCache;
+}
+
+/** The runtime SPEC §10 targets (middy 7 and the tests run on Node 22). */
+export const RUNTIME = lambda.Runtime.NODEJS_22_X;
+
+export class BundledFunction extends Construct {
+  readonly function: lambda.Function;
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: BundledFunctionProps) {
+    super(scope, id);
+    const { settings, network, cache } = props;
+    this.logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: settings.logRetentionDays,
+      removalPolicy: settings.keepLogsOnDelete ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    this.function = new lambda.Function(this, 'Function', {
+      description: props.description,
+      code: lambda.Code.fromAsset(bundlePath(settings.bundleDir, props.bundle)),
+      handler: BUNDLE_HANDLER,
+      runtime: RUNTIME,
+      architecture: lambda.Architecture.ARM_64,
+      timeout: Duration.seconds(props.timeoutSeconds),
+      memorySize: props.memoryMiB,
+      environment: { ...cache.connectionEnvironment, ...props.environment },
+      logGroup: this.logGroup,
+      vpc: network.vpc,
+      vpcSubnets: network.functionSubnets,
+      securityGroups: [network.functionsSecurityGroup],
+    });
+    cache.grantCredentials(this.function);
+
+    Validations.of(this.function).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        'The bundles target Node 22 (esbuild target node22, middy 7 and the test suite run on Node 22); nodejs22.x is a supported Lambda runtime.',
+    });
+    for (const policy of ['AWSLambdaBasicExecutionRole', 'AWSLambdaVPCAccessExecutionRole']) {
+      Validations.of(this.function).acknowledge({
+        id: `AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/${policy}]`,
+        reason: `${policy} is the AWS-maintained minimum for a function that writes logs${policy.includes('VPC') ? ' and attaches to a VPC (network interface actions have no resource-level scope)' : ''}.`,
+      });
+    }
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Installs the wire identity (SPEC §6) on every primary at deploy: a custom resource whose
+ * onEvent function (functions/fence) calls the same installFence the CLI uses. It runs again
+ * whenever the wire identity or the cache endpoint changes; deleting the stack leaves the
+ * fence alone.
+ */
+import { type CfnElement, CustomResource, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Provider } from 'aws-cdk-lib/custom-resources';
+import { Construct } from 'constructs';
+import { BundledFunction } from './bundled-function.js';
+import type { EchoMqCache } from './cache/cache.js';
+import { emqEnvironment } from './environment.js';
+import type { EchoMqNetwork } from './network.js';
+import type { ResolvedSettings } from './settings.js';
+
+export interface FenceInstallerProps {
+  readonly settings: ResolvedSettings;
+  readonly network: EchoMqNetwork;
+  readonly cache: EchoMqCache;
+}
+
+/** The CloudFormation type of the fence resource. */
+export const FENCE_RESOURCE_TYPE = 'Custom::EchoMqFence';
+
+export class FenceInstaller extends Construct {
+  readonly resource: CustomResource;
+
+  constructor(scope: Construct, id: string, props: FenceInstallerProps) {
+    super(scope, id);
+    const { settings, network, cache } = props;
+    const onEvent = new BundledFunction(this, 'OnEvent', {
+      settings,
+      network,
+      cache,
+      bundle: 'fence',
+      description: 'echomq-lambda: installs the wire identity on every Valkey primary at deploy',
+      // A fresh cluster may need a while before every primary answers; the handler retries.
+      timeoutSeconds: 300,
+      memoryMiB: 256,
+      environment: emqEnvironment(settings),
+    });
+
+    const provider = new Provider(this, 'Provider', {
+      onEventHandler: onEvent.function,
+      logGroup: new logs.LogGroup(this, 'ProviderLogs', {
+        retention: settings.logRetentionDays,
+        removalPolicy: settings.keepLogsOnDelete ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      }),
+    });
+    this.resource = new CustomResource(this, 'Resource', {
+      serviceToken: provider.serviceToken,
+      resourceType: FENCE_RESOURCE_TYPE,
+      // Any change here is an Update, and an Update installs again.
+      properties: {
+        Wire: settings.emq.wire,
+        Endpoint: cache.endpoint,
+        Executor: cache.connectionEnvironment.EMQ_EXECUTOR,
+      },
+    });
+    // The install connects from inside the VPC: the cache, its security group rules and the
+    // Secrets Manager endpoint must all exist first.
+    this.resource.node.addDependency(cache.ready, network);
+
+    const framework = provider.node.findChild('framework-onEvent');
+    Validations.of(framework).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        'The CDK custom resource framework chooses its own runtime for its dispatcher function; it runs no project code.',
+    });
+    Validations.of(framework).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      reason: 'The AWS-maintained minimum for the framework dispatcher to write its logs.',
+    });
+    const onEventId = Stack.of(this).getLogicalId(onEvent.function.node.defaultChild as CfnElement);
+    Validations.of(framework).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${onEventId}.Arn>:*]`,
+      reason:
+        'The framework may invoke any version of the one onEvent function it dispatches to; the wildcard covers versions of that function only.',
+    });
+  }
+}

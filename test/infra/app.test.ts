@@ -1,0 +1,70 @@
+// The CDK app as `cdk synth` runs it: settings from context, cdk-nag as a synthesis plugin.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createEchoMqApp } from '../../infra/echomq-app.js';
+import { InvalidSettingsError } from '../../infra/settings.js';
+import { standInBundles, temporaryDir } from './support/synth.js';
+
+const saved = { ...process.env };
+afterEach(() => {
+  process.env = { ...saved };
+});
+
+describe('createEchoMqApp', () => {
+  it('synthesizes an environment-agnostic stack, AwsSolutions checks included, without credentials', () => {
+    delete process.env.CDK_DEFAULT_ACCOUNT;
+    delete process.env.CDK_DEFAULT_REGION;
+    const outdir = temporaryDir('emq-cdk-out-');
+    const { app, stack } = createEchoMqApp({
+      outdir,
+      context: { bundleDir: standInBundles(), stackName: 'EmqCi' },
+    });
+    const assembly = app.synth();
+    expect(stack.stackName).toBe('EmqCi');
+    expect(assembly.getStackByName('EmqCi').environment).toMatchObject({
+      account: 'unknown-account',
+      region: 'unknown-region',
+    });
+    expect(existsSync(join(outdir, 'EmqCi.template.json'))).toBe(true);
+  });
+
+  it('stops synthesis on an AwsSolutions finding nobody acknowledged', () => {
+    const { app, stack } = createEchoMqApp({
+      outdir: temporaryDir('emq-cdk-out-'),
+      context: { bundleDir: standInBundles() },
+    });
+    const open = new ec2.SecurityGroup(stack, 'OpenToTheWorld', { vpc: stack.network.vpc });
+    open.addIngressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(22));
+    expect(() => app.synth()).toThrow(/AwsSolutions-EC23/);
+  });
+
+  it('reports problems of context, settings and bundles in one error', () => {
+    const failure = (() => {
+      try {
+        createEchoMqApp({
+          outdir: temporaryDir('emq-cdk-out-'),
+          context: {
+            bundleDir: temporaryDir('emq-empty-'),
+            cache: 'existing',
+            shards: '3',
+            defaultQueue: 'no spaces',
+          },
+        });
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(failure).toBeInstanceOf(InvalidSettingsError);
+    expect((failure as InvalidSettingsError).problems).toEqual([
+      'shards applies only to cache=elasticache.',
+      'cache=existing needs valkeyEndpoint (host:port or rediss://host:port).',
+      'defaultQueue must be a queue name: 1 to 64 of A-Z a-z 0-9 . _ -',
+      expect.stringMatching(/the http bundle .* is missing: run npm run build first\./),
+      expect.stringMatching(/the sqs bundle .* is missing: run npm run build first\./),
+      expect.stringMatching(/the fence bundle .* is missing: run npm run build first\./),
+    ]);
+  });
+});

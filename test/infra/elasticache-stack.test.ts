@@ -1,0 +1,377 @@
+// The default stack (cache=elasticache, IAM auth), synthesized once, checked property by property.
+import { readFileSync } from 'node:fs';
+import { Match } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FENCE_RESOURCE_TYPE } from '../../infra/fence-installer.js';
+import { DEFAULT_ACCESS_STRING } from '../../infra/settings.js';
+import { loadConfig } from '../../src/index.js';
+import { acknowledgmentsIn, awsSolutionsFindings } from './support/nag.js';
+import { type Synthesized, synthStack } from './support/synth.js';
+import {
+  environmentOf,
+  getAtt,
+  onlyResource,
+  projectFunctions,
+  type Resource,
+  ref,
+  resourcesOf,
+} from './support/template.js';
+
+let synthesized: Synthesized;
+let template: Synthesized['template'];
+let cacheSg: string;
+let functionsSg: string;
+
+beforeAll(() => {
+  synthesized = synthStack();
+  template = synthesized.template;
+  [cacheSg] = onlyResource(template, 'AWS::EC2::SecurityGroup', 'CacheSecurityGroup');
+  [functionsSg] = onlyResource(template, 'AWS::EC2::SecurityGroup', 'FunctionsSecurityGroup');
+});
+
+function functionNamed(hint: string): [string, Resource] {
+  const found = Object.entries(projectFunctions(template)).find(([id]) => id.includes(hint));
+  if (found === undefined) throw new Error(`no function ${hint}`);
+  return found;
+}
+
+describe('ElastiCache for Valkey', () => {
+  it('runs in cluster mode with the shards and replicas of the defaults', () => {
+    template.hasResourceProperties('AWS::ElastiCache::ReplicationGroup', {
+      Engine: 'valkey',
+      EngineVersion: '8.0',
+      ClusterMode: 'enabled',
+      CacheParameterGroupName: 'default.valkey8.cluster.on',
+      NumNodeGroups: 2,
+      ReplicasPerNodeGroup: 1,
+      CacheNodeType: 'cache.t4g.small',
+    });
+  });
+
+  it('is Multi-AZ with automatic failover', () => {
+    template.hasResourceProperties('AWS::ElastiCache::ReplicationGroup', {
+      MultiAZEnabled: true,
+      AutomaticFailoverEnabled: true,
+    });
+  });
+
+  it('requires TLS in transit and encrypts at rest', () => {
+    template.hasResourceProperties('AWS::ElastiCache::ReplicationGroup', {
+      TransitEncryptionEnabled: true,
+      TransitEncryptionMode: 'required',
+      AtRestEncryptionEnabled: true,
+    });
+  });
+
+  it('admits only its RBAC user group, whose app user reads its password from Secrets Manager', () => {
+    const [groupId, group] = onlyResource(template, 'AWS::ElastiCache::UserGroup');
+    const [, replication] = onlyResource(template, 'AWS::ElastiCache::ReplicationGroup');
+    expect(replication.Properties.UserGroupIds).toEqual([group.Properties.UserGroupId]);
+    expect(replication.DependsOn).toContain(groupId);
+    const [secretId] = onlyResource(template, 'AWS::SecretsManager::Secret', 'CacheCredentials');
+    template.hasResourceProperties('AWS::ElastiCache::User', {
+      UserName: 'emq-app',
+      AccessString: DEFAULT_ACCESS_STRING,
+      Passwords: [
+        {
+          'Fn::Join': [
+            '',
+            ['{{resolve:secretsmanager:', ref(secretId), ':SecretString:password::}}'],
+          ],
+        },
+      ],
+    });
+  });
+
+  it('switches the default user off', () => {
+    template.hasResourceProperties('AWS::ElastiCache::User', {
+      UserName: 'default',
+      AccessString: 'off -@all',
+    });
+  });
+
+  it('lives in the isolated cache subnets, not the functions subnets', () => {
+    const [, subnetGroup] = onlyResource(template, 'AWS::ElastiCache::SubnetGroup');
+    const ids = (subnetGroup.Properties.SubnetIds as { Ref: string }[]).map((id) => id.Ref);
+    expect(ids).toHaveLength(2);
+    for (const id of ids) expect(id).toMatch(/^NetworkVpccacheSubnet/);
+    const subnets = resourcesOf(template, 'AWS::EC2::Subnet');
+    for (const id of ids) expect(subnets[id]?.Properties.MapPublicIpOnLaunch).toBe(false);
+  });
+
+  it('admits connections from the functions security group only, on the cache port', () => {
+    const ingress = Object.values(resourcesOf(template, 'AWS::EC2::SecurityGroupIngress')).filter(
+      (rule) =>
+        JSON.stringify(rule.Properties.GroupId) === JSON.stringify(getAtt(cacheSg, 'GroupId')),
+    );
+    expect(ingress.map((rule) => rule.Properties)).toEqual([
+      expect.objectContaining({
+        IpProtocol: 'tcp',
+        FromPort: 6379,
+        ToPort: 6379,
+        SourceSecurityGroupId: getAtt(functionsSg, 'GroupId'),
+      }),
+    ]);
+    const [, group] = onlyResource(template, 'AWS::EC2::SecurityGroup', 'CacheSecurityGroup');
+    expect(group.Properties.SecurityGroupIngress).toBeUndefined();
+  });
+});
+
+describe('functions', () => {
+  it('are the http, sqs and fence bundles on nodejs22.x and arm64', () => {
+    const functions = Object.values(projectFunctions(template));
+    expect(functions).toHaveLength(3);
+    for (const fn of functions) {
+      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'] });
+    }
+  });
+
+  it('run in the functions subnets with the functions security group', () => {
+    for (const fn of Object.values(projectFunctions(template))) {
+      const vpc = fn.Properties.VpcConfig as {
+        SecurityGroupIds: unknown[];
+        SubnetIds: { Ref: string }[];
+      };
+      expect(vpc.SecurityGroupIds).toEqual([getAtt(functionsSg, 'GroupId')]);
+      for (const subnet of vpc.SubnetIds) expect(subnet.Ref).toMatch(/^NetworkVpcfunctionsSubnet/);
+    }
+  });
+
+  it('write to their own log group that keeps events 30 days', () => {
+    const logGroups = resourcesOf(template, 'AWS::Logs::LogGroup');
+    for (const fn of Object.values(projectFunctions(template))) {
+      const { LogGroup } = fn.Properties.LoggingConfig as { LogGroup: { Ref: string } };
+      expect(logGroups[LogGroup.Ref]?.Properties.RetentionInDays).toBe(30);
+    }
+  });
+
+  it('talk to the configuration endpoint over TLS with the script executor in cluster mode', () => {
+    const [replication] = onlyResource(template, 'AWS::ElastiCache::ReplicationGroup');
+    for (const fn of Object.values(projectFunctions(template))) {
+      expect(environmentOf(fn)).toMatchObject({
+        EMQ_URL: {
+          'Fn::Join': [
+            '',
+            [
+              'rediss://',
+              getAtt(replication, 'ConfigurationEndPoint.Address'),
+              ':',
+              getAtt(replication, 'ConfigurationEndPoint.Port'),
+            ],
+          ],
+        },
+        EMQ_CLUSTER: 'true',
+        EMQ_EXECUTOR: 'script',
+      });
+    }
+  });
+
+  it('carry the secret ARN, never a password or a resolved secret, in their environment', () => {
+    const [secretId] = onlyResource(template, 'AWS::SecretsManager::Secret', 'CacheCredentials');
+    for (const fn of Object.values(projectFunctions(template))) {
+      const environment = environmentOf(fn);
+      expect(environment.EMQ_SECRET_ARN).toEqual(ref(secretId));
+      expect(Object.keys(environment)).not.toContain('EMQ_PASSWORD');
+      expect(JSON.stringify(environment)).not.toMatch(/resolve:secretsmanager|password/i);
+    }
+  });
+
+  it('may read the credentials secret', () => {
+    const [secretId] = onlyResource(template, 'AWS::SecretsManager::Secret', 'CacheCredentials');
+    const readers = Object.values(resourcesOf(template, 'AWS::IAM::Policy')).filter((policy) =>
+      JSON.stringify(policy.Properties).includes(`"Ref":"${secretId}"`),
+    );
+    // The http, sqs and fence functions' roles.
+    expect(readers).toHaveLength(3);
+    for (const policy of readers) {
+      expect(JSON.stringify(policy.Properties)).toContain('secretsmanager:GetSecretValue');
+    }
+  });
+
+  it('get only EMQ_* names that src/config.ts reads, and values it accepts', () => {
+    const configSource = readFileSync(new URL('../../src/config.ts', import.meta.url), 'utf8');
+    const stand_ins: Record<string, string> = {
+      EMQ_URL: 'rediss://clustercfg.emq.example:6379',
+      EMQ_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:emq-AbCdEf',
+      EMQ_DLQ_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/dlq',
+    };
+    for (const fn of Object.values(projectFunctions(template))) {
+      const environment = Object.fromEntries(
+        Object.entries(environmentOf(fn)).map(([name, value]) => [
+          name,
+          typeof value === 'string' ? value : stand_ins[name],
+        ]),
+      );
+      for (const name of Object.keys(environment)) expect(configSource).toContain(`'${name}'`);
+      expect(() => loadConfig(environment)).not.toThrow();
+    }
+  });
+});
+
+describe('SQS face', () => {
+  it('reads the source queue in batches of 10 with partial batch responses and bounded concurrency', () => {
+    const [sqsFunction] = functionNamed('Sqs');
+    const [queue] = onlyResource(template, 'AWS::SQS::Queue', 'Source');
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: ref(sqsFunction),
+      EventSourceArn: getAtt(queue, 'Arn'),
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 10 },
+    });
+  });
+
+  it('hides a message at least 6 times the function timeout', () => {
+    const [, fn] = functionNamed('Sqs');
+    const [, queue] = onlyResource(template, 'AWS::SQS::Queue', 'Source');
+    expect(queue.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(
+      6 * Number(fn.Properties.Timeout),
+    );
+  });
+
+  it('moves a message to the DLQ after 5 receives', () => {
+    const [dlq] = onlyResource(template, 'AWS::SQS::Queue', 'DeadLetters');
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      RedrivePolicy: { deadLetterTargetArn: getAtt(dlq, 'Arn'), maxReceiveCount: 5 },
+    });
+  });
+
+  it('tells the function where the DLQ is and lets it send there', () => {
+    const [dlq] = onlyResource(template, 'AWS::SQS::Queue', 'DeadLetters');
+    const [, fn] = functionNamed('Sqs');
+    expect(environmentOf(fn)).toMatchObject({
+      EMQ_DLQ_URL: ref(dlq),
+      EMQ_DEFAULT_QUEUE: 'default',
+    });
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: Match.arrayWith(['sqs:SendMessage']),
+            Resource: getAtt(dlq, 'Arn'),
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('encrypts both queues and refuses requests without TLS', () => {
+    const queues = resourcesOf(template, 'AWS::SQS::Queue');
+    expect(Object.keys(queues)).toHaveLength(2);
+    for (const [id, queue] of Object.entries(queues)) {
+      expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
+      template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [ref(id)],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Deny',
+              Action: 'sqs:*',
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
+          ]),
+        },
+      });
+    }
+  });
+});
+
+describe('network', () => {
+  it('has interface endpoints for SQS and Secrets Manager with private DNS', () => {
+    const services = Object.values(resourcesOf(template, 'AWS::EC2::VPCEndpoint')).map(
+      (endpoint) => {
+        expect(endpoint.Properties).toMatchObject({
+          VpcEndpointType: 'Interface',
+          PrivateDnsEnabled: true,
+        });
+        return JSON.stringify(endpoint.Properties.ServiceName);
+      },
+    );
+    expect(services).toHaveLength(2);
+    expect(services.some((name) => name.includes('.sqs'))).toBe(true);
+    expect(services.some((name) => name.includes('.secretsmanager'))).toBe(true);
+  });
+
+  it('has neither NAT gateway nor internet gateway', () => {
+    template.resourceCountIs('AWS::EC2::NatGateway', 0);
+    template.resourceCountIs('AWS::EC2::InternetGateway', 0);
+  });
+
+  it('logs rejected traffic', () => {
+    template.hasResourceProperties('AWS::EC2::FlowLog', { TrafficType: 'REJECT' });
+  });
+});
+
+describe('HTTP API', () => {
+  it('routes the three SPEC §8 routes with IAM authorization', () => {
+    const routes = Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Route')).map(
+      (route) => `${route.Properties.RouteKey} ${route.Properties.AuthorizationType}`,
+    );
+    expect(routes.sort()).toEqual([
+      'GET /queues/{queue}/jobs/{id} AWS_IAM',
+      'POST /queues/{queue}/jobs AWS_IAM',
+      'PUT /queues/{queue}/jobs/{id} AWS_IAM',
+    ]);
+  });
+
+  it('throttles the stage and writes access logs', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 },
+      AccessLogSettings: {
+        DestinationArn: Match.anyValue(),
+        Format: Match.stringLikeRegexp('requestId'),
+      },
+    });
+  });
+});
+
+describe('fence installer', () => {
+  it('installs the wire identity through the fence bundle once the cache and network exist', () => {
+    const [, fence] = onlyResource(template, FENCE_RESOURCE_TYPE);
+    const [replication] = onlyResource(template, 'AWS::ElastiCache::ReplicationGroup');
+    const [endpoint] = onlyResource(template, 'AWS::EC2::VPCEndpoint', 'SecretsManager');
+    expect(fence.Properties).toMatchObject({ Wire: '1', Executor: 'script' });
+    expect(fence.DependsOn).toEqual(expect.arrayContaining([replication, endpoint]));
+    const [, onEvent] = functionNamed('FenceOnEvent');
+    expect(onEvent.Properties.Timeout).toBe(300);
+  });
+});
+
+describe('alarms and outputs', () => {
+  it('alarm on a non-empty DLQ, function errors and throttles, and API 5xx', () => {
+    const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).map(
+      (alarm) => `${alarm.Properties.Namespace} ${alarm.Properties.MetricName}`,
+    );
+    expect(alarms.sort()).toEqual([
+      'AWS/ApiGateway 5xx',
+      'AWS/Lambda Errors',
+      'AWS/Lambda Errors',
+      'AWS/Lambda Throttles',
+      'AWS/Lambda Throttles',
+      'AWS/SQS ApproximateNumberOfMessagesVisible',
+    ]);
+  });
+
+  it('output the API URL, the queue URLs and the cache endpoint', () => {
+    expect(Object.keys(template.findOutputs('*')).sort()).toEqual([
+      'ApiUrl',
+      'CacheEndpoint',
+      'DeadLetterQueueUrl',
+      'QueueUrl',
+    ]);
+  });
+});
+
+describe('cdk-nag', () => {
+  it('finds nothing unacknowledged in the AwsSolutions pack', () => {
+    expect(awsSolutionsFindings(synthesized.stack)).toEqual([]);
+  });
+
+  it('has a reason of at least a sentence for every acknowledgment', () => {
+    const acknowledgments = acknowledgmentsIn(synthesized.stack);
+    expect(acknowledgments.length).toBeGreaterThan(0);
+    for (const { reason } of acknowledgments) expect(reason.length).toBeGreaterThanOrEqual(40);
+  });
+});

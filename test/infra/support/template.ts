@@ -1,0 +1,48 @@
+// Small readers over a synthesized template, so assertions name what they check.
+import type { Template } from 'aws-cdk-lib/assertions';
+import { BUNDLE_HANDLER } from '../../../infra/bundles.js';
+
+export interface Resource {
+  readonly Type: string;
+  readonly Properties: Record<string, unknown>;
+  readonly DependsOn?: string[];
+}
+
+/** Resources of one type, by logical id. */
+export function resourcesOf(template: Template, type: string): Record<string, Resource> {
+  return template.findResources(type) as Record<string, Resource>;
+}
+
+/** The single resource of a type whose logical id contains `hint`. */
+export function onlyResource(
+  template: Template,
+  type: string,
+  hint = '',
+): [id: string, resource: Resource] {
+  const found = Object.entries(resourcesOf(template, type)).filter(([id]) => id.includes(hint));
+  const [first, ...rest] = found;
+  if (first === undefined || rest.length > 0) {
+    throw new Error(`expected one ${type} matching '${hint}', found ${found.length}`);
+  }
+  return first;
+}
+
+/** `{ "Ref": id }` */
+export const ref = (id: string) => ({ Ref: id });
+/** `{ "Fn::GetAtt": [id, attribute] }` */
+export const getAtt = (id: string, attribute: string) => ({ 'Fn::GetAtt': [id, attribute] });
+
+/** The functions deployed from the project's bundles (not the CDK provider's dispatcher). */
+export function projectFunctions(template: Template): Record<string, Resource> {
+  return Object.fromEntries(
+    Object.entries(resourcesOf(template, 'AWS::Lambda::Function')).filter(
+      ([, fn]) => fn.Properties.Handler === BUNDLE_HANDLER,
+    ),
+  );
+}
+
+/** The environment variables of a function. */
+export function environmentOf(fn: Resource): Record<string, unknown> {
+  const environment = fn.Properties.Environment as { Variables?: Record<string, unknown> };
+  return environment?.Variables ?? {};
+}
