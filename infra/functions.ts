@@ -2,8 +2,7 @@
  * The two faces: the HTTP function behind the API and the SQS function fed by the source
  * queue (batches of 10, partial batch responses, bounded concurrency).
  */
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { BundledFunction } from './bundled-function.js';
 import type { EchoMqCache } from './cache/cache.js';
@@ -22,6 +21,8 @@ export interface EchoMqFunctionsProps {
 export class EchoMqFunctions extends Construct {
   readonly http: lambda.Function;
   readonly sqs: lambda.Function;
+  /** Polling starts when this exists; the stack makes it wait for the fence. */
+  readonly sqsEventSource: lambda.EventSourceMapping;
 
   constructor(scope: Construct, id: string, props: EchoMqFunctionsProps) {
     super(scope, id);
@@ -50,12 +51,13 @@ export class EchoMqFunctions extends Construct {
       },
     }).function;
     queues.deadLetters.grantSendMessages(this.sqs);
-    this.sqs.addEventSource(
-      new SqsEventSource(queues.source, {
-        batchSize: settings.sqs.batchSize,
-        reportBatchItemFailures: true,
-        maxConcurrency: settings.sqs.maxConcurrency,
-      }),
-    );
+    queues.source.grantConsumeMessages(this.sqs);
+    this.sqsEventSource = new lambda.EventSourceMapping(this, 'SqsEventSource', {
+      target: this.sqs,
+      eventSourceArn: queues.source.queueArn,
+      batchSize: settings.sqs.batchSize,
+      reportBatchItemFailures: true,
+      maxConcurrency: settings.sqs.maxConcurrency,
+    });
   }
 }

@@ -305,7 +305,7 @@ function resolveCache(
       int('shards', cache.shards, 1, 500);
       int('replicasPerShard', cache.replicasPerShard, 1, 5);
       check(
-        /^(7\.2|[89]|[89]\.\d+)$/.test(cache.engineVersion),
+        /^(7\.2|[89]\.\d+)$/.test(cache.engineVersion),
         "engineVersion must be a Valkey version from 7.2 (for example '8.0').",
       );
       int('port', cache.port, 1_024, 65_535);

@@ -67,6 +67,8 @@ export class EchoMqStack extends Stack {
     });
     this.api = new EchoMqApi(this, 'Http', { settings, handler: this.functions.http });
     this.fence = new FenceInstaller(this, 'Fence', { settings, network, cache: this.cache });
+    // Records taken before the fence exists would fail as retryable and burn their receives.
+    this.functions.sqsEventSource.node.addDependency(this.fence);
     this.alarms = new EchoMqAlarms(this, 'Alarms', {
       functions: { Http: this.functions.http, Sqs: this.functions.sqs },
       deadLetters: this.queues.deadLetters,

@@ -221,6 +221,12 @@ describe('SQS face', () => {
     });
   });
 
+  it('starts polling only once the fence is installed', () => {
+    const [fence] = onlyResource(template, FENCE_RESOURCE_TYPE);
+    const [, mapping] = onlyResource(template, 'AWS::Lambda::EventSourceMapping');
+    expect(mapping.DependsOn).toContain(fence);
+  });
+
   it('hides a message at least 6 times the function timeout', () => {
     const [, fn] = functionNamed('Sqs');
     const [, queue] = onlyResource(template, 'AWS::SQS::Queue', 'Source');
