@@ -1,0 +1,139 @@
+/**
+ * The two Lambda faces invoked in process, as the runtime calls them: the middy `handler`
+ * with a Lambda context, the container configured from EMQ_* variables. Log lines are built
+ * (their JSON is part of the cost) but not written: stdout would measure the terminal.
+ */
+import type { Context, SQSEvent } from 'aws-lambda';
+import { handler as httpHandler } from '../../functions/http/handler.js';
+import { resetContainer } from '../../functions/shared/connection.js';
+import { setLogSink } from '../../functions/shared/log.js';
+import { handler as sqsHandler } from '../../functions/sqs/handler.js';
+import v2Post from '../../test/fixtures/http/v2-post.json' with { type: 'json' };
+import { sqsRecord } from '../../test/fixtures/sqs/records.js';
+import { type BenchCase, PAYLOAD } from '../case.js';
+
+export type ExecutorKind = 'native' | 'script';
+
+const SQS_QUEUE = 'bench-sqs';
+const HTTP_QUEUE = 'bench-http';
+
+let serverUrl = '';
+let container: string | undefined;
+let invocations = 0;
+let logBytes = 0;
+
+/** Points the container at the bench server; call once before any face case. */
+export function configureFaces(url: string): void {
+  serverUrl = url;
+  process.env.EMQ_CLUSTER = 'false';
+  process.env.EMQ_DEFAULT_QUEUE = SQS_QUEUE;
+  delete process.env.EMQ_DLQ_URL;
+  setLogSink((line) => {
+    logBytes += line.length;
+  });
+}
+
+/** Bytes of log lines the faces produced (proof they were built). */
+export function logBytesWritten(): number {
+  return logBytes;
+}
+
+/**
+ * One container at a time, as a deployment has one per function: switching the executor or
+ * the server (the round-trip proxy) reopens it.
+ */
+export async function useContainer(executor: ExecutorKind, url = serverUrl): Promise<void> {
+  if (container === `${executor} ${url}`) return;
+  await resetContainer();
+  process.env.EMQ_URL = url;
+  process.env.EMQ_EXECUTOR = executor;
+  container = `${executor} ${url}`;
+}
+
+/** Closes the container's connection. */
+export async function closeContainer(): Promise<void> {
+  await resetContainer();
+  container = undefined;
+}
+
+export function lambdaContext(): Context {
+  invocations += 1;
+  const deadline = Date.now() + 30_000;
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName: 'emq-bench',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:us-east-2:123456789012:function:emq-bench',
+    memoryLimitInMB: '1024',
+    awsRequestId: `0f4c2e8a-5b1d-4c3e-9a7f-${invocations.toString(16).padStart(12, '0')}`,
+    logGroupName: '/aws/lambda/emq-bench',
+    logStreamName: '2025/11/30/[$LATEST]4bd0f2f5a7c64d4a9d6d1e2b3c4d5e6f',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => {},
+    fail: () => {},
+    succeed: () => {},
+  };
+}
+
+/** A batch of first deliveries: fresh messageIds, SentTimestamp now, receive count 1. */
+export function firstDeliveries(size: number): SQSEvent {
+  return { Records: Array.from({ length: size }, () => sqsRecord({ body: PAYLOAD })) };
+}
+
+function topLevelOf(executor: ExecutorKind): string[] {
+  return executor === 'native' ? ['emq.enqueue', 'set'] : ['evalsha', 'eval', 'set'];
+}
+
+export function sqsCase(executor: ExecutorKind, size: number, inFlight = 1): BenchCase {
+  return {
+    id: `sqs.batch${size}.${executor}${inFlight > 1 ? `.x${inFlight}` : ''}`,
+    label: `SQS handler, batches of ${size} (${executor})${inFlight > 1 ? `, ${inFlight} in flight` : ''}`,
+    side: 'ours',
+    jobsPerUnit: size,
+    inFlight,
+    topLevel: topLevelOf(executor),
+    round: async (units) => {
+      await useContainer(executor);
+      await sqsHandler(firstDeliveries(size), lambdaContext());
+      const events = Array.from({ length: units }, () => firstDeliveries(size));
+      const contexts = Array.from({ length: units }, lambdaContext);
+      return async (i) => {
+        const response = await sqsHandler(events[i] as SQSEvent, contexts[i] as Context);
+        if (response.batchItemFailures.length > 0) throw new Error('SQS batch had failures');
+      };
+    },
+  };
+}
+
+function postEvent(): Record<string, unknown> {
+  const event = structuredClone(v2Post) as Record<string, unknown>;
+  const text = JSON.stringify(event).replaceAll('orders', HTTP_QUEUE);
+  const retargeted = JSON.parse(text) as Record<string, unknown> & {
+    headers: Record<string, string>;
+  };
+  retargeted.body = PAYLOAD;
+  retargeted.headers['content-length'] = String(PAYLOAD.length);
+  return retargeted;
+}
+
+export function httpCase(executor: ExecutorKind): BenchCase {
+  return {
+    id: `http.post.${executor}`,
+    label: `HTTP handler POST, sequential (${executor})`,
+    side: 'ours',
+    jobsPerUnit: 1,
+    topLevel: topLevelOf(executor),
+    round: async (units) => {
+      await useContainer(executor);
+      await httpHandler(postEvent(), lambdaContext());
+      const event = postEvent();
+      const contexts = Array.from({ length: units }, lambdaContext);
+      return async (i) => {
+        const response = (await httpHandler(event, contexts[i] as Context)) as {
+          statusCode: number;
+        };
+        if (response.statusCode !== 201) throw new Error(`HTTP answered ${response.statusCode}`);
+      };
+    },
+  };
+}

@@ -1,0 +1,44 @@
+/** The core library itself: `enqueue` one at a time and `enqueueMany` in batches. */
+import { type Connection, type EnqueueRequest, enqueue, enqueueMany } from '../../src/index.js';
+import { type BenchCase, PAYLOAD } from '../case.js';
+
+const QUEUE = 'bench-lib';
+
+function requests(size: number): EnqueueRequest[] {
+  return Array.from({ length: size }, () => ({ queue: QUEUE, payload: PAYLOAD }));
+}
+
+/** Top-level commands of the library: the write of its executor (no dedupe here). */
+function topLevelOf(connection: Connection): string[] {
+  return connection.executor.kind === 'native' ? ['emq.enqueue'] : ['evalsha', 'eval'];
+}
+
+export function enqueueCase(connection: Connection): BenchCase {
+  const kind = connection.executor.kind;
+  return {
+    id: `lib.enqueue.${kind}`,
+    label: `library enqueue, sequential (${kind})`,
+    side: 'ours',
+    jobsPerUnit: 1,
+    topLevel: topLevelOf(connection),
+    round: async () => {
+      const [request] = requests(1) as [EnqueueRequest];
+      return () => enqueue(connection, request);
+    },
+  };
+}
+
+export function enqueueManyCase(connection: Connection, size: number): BenchCase {
+  const kind = connection.executor.kind;
+  return {
+    id: `lib.many${size}.${kind}`,
+    label: `library enqueueMany ×${size} (${kind})`,
+    side: 'ours',
+    jobsPerUnit: size,
+    topLevel: topLevelOf(connection),
+    round: async () => {
+      const batch = requests(size);
+      return () => enqueueMany(connection, batch);
+    },
+  };
+}

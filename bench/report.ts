@@ -1,0 +1,130 @@
+/** The scoreboard as Markdown: the cases, the verdicts, round trips and bundles. */
+import type { BundleFigures } from './bundles.js';
+import type { RoundTripCount } from './round-trips.js';
+import type { CaseResult } from './runner.js';
+import type { Spread } from './stats.js';
+import type { Verdict } from './targets.js';
+
+export interface Machine {
+  readonly cpu: string;
+  readonly cores: number;
+  readonly memoryGb: number;
+  readonly node: string;
+  readonly valkey: string;
+  readonly bullmq: string;
+  /** 1-minute load average at the start and the end of the run. */
+  readonly load: readonly [number, number];
+  readonly date: string;
+  readonly rounds: number;
+}
+
+const int = (value: number): string =>
+  Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : '–';
+const fixed = (value: number, digits = 1): string =>
+  Number.isFinite(value) ? value.toFixed(digits) : '–';
+
+type Align = 'left' | 'right';
+
+/** A Markdown table with padded columns, as the formatter (Biome) writes it. */
+function markdownTable(
+  header: readonly string[],
+  align: readonly Align[],
+  rows: string[][],
+): string {
+  const widths = header.map((title, column) =>
+    Math.max(3, title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: readonly string[]): string =>
+    `| ${cells
+      .map((cell, column) => {
+        const width = widths[column] ?? 3;
+        return align[column] === 'right' ? cell.padStart(width) : cell.padEnd(width);
+      })
+      .join(' | ')} |`;
+  const rule = widths.map((width, column) =>
+    align[column] === 'right' ? `${'-'.repeat(width - 1)}:` : '-'.repeat(width),
+  );
+  return [line(header), line(rule), ...rows.map(line)].join('\n');
+}
+
+function spreadText(spread: Spread): string {
+  return `${int(spread.min)}–${int(spread.max)}`;
+}
+
+export function machineLine(machine: Machine): string {
+  return `${machine.date}; ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB; Node ${machine.node}, Valkey ${machine.valkey} (module loaded), BullMQ ${machine.bullmq}; client and server on the same host over loopback; ${machine.rounds} rounds per case; load average ${machine.load[0].toFixed(2)} at start, ${machine.load[1].toFixed(2)} at end.`;
+}
+
+export function casesTable(cases: readonly CaseResult[]): string {
+  return markdownTable(
+    [
+      'case',
+      'jobs/s (median)',
+      'spread (min–max)',
+      'server CPU µs/job',
+      'command µs/job',
+      'client CPU µs/job',
+      'memory B/job',
+    ],
+    ['left', 'right', 'right', 'right', 'right', 'right', 'right'],
+    cases.map((c) => [
+      c.label,
+      int(c.jobsPerSecond.median),
+      spreadText(c.jobsPerSecond),
+      fixed(c.serverCpuUsPerJob.median),
+      fixed(c.commandUsPerJob.median),
+      fixed(c.clientCpuUsPerJob.median),
+      int(c.memoryBytesPerJob.median),
+    ]),
+  );
+}
+
+export function verdictTable(verdicts: readonly Verdict[]): string {
+  const mark = (met: boolean | null): string => (met === null ? '–' : met ? 'pass' : 'MISS');
+  return markdownTable(
+    ['target', 'measured', 'goal', 'verdict'],
+    ['left', 'right', 'right', 'left'],
+    verdicts.map((v) => [v.target, v.shown, v.goal, mark(v.met)]),
+  );
+}
+
+export function roundTripTable(counts: readonly RoundTripCount[]): string {
+  return markdownTable(
+    ['path', 'executor', 'round trips per batch'],
+    ['left', 'left', 'right'],
+    counts.map((c) => [c.what, c.executor, String(c.perBatch)]),
+  );
+}
+
+export function bundleTable(bundles: readonly BundleFigures[]): string {
+  return markdownTable(
+    ['import', 'size', 'import ms (median)', 'spread (min–max)'],
+    ['left', 'right', 'right', 'right'],
+    bundles.map((b) => [
+      b.target,
+      b.bytes === null ? '(package)' : `${(b.bytes / 1000).toFixed(1)} KB`,
+      fixed(b.importMs.median),
+      `${fixed(b.importMs.min)}–${fixed(b.importMs.max)}`,
+    ]),
+  );
+}
+
+export function fullReport(parts: {
+  machine: Machine;
+  cases: readonly CaseResult[];
+  verdicts: readonly Verdict[];
+  roundTrips: readonly RoundTripCount[];
+  bundles: readonly BundleFigures[];
+}): string {
+  return [
+    `Machine: ${machineLine(parts.machine)}`,
+    '',
+    casesTable(parts.cases),
+    '',
+    verdictTable(parts.verdicts),
+    '',
+    roundTripTable(parts.roundTrips),
+    '',
+    bundleTable(parts.bundles),
+  ].join('\n');
+}

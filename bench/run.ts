@@ -1,0 +1,209 @@
+/**
+ * `npm run bench`: the project's scoreboard. Starts its own Valkey with the module, measures
+ * every case in rounds on that one server, counts round trips, measures the bundles, and
+ * writes bench/results/latest.json, bench/chart.svg and the table in bench/README.md.
+ *
+ * Options: `--rounds N` (default 5), `--round-ms N` (default 500), `--imports N` fresh
+ * processes per import figure (default 9), `--only a,b` case ids (no files are written).
+ */
+import { readFileSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { resolve } from 'node:path';
+import { Queue } from 'bullmq';
+import { Valkey } from 'iovalkey';
+import { type Connection, connect, installFence } from '../src/index.js';
+import { measureBundles } from './bundles.js';
+import type { BenchCase } from './case.js';
+import { bullAddCase, bullBulkCase } from './cases/bullmq.js';
+import {
+  closeContainer,
+  configureFaces,
+  httpCase,
+  logBytesWritten,
+  sqsCase,
+} from './cases/faces.js';
+import { enqueueCase, enqueueManyCase } from './cases/library.js';
+import { rawPipelineCase, rawSingleCase, scriptSha } from './cases/raw.js';
+import { chartSvg } from './chart.js';
+import {
+  bundleTable,
+  casesTable,
+  fullReport,
+  type Machine,
+  machineLine,
+  roundTripTable,
+  verdictTable,
+} from './report.js';
+import { countRoundTrips } from './round-trips.js';
+import { runCases } from './runner.js';
+import { startServer } from './server.js';
+import { verdicts } from './targets.js';
+
+interface Options {
+  readonly rounds: number;
+  readonly roundMs: number;
+  readonly imports: number;
+  readonly only: readonly string[] | undefined;
+}
+
+function options(argv: readonly string[]): Options {
+  const value = (name: string): string | undefined => {
+    const at = argv.indexOf(name);
+    return at === -1 ? undefined : argv[at + 1];
+  };
+  return {
+    rounds: Number(value('--rounds') ?? 5),
+    roundMs: Number(value('--round-ms') ?? 500),
+    imports: Number(value('--imports') ?? 9),
+    only: value('--only')?.split(','),
+  };
+}
+
+const README_START = '<!-- bench:table:start -->';
+const README_END = '<!-- bench:table:end -->';
+
+const root = process.cwd();
+const opts = options(process.argv.slice(2));
+const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
+const loadAtStart = loadavg()[0] ?? 0;
+
+const server = await startServer(root);
+const admin = new Valkey({ host: '127.0.0.1', port: server.port });
+const raw = new Valkey({ host: '127.0.0.1', port: server.port });
+const connections: Connection[] = [];
+let bull: Queue | undefined;
+let bullClient: Valkey | undefined;
+try {
+  const installer = await connect({ urls: [server.url], checkFence: false, executor: 'native' });
+  connections.push(installer);
+  const reset = async (): Promise<void> => {
+    await admin.call('FLUSHALL', 'SYNC');
+    await installFence(installer);
+  };
+  await reset();
+  const native = await connect({ urls: [server.url], executor: 'native' });
+  const script = await connect({ urls: [server.url], executor: 'script' });
+  connections.push(native, script);
+  const sha = await scriptSha(raw);
+  // BullMQ 6 takes ioredis as an optional peer, not installed here; iovalkey is the ioredis
+  // fork BullMQ's adapter drives unchanged (the same client code on both sides of the ratio).
+  bullClient = new Valkey({ host: '127.0.0.1', port: server.port, maxRetriesPerRequest: null });
+  bull = new Queue('bench-bullmq', { connection: bullClient });
+  await bull.waitUntilReady();
+  configureFaces(server.url);
+
+  const all: BenchCase[] = [
+    enqueueCase(native),
+    enqueueCase(script),
+    httpCase('native'),
+    httpCase('script'),
+    rawSingleCase(raw, 'native', sha),
+    rawSingleCase(raw, 'script', sha),
+    bullAddCase(bull),
+    enqueueManyCase(native, 10),
+    enqueueManyCase(script, 10),
+    sqsCase('native', 10),
+    sqsCase('script', 10),
+    rawPipelineCase(raw, 'native', sha, 10),
+    rawPipelineCase(raw, 'script', sha, 10),
+    bullBulkCase(bull, 10),
+    sqsCase('native', 10, 8),
+    sqsCase('script', 10, 8),
+    rawPipelineCase(raw, 'native', sha, 10, 8),
+    bullBulkCase(bull, 10, 8),
+    enqueueManyCase(native, 100),
+    enqueueManyCase(script, 100),
+    rawPipelineCase(raw, 'native', sha, 100),
+    bullBulkCase(bull, 100),
+  ];
+  const cases = opts.only === undefined ? all : all.filter((c) => opts.only?.includes(c.id));
+  progress(`${cases.length} cases, ${opts.rounds} rounds of ~${opts.roundMs} ms each`);
+  const results = await runCases(cases, {
+    rounds: opts.rounds,
+    roundMs: opts.roundMs,
+    reset,
+    admin,
+    progress,
+  });
+  await closeContainer();
+  progress(`faces built ${logBytesWritten()} bytes of log lines (not written)`);
+
+  if (opts.only !== undefined) {
+    console.log(casesTable(results));
+  } else {
+    progress('counting round trips');
+    const roundTrips = await countRoundTrips(server.port);
+    progress('measuring bundles');
+    const bundles = await measureBundles(root, opts.imports);
+    const info = await admin.info('server');
+    const bullmqVersion = (
+      JSON.parse(readFileSync(resolve(root, 'node_modules/bullmq/package.json'), 'utf8')) as {
+        version: string;
+      }
+    ).version;
+    const machine: Machine = {
+      cpu: cpus()[0]?.model.trim() ?? 'unknown CPU',
+      cores: cpus().length,
+      memoryGb: Math.round(totalmem() / 2 ** 30),
+      node: process.versions.node,
+      valkey:
+        /valkey_version:(\S+)/.exec(info)?.[1] ?? /redis_version:(\S+)/.exec(info)?.[1] ?? '?',
+      bullmq: bullmqVersion,
+      load: [loadAtStart, loadavg()[0] ?? 0],
+      date: `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+      rounds: opts.rounds,
+    };
+    const verdictList = verdicts({ cases: results, roundTrips, bundles });
+    console.log(
+      fullReport({ machine, cases: results, verdicts: verdictList, roundTrips, bundles }),
+    );
+
+    await mkdir(resolve(root, 'bench/results'), { recursive: true });
+    const json = JSON.stringify(
+      { machine, cases: results, verdicts: verdictList, roundTrips, bundles },
+      null,
+      2,
+    );
+    await writeFile(resolve(root, 'bench/results/latest.json'), json);
+    await writeFile(
+      resolve(root, 'bench/chart.svg'),
+      chartSvg(results, verdictList, machineLine(machine)),
+    );
+    await updateReadme(
+      [
+        `Measured ${machineLine(machine)}`,
+        '',
+        casesTable(results),
+        '',
+        verdictTable(verdictList),
+        '',
+        roundTripTable(roundTrips),
+        '',
+        bundleTable(bundles),
+      ].join('\n'),
+    );
+    progress('wrote bench/results/latest.json, bench/chart.svg, bench/README.md');
+  }
+} finally {
+  await bull?.close();
+  bullClient?.disconnect();
+  await Promise.all(connections.map((connection) => connection.close()));
+  admin.disconnect();
+  raw.disconnect();
+  await server.stop();
+}
+
+/** Replaces the generated part of bench/README.md; the prose around it stays as written. */
+async function updateReadme(table: string): Promise<void> {
+  const path = resolve(root, 'bench/README.md');
+  const current = await readFile(path, 'utf8').catch(() => `${README_START}\n${README_END}\n`);
+  const start = current.indexOf(README_START);
+  const end = current.indexOf(README_END);
+  if (start === -1 || end === -1) {
+    progress('bench/README.md has no table markers; left as is');
+    return;
+  }
+  const next = `${current.slice(0, start + README_START.length)}\n${table}\n${current.slice(end)}`;
+  await writeFile(path, next);
+}

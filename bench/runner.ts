@@ -1,0 +1,150 @@
+/**
+ * Runs the cases in rounds: every case once per round, in an order that rotates, so that a
+ * burst of load on the machine spreads over all cases instead of hitting one. Each case-round
+ * starts on an empty dataset (the dataset's size would otherwise differ by position).
+ */
+import type { Valkey } from 'iovalkey';
+import type { BenchCase } from './case.js';
+import { deltaOf, type ServerDelta, snapshot } from './server-stats.js';
+import { type Spread, spreadOf } from './stats.js';
+
+export interface RoundResult {
+  readonly units: number;
+  readonly jobs: number;
+  readonly ms: number;
+  readonly jobsPerSecond: number;
+  readonly clientCpuUsec: number;
+  readonly server: ServerDelta;
+}
+
+export interface CaseResult {
+  readonly id: string;
+  readonly label: string;
+  readonly side: BenchCase['side'];
+  readonly jobsPerUnit: number;
+  readonly inFlight: number;
+  readonly jobsPerSecond: Spread;
+  readonly serverCpuUsPerJob: Spread;
+  readonly commandUsPerJob: Spread;
+  readonly clientCpuUsPerJob: Spread;
+  readonly memoryBytesPerJob: Spread;
+  /** Commands the server counted per unit in the last round (nested ones included). */
+  readonly callsPerUnit: Readonly<Record<string, number>>;
+  readonly rounds: readonly RoundResult[];
+}
+
+export interface RunOptions {
+  readonly rounds: number;
+  /** How long one case-round should take. */
+  readonly roundMs: number;
+  /** Empties the dataset and puts back what every case needs (the fence). */
+  readonly reset: () => Promise<void>;
+  readonly admin: Valkey;
+  readonly progress: (line: string) => void;
+}
+
+const WARMUP_MS = 300;
+
+export async function runCases(
+  cases: readonly BenchCase[],
+  options: RunOptions,
+): Promise<CaseResult[]> {
+  const unitsPerRound = new Map<string, number>();
+  for (const benchCase of cases) {
+    const rate = await warmUp(benchCase, options);
+    const units = Math.max(8, Math.ceil((rate * options.roundMs) / 1000));
+    unitsPerRound.set(benchCase.id, units);
+    options.progress(`warm ${benchCase.id}: ${Math.round(rate * benchCase.jobsPerUnit)} jobs/s`);
+  }
+  const rounds = new Map<string, RoundResult[]>(cases.map((c) => [c.id, []]));
+  for (let round = 0; round < options.rounds; round++) {
+    const shift = (round * 7) % cases.length;
+    const order = [...cases.slice(shift), ...cases.slice(0, shift)];
+    for (const benchCase of order) {
+      const result = await runRound(benchCase, unitsPerRound.get(benchCase.id) ?? 8, options);
+      rounds.get(benchCase.id)?.push(result);
+    }
+    options.progress(`round ${round + 1}/${options.rounds} done`);
+  }
+  return cases.map((benchCase) => summarize(benchCase, rounds.get(benchCase.id) ?? []));
+}
+
+/** Runs the case until it has run for WARMUP_MS; answers units per second. */
+async function warmUp(benchCase: BenchCase, options: RunOptions): Promise<number> {
+  let units = 16;
+  for (;;) {
+    await options.reset();
+    const unit = await benchCase.round(units);
+    const started = performance.now();
+    await runUnits(unit, units, benchCase.inFlight ?? 1);
+    const ms = performance.now() - started;
+    if (ms >= WARMUP_MS) return (units * 1000) / ms;
+    units *= 2;
+  }
+}
+
+async function runRound(
+  benchCase: BenchCase,
+  units: number,
+  options: RunOptions,
+): Promise<RoundResult> {
+  await options.reset();
+  const unit = await benchCase.round(units);
+  const before = await snapshot(options.admin);
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  await runUnits(unit, units, benchCase.inFlight ?? 1);
+  const ms = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  const after = await snapshot(options.admin);
+  const jobs = units * benchCase.jobsPerUnit;
+  return {
+    units,
+    jobs,
+    ms,
+    jobsPerSecond: (jobs * 1000) / ms,
+    clientCpuUsec: cpu.user + cpu.system,
+    server: deltaOf(before, after, benchCase.topLevel),
+  };
+}
+
+async function runUnits(
+  unit: (i: number) => Promise<unknown>,
+  units: number,
+  inFlight: number,
+): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < units) {
+      const i = next++;
+      await unit(i);
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+}
+
+function summarize(benchCase: BenchCase, rounds: readonly RoundResult[]): CaseResult {
+  const per = (pick: (round: RoundResult) => number): Spread =>
+    spreadOf(rounds.map((round) => pick(round) / round.jobs));
+  const last = rounds[rounds.length - 1];
+  const callsPerUnit: Record<string, number> = {};
+  if (last !== undefined) {
+    for (const [name, calls] of Object.entries(last.server.calls)) {
+      callsPerUnit[name] = Math.round((calls / last.units) * 100) / 100;
+    }
+  }
+  return {
+    id: benchCase.id,
+    label: benchCase.label,
+    side: benchCase.side,
+    jobsPerUnit: benchCase.jobsPerUnit,
+    inFlight: benchCase.inFlight ?? 1,
+    jobsPerSecond: spreadOf(rounds.map((round) => round.jobsPerSecond)),
+    serverCpuUsPerJob: per((round) => round.server.cpuUsec),
+    commandUsPerJob: per((round) => round.server.commandUsec),
+    clientCpuUsPerJob: per((round) => round.clientCpuUsec),
+    memoryBytesPerJob: per((round) => round.server.memoryBytes),
+    callsPerUnit,
+    rounds,
+  };
+}
