@@ -41,9 +41,10 @@ async function main(): Promise<void> {
       process.exit(code === 0 ? 130 : code);
     }
     stopping = true;
-    say(why);
+    const started = stack.started;
+    if (started) say(why);
     await stack.stop();
-    say('Stopped.');
+    if (started) say('Stopped.');
     process.exit(code);
   };
   process.on('SIGINT', () => void stop(0, '\nStopping (Ctrl-C again to kill at once)...'));
@@ -56,6 +57,8 @@ async function main(): Promise<void> {
   try {
     await stack.start();
   } catch (error) {
+    // A Ctrl-C during start-up makes start fail too; the stop under way finishes the job.
+    if (stopping) return;
     complain(error instanceof Error ? error.message : String(error));
     await stop(EXIT_FAILED, 'Stopping what was started...');
   }

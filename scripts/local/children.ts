@@ -35,7 +35,7 @@ function deathGuard(): readonly string[] {
 }
 
 export class Children {
-  readonly #running = new Map<number, { child: ChildProcess; entry: Child }>();
+  readonly #running = new Map<ChildProcess, Child>();
   #onUnexpectedExit: (child: Child, how: string) => void = () => {};
   #stopping = false;
 
@@ -51,45 +51,46 @@ export class Children {
     args: readonly string[],
     options: SpawnOptions = {},
   ): Promise<Child> {
+    // A Ctrl-C during start-up must not be followed by a process nobody will stop.
+    if (this.#stopping) throw new Error(`Not starting ${name}: the stack is stopping.`);
     const [file = command, ...rest] = [...deathGuard(), command, ...args];
     const output = options.output ?? 'ignore';
     // Its own process group: Ctrl-C in the terminal reaches this script only, which then
     // stops the children in order (HTTP first, then Valkey) instead of racing them.
     const child = spawn(file, rest, { stdio: ['ignore', output, output], detached: true });
-    const pid = await new Promise<number>((resolve, reject) => {
-      child.once('spawn', () => resolve(child.pid ?? 0));
-      child.once('error', (error) =>
-        reject(new Error(`Cannot start ${command}: ${error.message}`)),
-      );
-    });
-    const exited = new Promise<string>((resolve) =>
+    const exited = new Promise<string>((resolve) => {
       child.once('exit', (code, signal) =>
         resolve(signal ? `killed by ${signal}` : `exit code ${code}`),
-      ),
-    );
-    const entry: Child = { name, pid, exited };
-    this.#running.set(pid, { child, entry });
-    void exited.then((how) => {
-      this.#running.delete(pid);
-      if (!this.#stopping) this.#onUnexpectedExit(entry, how);
+      );
+      child.once('error', (error) => resolve(`not started: ${error.message}`));
     });
+    const entry: Child = { name, pid: child.pid ?? 0, exited };
+    // Registered before anything is awaited, so a stop that begins now still ends it.
+    this.#running.set(child, entry);
+    void exited.then((how) => {
+      this.#running.delete(child);
+      if (!this.#stopping && child.pid !== undefined) this.#onUnexpectedExit(entry, how);
+    });
+    if (child.pid === undefined) {
+      throw new Error(`Cannot start ${command}: ${await exited}.`);
+    }
     return entry;
   }
 
   /** The children still running. */
   list(): Child[] {
-    return [...this.#running.values()].map(({ entry }) => entry);
+    return [...this.#running.values()];
   }
 
   /** Stops every child: SIGTERM, then SIGKILL after `graceMs`. Resolves when all have exited. */
   async stopAll(graceMs = 10_000): Promise<void> {
     this.#stopping = true;
-    const running = [...this.#running.values()];
-    for (const { child } of running) child.kill('SIGTERM');
-    const all = Promise.all(running.map(({ entry }) => entry.exited));
+    const running = [...this.#running];
+    for (const [child] of running) child.kill('SIGTERM');
+    const all = Promise.all(running.map(([, entry]) => entry.exited));
     const late = await Promise.race([all.then(() => false), sleep(graceMs).then(() => true)]);
     if (late) {
-      for (const { child } of this.#running.values()) child.kill('SIGKILL');
+      for (const [child] of this.#running) child.kill('SIGKILL');
       await all;
     }
   }
@@ -97,6 +98,6 @@ export class Children {
   /** Kills every child at once (a second Ctrl-C). */
   killAll(): void {
     this.#stopping = true;
-    for (const { child } of this.#running.values()) child.kill('SIGKILL');
+    for (const [child] of this.#running) child.kill('SIGKILL');
   }
 }

@@ -35,6 +35,11 @@ export class LocalStack {
     readonly print: (text: string) => void,
   ) {}
 
+  /** True once the stack has claimed its folder: from then on there is something to stop. */
+  get started(): boolean {
+    return this.#claimed;
+  }
+
   /** Called when a process of the stack dies on its own. */
   onChildDied(listener: (child: Child, how: string) => void): void {
     this.#children.onUnexpectedExit(listener);

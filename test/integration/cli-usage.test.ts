@@ -1,0 +1,92 @@
+// The `emq` bundle's command line itself: help on every command, the version, and exit code 2
+// for every kind of usage error. No server: none of these may try to connect.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, emq } from './cli-helpers.js';
+
+beforeAll(() => {
+  assertBuilt();
+});
+
+const COMMANDS = [
+  ['enqueue'],
+  ['get'],
+  ['pending'],
+  ['fence'],
+  ['fence', 'check'],
+  ['fence', 'install'],
+  ['sqs'],
+];
+
+describe('emq usage', () => {
+  it('prints help for every command on stdout with exit 0', async () => {
+    for (const command of COMMANDS) {
+      const run = await emq([...command, '--help']);
+      expect(run.code, command.join(' ')).toBe(0);
+      expect(run.stdout).toContain(`Usage: emq ${command.join(' ')}`);
+      expect(run.stderr).toBe('');
+    }
+  });
+
+  it('lists the connection flags in the help of every command that connects', async () => {
+    for (const command of COMMANDS.filter((c) => c.join(' ') !== 'fence')) {
+      const { stdout } = await emq([...command, '--help']);
+      expect(stdout, command.join(' ')).toContain('--url <urls>');
+      expect(stdout, command.join(' ')).toContain('--json');
+    }
+  });
+
+  it('prints the program help, with the EMQ_* variables and exit codes, with exit 0', async () => {
+    const run = await emq(['--help']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('EMQ_URL');
+    expect(run.stdout).toContain('Exit codes: 0 ok, 1 refused or failed, 2 usage.');
+  });
+
+  it("prints the package's version with --version", async () => {
+    const run = await emq(['--version']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+
+  it('exits 2 without a command', async () => {
+    const run = await emq([]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('Usage: emq');
+  });
+
+  it('exits 2 for an unknown command', async () => {
+    const run = await emq(['dequeue', 'q']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("unknown command 'dequeue'");
+  });
+
+  it('exits 2 for a missing argument', async () => {
+    const run = await emq(['get', 'q']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("missing required argument 'id'");
+  });
+
+  it('exits 2 for an unknown option', async () => {
+    const run = await emq(['pending', 'q', '--everything']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("unknown option '--everything'");
+  });
+
+  it('exits 2 for too many arguments', async () => {
+    const run = await emq(['enqueue', 'q', 'a', 'b']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('too many arguments');
+  });
+
+  it('exits 2 for fence without check or install', async () => {
+    const run = await emq(['fence']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('Usage: emq fence');
+  });
+
+  it('exits 2 for a malformed EMQ_ setting, naming the variable', async () => {
+    const run = await emq(['pending', 'q'], { env: { EMQ_CLUSTER: 'yes' } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^emq: EMQ_CONFIG: EMQ_CLUSTER is invalid/);
+  });
+});

@@ -1,0 +1,255 @@
+// `npm start` as a user runs it: the built start script brings up Valkey with the module and
+// the real HTTP function; real HTTP requests admit and read jobs; Ctrl-C (SIGINT) stops every
+// process it started, and the data folder keeps the jobs for the next start.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Connection, connect, readJob } from '../../src/index.js';
+import { jobsOf } from '../support/emq.js';
+import { freePorts, randomQueue } from '../support/servers.js';
+
+const START = fileURLToPath(new URL('../../dist/scripts/start/index.mjs', import.meta.url));
+const READY = 'Ctrl-C stops everything.';
+
+interface StackState {
+  pid: number;
+  http: string;
+  valkey: { urls: string[]; cluster: boolean };
+  children: { name: string; pid: number }[];
+}
+
+interface Started {
+  readonly child: ChildProcess;
+  readonly state: StackState;
+  readonly output: () => string;
+  readonly exited: Promise<number | null>;
+}
+
+const running = new Set<ChildProcess>();
+const folders: string[] = [];
+
+beforeAll(() => {
+  if (!existsSync(START)) throw new Error(`${START} is missing: run \`npm run build\` first.`);
+});
+
+afterAll(async () => {
+  // Only when a test failed before its own stop: the servers die with the script (pdeathsig).
+  for (const child of running) child.kill('SIGKILL');
+  await Promise.all(folders.map((folder) => rm(folder, { recursive: true, force: true })));
+});
+
+async function dataFolder(): Promise<string> {
+  const folder = await mkdtemp(join(tmpdir(), 'emq-local-stack-'));
+  folders.push(folder);
+  return folder;
+}
+
+async function startStack(args: readonly string[], dataDir: string): Promise<Started> {
+  const child = spawn(process.execPath, [START, '--data-dir', dataDir, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
+  );
+  const deadline = Date.now() + 50_000;
+  while (!output.includes(READY)) {
+    const ended = await Promise.race([exited.then(() => true), sleep(50).then(() => false)]);
+    if (ended || Date.now() > deadline) {
+      throw new Error(`The stack did not come up${ended ? ' (it exited)' : ''}:\n${output}`);
+    }
+  }
+  const state = JSON.parse(await readFile(join(dataDir, 'stack.json'), 'utf8')) as StackState;
+  return { child, state, output: () => output, exited };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** True when something accepts connections on 127.0.0.1:`port`. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+function portsOf(state: StackState): number[] {
+  return [state.http, ...state.valkey.urls].map((url) => Number(new URL(url).port));
+}
+
+async function stopWithCtrlC(stack: Started, dataDir: string): Promise<number | null> {
+  stack.child.kill('SIGINT');
+  const code = await stack.exited;
+  expect(stack.output()).toContain('Stopped.');
+  expect(alive(stack.state.pid)).toBe(false);
+  for (const { pid } of stack.state.children) expect(alive(pid), `pid ${pid}`).toBe(false);
+  // Valkey renames its process, so the ports are what proves nothing of the stack still runs.
+  for (const port of portsOf(stack.state))
+    expect(await listening(port), `port ${port}`).toBe(false);
+  expect(existsSync(join(dataDir, 'stack.json'))).toBe(false);
+  return code;
+}
+
+async function connected(state: StackState): Promise<Connection> {
+  return connect({ urls: state.valkey.urls, cluster: state.valkey.cluster });
+}
+
+describe('local stack, standalone', () => {
+  let stack: Started;
+  let dataDir: string;
+  let valkeyPort: number;
+
+  beforeAll(async () => {
+    dataDir = await dataFolder();
+    const [httpPort, port] = await freePorts(2);
+    valkeyPort = port ?? 0;
+    stack = await startStack(
+      ['--port', String(httpPort), '--valkey-port', String(valkeyPort)],
+      dataDir,
+    );
+  });
+
+  it('serves on the asked ports and prints ready-to-paste curl lines', () => {
+    expect(stack.state.valkey).toEqual({
+      urls: [`redis://127.0.0.1:${valkeyPort}`],
+      cluster: false,
+    });
+    expect(stack.output()).toContain(
+      `curl -i -X POST ${stack.state.http}/queues/demo/jobs -H 'Idempotency-Key: demo-1' --data-binary 'hello'`,
+    );
+    expect(stack.output()).toMatch(/module loaded, executor native, fence installed \(wire 1\)/);
+  });
+
+  it('admits a POST, answers a replay with the same id, and reads the job back', async () => {
+    const queue = randomQueue();
+    const post = () =>
+      fetch(`${stack.state.http}/queues/${queue}/jobs`, {
+        method: 'POST',
+        headers: { 'Idempotency-Key': 'order-42', 'Content-Type': 'application/json' },
+        body: '{"order":42}',
+      });
+    const first = await post();
+    expect(first.status).toBe(201);
+    const created = (await first.json()) as { id: string; status: string };
+    expect(created.status).toBe('enqueued');
+    expect(first.headers.get('location')).toBe(`/queues/${queue}/jobs/${created.id}`);
+
+    const replay = await post();
+    expect(replay.status).toBe(200);
+    expect(await replay.json()).toEqual({ queue, id: created.id, status: 'duplicate' });
+
+    const read = await fetch(`${stack.state.http}/queues/${queue}/jobs/${created.id}`);
+    expect(read.status).toBe(200);
+    expect(await read.json()).toEqual({
+      queue,
+      id: created.id,
+      state: 'pending',
+      attempts: 0,
+      payload: '{"order":42}',
+      encoding: 'utf8',
+    });
+
+    const connection = await connected(stack.state);
+    try {
+      expect(await jobsOf(connection, queue)).toEqual({
+        rows: [created.id],
+        pending: [created.id],
+      });
+      expect((await readJob(connection, queue, created.id))?.payload.toString()).toBe(
+        '{"order":42}',
+      );
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('carries a binary body byte for byte through the adapter', async () => {
+    const queue = randomQueue();
+    const bytes = Buffer.from([0, 0xff, 0xfe, 0x0a, 0x80, 0x7f]);
+    const response = await fetch(`${stack.state.http}/queues/${queue}/jobs`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/octet-stream' },
+      body: bytes,
+    });
+    expect(response.status).toBe(201);
+    const { id } = (await response.json()) as { id: string };
+    const connection = await connected(stack.state);
+    try {
+      expect((await readJob(connection, queue, id))?.payload.equals(bytes)).toBe(true);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('stops every process on Ctrl-C, and a restart on the same folder keeps the jobs', async () => {
+    const queue = randomQueue();
+    const response = await fetch(`${stack.state.http}/queues/${queue}/jobs`, {
+      method: 'POST',
+      body: 'kept across restarts',
+    });
+    const { id } = (await response.json()) as { id: string };
+
+    expect(await stopWithCtrlC(stack, dataDir)).toBe(0);
+
+    const [httpPort] = await freePorts(1);
+    const again = await startStack(
+      ['--port', String(httpPort), '--valkey-port', String(valkeyPort)],
+      dataDir,
+    );
+    const read = await fetch(`${again.state.http}/queues/${queue}/jobs/${id}`);
+    expect(((await read.json()) as { payload: string }).payload).toBe('kept across restarts');
+    expect(await stopWithCtrlC(again, dataDir)).toBe(0);
+  });
+});
+
+describe('local stack, cluster', () => {
+  it('forms three primaries, admits and reads a job, and stops them all on Ctrl-C', async () => {
+    const dataDir = await dataFolder();
+    const [httpPort] = await freePorts(1);
+    const stack = await startStack(['--cluster', '--port', String(httpPort)], dataDir);
+    expect(stack.state.valkey.cluster).toBe(true);
+    expect(stack.state.children).toHaveLength(3);
+
+    const queue = randomQueue();
+    const put = await fetch(`${stack.state.http}/queues/${queue}/jobs`, {
+      method: 'POST',
+      body: 'on a cluster',
+    });
+    expect(put.status).toBe(201);
+    const { id } = (await put.json()) as { id: string };
+    const read = await fetch(`${stack.state.http}/queues/${queue}/jobs/${id}`);
+    expect(((await read.json()) as { payload: string }).payload).toBe('on a cluster');
+
+    expect(await stopWithCtrlC(stack, dataDir)).toBe(0);
+  });
+});
