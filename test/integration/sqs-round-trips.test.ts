@@ -3,9 +3,11 @@
 // order (two); a FIFO batch waits for each record of a group before the next.
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setLogSink } from '../../functions/shared/log.js';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
 import { type Connection, connect, installFence } from '../../src/index.js';
 import { fakeSqs } from '../fixtures/sqs/fake-sqs.js';
+import { captureLogs } from '../fixtures/sqs/logs.js';
 import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
 import { type RoundTripProxy, startRoundTripProxy } from '../fixtures/sqs/round-trip-proxy.js';
 import { connectTo, jobsOf } from '../support/emq.js';
@@ -22,6 +24,9 @@ beforeAll(async () => {
   proxy = await startRoundTripProxy(server.port);
 });
 
+// The face's log lines would flood the runner's output; nothing here reads them.
+captureLogs();
+
 afterAll(async () => {
   await proxy?.close();
   await server?.stop();
@@ -37,10 +42,15 @@ describe.each(['native', 'script'] as const)('with the %s executor', (executor) 
   beforeAll(async () => {
     conn = await connect({ urls: [proxy.url], executor });
     // Warm the connection (the script executor's first call per socket carries the script).
-    await handleSqsBatch(sqsEvent(tenOf(randomQueue('warm'))), {
-      connection: async () => conn,
-      sqs: fakeSqs(),
-    });
+    const restore = setLogSink(() => {});
+    try {
+      await handleSqsBatch(sqsEvent(tenOf(randomQueue('warm'))), {
+        connection: async () => conn,
+        sqs: fakeSqs(),
+      });
+    } finally {
+      setLogSink(restore);
+    }
   });
 
   afterAll(() => conn?.close());
