@@ -2,9 +2,15 @@
  * Admission (SPEC §5): enqueue, enqueueMany and readJob over a connected client. Each request
  * is a small flow of steps; rounds.ts sends the steps of a whole batch together.
  */
-import { createHash } from 'node:crypto';
 import { isJobId, jobIdAt } from './ids.js';
-import { assertIdempotencyKey, assertJobId, assertQueue, jobKey } from './keyspace.js';
+import {
+  assertIdempotencyKey,
+  assertJobId,
+  assertQueue,
+  idempotencyDigest,
+  jobKey,
+  trustedDedupeKey,
+} from './keyspace.js';
 import {
   ConflictError,
   classify,
@@ -129,9 +135,10 @@ function* admit(target: AdmissionTarget, request: EnqueueRequest): Flow<Admitted
   const payload = toBuffer(request.payload);
   if (id !== undefined) return yield* withCallerId(queue, id, payload);
   if (idempotencyKey !== undefined) {
-    const proposals =
-      derive === undefined ? minted(target.mintId) : derived(derive.timeMs, idempotencyKey);
-    return yield* withKey(target, queue, idempotencyKey, payload, proposals, derive?.firstAttempt);
+    const digest = idempotencyDigest(idempotencyKey);
+    const proposals = derive === undefined ? minted(target.mintId) : derived(derive.timeMs, digest);
+    const dedupe = trustedDedupeKey(queue, digest);
+    return yield* withKey(target, queue, dedupe, payload, proposals, derive?.firstAttempt);
   }
   return yield* withMintedId(target, queue, payload);
 }
@@ -158,14 +165,14 @@ function* withMintedId(target: AdmissionTarget, queue: string, payload: Buffer):
 }
 
 /**
- * An idempotency key maps to one id through its dedupe record. The first attempt either
- * claims the record and writes in one round trip (optimistic) or claims first and then
- * writes the id the record yields (safe order).
+ * An idempotency key maps to one id through its dedupe record (`dedupe`, the record's key).
+ * The first attempt either claims the record and writes in one round trip (optimistic) or
+ * claims first and then writes the id the record yields (safe order).
  */
 function* withKey(
   target: AdmissionTarget,
   queue: string,
-  key: string,
+  dedupe: string,
   payload: Buffer,
   proposals: Iterator<string>,
   optimistic: boolean | undefined,
@@ -173,10 +180,10 @@ function* withKey(
   let proposal = next(proposals);
   const [claimReply, writeReply] = optimistic
     ? yield [
-        { kind: 'claim', queue, key, id: proposal },
+        { kind: 'claim', queue, dedupe, id: proposal },
         { kind: 'enqueue', queue, id: proposal, payload },
       ]
-    : yield [{ kind: 'claim', queue, key, id: proposal }];
+    : yield [{ kind: 'claim', queue, dedupe, id: proposal }];
   const stored = claimed(claimReply);
 
   if (stored !== null && stored !== proposal) {
@@ -206,7 +213,7 @@ function* withKey(
     if (probe >= MAX_PROBES) throw collisions();
     proposal = next(proposals);
     const [, reply] = yield [
-      { kind: 'repoint', queue, key, id: proposal },
+      { kind: 'repoint', queue, dedupe, id: proposal },
       { kind: 'enqueue', queue, id: proposal, payload },
     ];
     status = written(reply);
@@ -269,9 +276,12 @@ function* minted(mintId: () => string): Iterator<string> {
   for (;;) yield mintId();
 }
 
-/** Ids derived from a time and the key: every attempt proposes the same sequence. */
-function* derived(timeMs: number, key: string): Iterator<string> {
-  const low = createHash('sha256').update(key).digest().readUInt32BE(0) >>> 10;
+/**
+ * Ids derived from a time and the key (its sha256 digest): every attempt proposes the same
+ * sequence. The low 22 bits are the digest's first 22 bits.
+ */
+function* derived(timeMs: number, digest: Buffer): Iterator<string> {
+  const low = digest.readUInt32BE(0) >>> 10;
   for (let probe = 0; ; probe++) yield jobIdAt(timeMs, low + probe);
 }
 

@@ -3,7 +3,7 @@
  * carries the queue as its hash tag, so one call's keys live on one cluster slot.
  * Validation happens here, before any I/O, and throws InvalidInputError.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import calculateSlot from 'cluster-key-slot';
 import { isJobId } from './ids.js';
 import { InvalidInputError } from './outcomes.js';
@@ -49,21 +49,20 @@ export function assertIdempotencyKey(key: unknown): asserts key is string {
 export function jobKey(queue: string, id: string): string {
   assertQueue(queue);
   assertJobId(id);
-  return `emq:{${queue}}:job:${id}`;
+  return trustedJobKey(queue, id);
 }
 
 /** The pending set: `emq:{q}:pending`. */
 export function pendingKey(queue: string): string {
   assertQueue(queue);
-  return `emq:{${queue}}:pending`;
+  return trustedPendingKey(queue);
 }
 
 /** The dedupe record of an idempotency key: `emq:{q}:dedupe:<base64url(sha256(key))>`. */
 export function dedupeKey(queue: string, idempotencyKey: string): string {
   assertQueue(queue);
   assertIdempotencyKey(idempotencyKey);
-  const h = createHash('sha256').update(idempotencyKey).digest('base64url');
-  return `emq:{${queue}}:dedupe:${h}`;
+  return trustedDedupeKey(queue, idempotencyDigest(idempotencyKey));
 }
 
 /** The cluster slot of a key: CRC16/XMODEM of its hash tag, mod 16384. */
@@ -73,7 +72,40 @@ export function slotOf(key: string): number {
 
 /** The slot every key of `queue` lives on. */
 export function queueSlot(queue: string): number {
-  return slotOf(pendingKey(queue));
+  assertQueue(queue);
+  return trustedQueueSlot(queue);
+}
+
+/**
+ * sha256 of an idempotency key, once per request: it names the key's dedupe record and
+ * seeds the ids derived from the key (jobs.ts), so one digest serves both.
+ */
+export function idempotencyDigest(idempotencyKey: string): Buffer {
+  return hash('sha256', idempotencyKey, 'buffer');
+}
+
+// The trusted builders skip validation: admission validates every request before its first
+// step (SPEC: before any I/O), and the rounds build several keys per request on the hot path.
+// Only for a queue and id that were validated, or an id this host minted or read back.
+
+/** `emq:{q}:job:<id>` for a validated queue and id. */
+export function trustedJobKey(queue: string, id: string): string {
+  return `emq:{${queue}}:job:${id}`;
+}
+
+/** `emq:{q}:pending` for a validated queue. */
+export function trustedPendingKey(queue: string): string {
+  return `emq:{${queue}}:pending`;
+}
+
+/** `emq:{q}:dedupe:<h>` for a validated queue and the key's idempotencyDigest. */
+export function trustedDedupeKey(queue: string, digest: Buffer): string {
+  return `emq:{${queue}}:dedupe:${digest.toString('base64url')}`;
+}
+
+/** The slot of a validated queue's keys. */
+export function trustedQueueSlot(queue: string): number {
+  return calculateSlot(trustedPendingKey(queue));
 }
 
 /** Quotes user input for an error message without echoing anything long or unprintable. */

@@ -5,7 +5,7 @@
  */
 import { type Cluster, Command, Pipeline, type Valkey } from 'iovalkey';
 import type { Executor } from './executors/executor.js';
-import { dedupeKey, jobKey, pendingKey, queueSlot } from './keyspace.js';
+import { trustedJobKey, trustedPendingKey, trustedQueueSlot } from './keyspace.js';
 import { classifyFailure, type EmqError } from './outcomes.js';
 
 /** One command of a flow's step. Every op names its queue, which decides its slot. */
@@ -16,10 +16,18 @@ export type Op =
       readonly id: string;
       readonly payload: Buffer;
     }
-  /** `SET dedupe id NX GET PX ttl`: record `id` for the key unless one is recorded; reply the earlier id or null. */
-  | { readonly kind: 'claim'; readonly queue: string; readonly key: string; readonly id: string }
+  /**
+   * `SET dedupe id NX GET PX ttl`: record `id` for the key unless one is recorded; reply the
+   * earlier id or null. `dedupe` is the record's key (keyspace.ts builds it).
+   */
+  | { readonly kind: 'claim'; readonly queue: string; readonly dedupe: string; readonly id: string }
   /** `SET dedupe id PX ttl`: point the key at another id. */
-  | { readonly kind: 'repoint'; readonly queue: string; readonly key: string; readonly id: string }
+  | {
+      readonly kind: 'repoint';
+      readonly queue: string;
+      readonly dedupe: string;
+      readonly id: string;
+    }
   /** `HGET row payload`, as bytes. */
   | { readonly kind: 'readPayload'; readonly queue: string; readonly id: string }
   /** `DEL row` and `ZREM pending id`: take back a row this host wrote by mistake. */
@@ -86,7 +94,7 @@ function groupByNode<T>(target: RoundTarget, round: Running<T>[]): Map<string, R
   for (const item of round) {
     // A flow's ops in one step all concern one queue, so the first names the node.
     const first = item.ops[0];
-    const node = first === undefined ? '' : target.nodeOf(queueSlot(first.queue));
+    const node = first === undefined ? '' : target.nodeOf(trustedQueueSlot(first.queue));
     const group = groups.get(node);
     if (group === undefined) groups.set(node, [item]);
     else group.push(item);
@@ -96,8 +104,9 @@ function groupByNode<T>(target: RoundTarget, round: Running<T>[]): Map<string, R
 
 async function send<T>(target: RoundTarget, group: Running<T>[]): Promise<void> {
   const pipeline = new Pipeline(target.client);
+  const ttl = String(target.dedupeTtlMs);
   for (const item of group) {
-    for (const op of item.ops) addOp(target, pipeline, op);
+    for (const op of item.ops) addOp(target, pipeline, op, ttl);
   }
   let replies: [Error | null, unknown][];
   try {
@@ -115,35 +124,36 @@ async function send<T>(target: RoundTarget, group: Running<T>[]): Promise<void> 
   }
 }
 
-function addOp(target: RoundTarget, pipeline: Pipeline, op: Op): void {
-  const ttl = String(target.dedupeTtlMs);
+// Every op's queue and id were validated when its flow began (or the id was minted or read
+// back as a valid id), so the keys are built without checking them again.
+function addOp(target: RoundTarget, pipeline: Pipeline, op: Op, ttl: string): void {
   switch (op.kind) {
     case 'enqueue':
       target.executor.enqueue(pipeline, {
-        jobKey: jobKey(op.queue, op.id),
-        pendingKey: pendingKey(op.queue),
+        jobKey: trustedJobKey(op.queue, op.id),
+        pendingKey: trustedPendingKey(op.queue),
         id: op.id,
         payload: op.payload,
       });
       return;
     case 'claim':
       pipeline.sendCommand(
-        new Command('set', [dedupeKey(op.queue, op.key), op.id, 'NX', 'GET', 'PX', ttl], {
+        new Command('set', [op.dedupe, op.id, 'NX', 'GET', 'PX', ttl], {
           replyEncoding: 'utf8',
         }),
       );
       return;
     case 'repoint':
-      pipeline.sendCommand(new Command('set', [dedupeKey(op.queue, op.key), op.id, 'PX', ttl]));
+      pipeline.sendCommand(new Command('set', [op.dedupe, op.id, 'PX', ttl]));
       return;
     case 'readPayload':
-      pipeline.sendCommand(new Command('hget', [jobKey(op.queue, op.id), 'payload']));
+      pipeline.sendCommand(new Command('hget', [trustedJobKey(op.queue, op.id), 'payload']));
       return;
     case 'deleteRow':
-      pipeline.sendCommand(new Command('del', [jobKey(op.queue, op.id)]));
+      pipeline.sendCommand(new Command('del', [trustedJobKey(op.queue, op.id)]));
       return;
     case 'unlist':
-      pipeline.sendCommand(new Command('zrem', [pendingKey(op.queue), op.id]));
+      pipeline.sendCommand(new Command('zrem', [trustedPendingKey(op.queue), op.id]));
       return;
   }
 }
