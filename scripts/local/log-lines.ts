@@ -17,6 +17,10 @@ export function readableLine(line: string): string | undefined {
   const clock = typeof time === 'string' ? time.slice(11, 23) : '';
   const rest = Object.entries(fields)
     .filter(([, value]) => value !== undefined)
-    .map(([name, value]) => `${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
+    .map(([name, value]) => `${name}=${bare(value) ? value : JSON.stringify(value)}`);
   return [clock, String(level ?? 'info').padEnd(5), String(message ?? ''), ...rest].join(' ');
+}
+
+function bare(value: unknown): value is string {
+  return typeof value === 'string' && /^[^\s"]+$/.test(value);
 }

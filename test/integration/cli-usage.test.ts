@@ -1,7 +1,8 @@
 // The `emq` bundle's command line itself: help on every command, the version, and exit code 2
 // for every kind of usage error. No server: none of these may try to connect.
+import { spawn } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, emq } from './cli-helpers.js';
+import { assertBuilt, CLI, emq, STACK_FRAME } from './cli-helpers.js';
 
 beforeAll(() => {
   assertBuilt();
@@ -88,5 +89,17 @@ describe('emq usage', () => {
     const run = await emq(['pending', 'q'], { env: { EMQ_CLUSTER: 'yes' } });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^emq: EMQ_CONFIG: EMQ_CLUSTER is invalid/);
+  });
+
+  it('ends quietly with exit 0 when the reader of its output goes away (| head)', async () => {
+    const child = spawn(process.execPath, [CLI, '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const code = await new Promise((resolve) => child.once('close', resolve));
+    expect(code).toBe(0);
+    expect(stderr).not.toMatch(STACK_FRAME);
   });
 });
