@@ -1,5 +1,5 @@
 /** What the stack prints once it serves: where things are and ready-to-paste commands. */
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
 import type { RunningValkey } from './valkey.js';
 
 export interface BannerFacts {
@@ -27,7 +27,11 @@ export function banner(facts: BannerFacts): string {
   const ports = valkey.nodes.map((node) => node.port).join(', ');
   const jobs = `${http}/queues/demo/jobs`;
   const cliUrl = valkey.urls.join(',');
-  const cli = `node ${relative(process.cwd(), `${facts.projectDir}/dist/cli/emq/index.mjs`) || 'dist/cli/emq/index.mjs'}`;
+  // npm exec finds the project's own bin from inside the project; elsewhere, name the bundle.
+  const cli =
+    process.cwd() === facts.projectDir
+      ? 'npx emq'
+      : `node ${relative(process.cwd(), join(facts.projectDir, 'dist', 'cli', 'emq', 'index.mjs'))}`;
   const cluster = valkey.cluster ? ' --cluster' : '';
   return `
 EchoMQ local stack is up.
