@@ -46,7 +46,8 @@ describe('minted ids', () => {
       if (!(id > previous)) throw new Error(`not increasing at mint ${i}`);
       previous = id;
     }
-    expect(jobIdTime(previous).getTime()).toBe(T0 + 1);
+    // Each new millisecond starts its low bits at random, so the run may borrow more than once.
+    expect(jobIdTime(previous).getTime()).toBeGreaterThan(T0);
   });
 });
 
