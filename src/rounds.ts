@@ -1,10 +1,12 @@
 /**
  * Runs many small flows together in rounds. Each flow yields the commands of its next step
  * and receives their replies; a round sends every flow's step in one pipeline per cluster
- * node, so a batch costs one round trip per node per step, however many requests it holds.
+ * node (one socket write per node), so a batch costs one round trip per node per step,
+ * however many requests it holds.
  */
-import { type Cluster, Command, Pipeline, type Valkey } from 'iovalkey';
-import type { Executor } from './executors/executor.js';
+import { Cluster, Command, Pipeline, type Valkey } from 'iovalkey';
+import type { EnqueueCall, Executor } from './executors/executor.js';
+import { enqueueCommand, nativeExecutor } from './executors/native.js';
 import { trustedJobKey, trustedPendingKey, trustedQueueSlot } from './keyspace.js';
 import { classifyFailure, type EmqError } from './outcomes.js';
 
@@ -103,6 +105,9 @@ function groupByNode<T>(target: RoundTarget, round: Running<T>[]): Map<string, R
 }
 
 async function send<T>(target: RoundTarget, group: Running<T>[]): Promise<void> {
+  if (target.executor === nativeExecutor && !(target.client instanceof Cluster)) {
+    return sendDirect(target.client, group, String(target.dedupeTtlMs));
+  }
   const pipeline = new Pipeline(target.client);
   const ttl = String(target.dedupeTtlMs);
   for (const item of group) {
@@ -124,33 +129,99 @@ async function send<T>(target: RoundTarget, group: Running<T>[]): Promise<void> 
   }
 }
 
+/**
+ * One standalone node and the native executor: the round's commands go to the client with a
+ * writer that joins them into one socket write, as a Pipeline does, without the Pipeline's
+ * bookkeeping (it costs more than the commands on a single request). Clusters keep the
+ * Pipeline, which routes and follows redirections; the script executor keeps it for its
+ * EVALSHA/EVAL fallback.
+ */
+async function sendDirect<T>(client: Valkey, group: Running<T>[], ttl: string): Promise<void> {
+  const writer = new BatchWriter(client);
+  const pending: Promise<void>[] = [];
+  for (const item of group) {
+    const replies: Reply[] = new Array(item.ops.length);
+    item.replies = replies;
+    item.ops.forEach((op, at) => {
+      const command = commandOf(op, ttl);
+      pending.push(
+        command.promise.then(
+          (value: unknown) => {
+            replies[at] = value;
+          },
+          (error: unknown) => {
+            replies[at] = error;
+          },
+        ),
+      );
+      client.sendCommand(command, writer);
+    });
+  }
+  writer.flush();
+  await Promise.all(pending);
+}
+
+/**
+ * Collects what iovalkey writes for each command of a round and sends it in one write. A
+ * command iovalkey writes later (resent after a reconnect) goes straight to the socket.
+ */
+class BatchWriter {
+  readonly isPipeline = true;
+  readonly destination: { readonly redis: Valkey };
+  #parts: (string | Buffer)[] | undefined = [];
+
+  constructor(client: Valkey) {
+    this.destination = { redis: client };
+  }
+
+  write(data: string | Buffer): void {
+    if (this.#parts === undefined) this.destination.redis.stream.write(data);
+    else this.#parts.push(data);
+  }
+
+  flush(): void {
+    const parts = this.#parts ?? [];
+    this.#parts = undefined;
+    if (parts.length === 0) return;
+    const joined = parts.length === 1 ? parts[0] : Buffer.concat(parts.map(toBytes));
+    if (joined !== undefined) this.destination.redis.stream.write(joined);
+  }
+}
+
+function toBytes(part: string | Buffer): Buffer {
+  return typeof part === 'string' ? Buffer.from(part, 'utf8') : part;
+}
+
+function addOp(target: RoundTarget, pipeline: Pipeline, op: Op, ttl: string): void {
+  if (op.kind === 'enqueue') target.executor.enqueue(pipeline, enqueueCallOf(op));
+  else pipeline.sendCommand(commandOf(op, ttl));
+}
+
 // Every op's queue and id were validated when its flow began (or the id was minted or read
 // back as a valid id), so the keys are built without checking them again.
-function addOp(target: RoundTarget, pipeline: Pipeline, op: Op, ttl: string): void {
+function enqueueCallOf(op: Extract<Op, { kind: 'enqueue' }>): EnqueueCall {
+  return {
+    jobKey: trustedJobKey(op.queue, op.id),
+    pendingKey: trustedPendingKey(op.queue),
+    id: op.id,
+    payload: op.payload,
+  };
+}
+
+function commandOf(op: Op, ttl: string): Command {
   switch (op.kind) {
     case 'enqueue':
-      target.executor.enqueue(pipeline, {
-        jobKey: trustedJobKey(op.queue, op.id),
-        pendingKey: trustedPendingKey(op.queue),
-        id: op.id,
-        payload: op.payload,
-      });
-      return;
+      return enqueueCommand(enqueueCallOf(op));
     case 'claim':
-      pipeline.sendCommand(new ClaimCommand(op.dedupe, op.id, ttl));
-      return;
+      return new ClaimCommand(op.dedupe, op.id, ttl);
     case 'repoint':
-      pipeline.sendCommand(new Command('set', [op.dedupe, op.id, 'PX', ttl]));
-      return;
+      return new Command('set', [op.dedupe, op.id, 'PX', ttl]);
     case 'readPayload':
-      pipeline.sendCommand(new Command('hget', [trustedJobKey(op.queue, op.id), 'payload']));
-      return;
+      return new Command('hget', [trustedJobKey(op.queue, op.id), 'payload']);
     case 'deleteRow':
-      pipeline.sendCommand(new Command('del', [trustedJobKey(op.queue, op.id)]));
-      return;
+      return new Command('del', [trustedJobKey(op.queue, op.id)]);
     case 'unlist':
-      pipeline.sendCommand(new Command('zrem', [trustedPendingKey(op.queue), op.id]));
-      return;
+      return new Command('zrem', [trustedPendingKey(op.queue), op.id]);
   }
 }
 

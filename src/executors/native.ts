@@ -35,10 +35,15 @@ class EnqueueCommand extends Command {
   }
 }
 
+/** The EMQ.ENQUEUE command of one call, for callers that send commands themselves (rounds.ts). */
+export function enqueueCommand(call: EnqueueCall): Command {
+  return new EnqueueCommand(call);
+}
+
 /** The native executor: the module's EMQ.ENQUEUE, with its per-write fence and paused guard. */
 export const nativeExecutor: Executor = {
   kind: 'native',
   enqueue(pipeline: Pipeline, call: EnqueueCall): void {
-    pipeline.sendCommand(new EnqueueCommand(call));
+    pipeline.sendCommand(enqueueCommand(call));
   },
 };
