@@ -186,10 +186,13 @@ function clusterClient(o: Resolved): Cluster {
     lazyConnect: true,
     enableOfflineQueue: false,
     scaleReads: 'master',
-    maxRedirections: 16,
-    retryDelayOnFailover: 100,
-    retryDelayOnClusterDown: 100,
-    retryDelayOnTryAgain: 100,
+    // A command bound for a dead primary (or answered CLUSTERDOWN / TRYAGAIN) is retried every
+    // RETRY_DELAY_MS until maxRedirections runs out; sized so that riding out a failover never
+    // keeps the caller longer than the command timeout, after which it hears "retry".
+    maxRedirections: redirectionsWithin(o.commandTimeoutMs),
+    retryDelayOnFailover: RETRY_DELAY_MS,
+    retryDelayOnClusterDown: RETRY_DELAY_MS,
+    retryDelayOnTryAgain: RETRY_DELAY_MS,
     slotsRefreshTimeout: o.connectTimeoutMs,
     // TLS certificates name the configuration endpoint; keep the names nodes announce.
     ...(first.protocol === 'rediss:'
@@ -200,6 +203,14 @@ function clusterClient(o: Resolved): Cluster {
     urls.map((url) => ({ host: url.hostname, port: Number(url.port || 6379) })),
     options,
   );
+}
+
+/** Between cluster retries of one command (failover, CLUSTERDOWN, TRYAGAIN). */
+const RETRY_DELAY_MS = 100;
+
+/** As many cluster retries as fit in the command timeout: at least 3 (MOVED, ASK, run), at most 16. */
+function redirectionsWithin(commandTimeoutMs: number): number {
+  return Math.min(16, Math.max(3, Math.floor(commandTimeoutMs / RETRY_DELAY_MS)));
 }
 
 async function chooseExecutor(
