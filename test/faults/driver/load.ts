@@ -1,0 +1,86 @@
+/**
+ * The load driver: N logical enqueues through the real handlers, half as API requests and half
+ * as SQS messages, spread over the scenario's queues, with a fault injected part-way through.
+ * It returns once every request is settled (accepted, refused or given up) and the fault is over.
+ */
+import { type RetryPolicy, sendHttp } from './http-client.js';
+import { Ledger, type LogicalRequest } from './ledger.js';
+import { LogTap } from './log-tap.js';
+import { type Fault, Schedule } from './schedule.js';
+import { type RedeliveryPolicy, SqsSource } from './sqs-source.js';
+
+export interface LoadOptions {
+  /** Logical requests, split evenly between HTTP and SQS. Required. */
+  readonly requests: number;
+  /** The queues the requests go to, in turn. Required. */
+  readonly queues: readonly string[];
+  /** The fault, started part-way (see Schedule). Default: none. */
+  readonly fault?: Fault | undefined;
+  /** Concurrent API clients. Default 8. */
+  readonly httpClients?: number;
+  /** Concurrent SQS pollers (the event source mapping's concurrency). Default 2. */
+  readonly sqsPollers?: number;
+  /** How API clients retry. Default: see RetryPolicy. */
+  readonly http?: RetryPolicy | undefined;
+  /** How SQS redelivers. Default: see RedeliveryPolicy. */
+  readonly sqs?: RedeliveryPolicy | undefined;
+}
+
+export interface LoadResult {
+  readonly ledger: Ledger;
+  readonly durationMs: number;
+}
+
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const { requests, queues } = options;
+  if (queues.length === 0) throw new Error('runLoad needs at least one queue');
+  const ledger = new Ledger();
+  const httpCount = Math.ceil(requests / 2);
+  for (let n = 0; n < httpCount; n++) ledger.add('http', n, queues[n % queues.length] as string);
+  for (let n = 0; n < requests - httpCount; n++) {
+    ledger.add('sqs', n, queues[(n + 1) % queues.length] as string);
+  }
+
+  const api = ledger.of('http');
+  const messages = ledger.of('sqs');
+  const schedule = new Schedule({ counts: [api.length, messages.length], fault: options.fault });
+  const tap = new LogTap();
+  const sqs = new SqsSource(messages, ledger, schedule, tap, options.sqs);
+  let next = 0;
+  const client = async (): Promise<void> => {
+    for (;;) {
+      const at = next++;
+      const request = api[at];
+      if (request === undefined) return;
+      await schedule.waitFor(schedule.phaseOf(at, api.length));
+      schedule.handOut();
+      await sendHttp(request, ledger, options.http);
+    }
+  };
+
+  const started = performance.now();
+  tap.open();
+  let outcomes: PromiseSettledResult<void>[];
+  try {
+    // Every worker runs to its end even when the fault fails, so nothing is left sending.
+    outcomes = await Promise.allSettled([
+      ...times(options.httpClients ?? 8, client),
+      ...times(options.sqsPollers ?? 2, () => sqs.poll()),
+      schedule.settled(),
+    ]);
+  } finally {
+    tap.close();
+  }
+  const failure = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failure !== undefined) throw failure.reason;
+  return { ledger, durationMs: Math.round(performance.now() - started) };
+}
+
+function times(count: number, run: () => Promise<void>): Promise<void>[] {
+  return Array.from({ length: count }, run);
+}
+
+/** Requests that never settled: the driver's own bug, never the system's. */
+export function unsettled(ledger: Ledger): LogicalRequest[] {
+  return ledger.requests.filter((request) => request.settlement === 'open');
+}

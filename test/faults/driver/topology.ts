@@ -1,0 +1,85 @@
+/**
+ * Server-side helpers of the fault scenarios: installing the fence, placing queues on chosen
+ * primaries, and waiting for a node to take a role.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Connection, installFence, queueSlot } from '../../../src/index.js';
+import { connectTo } from '../../support/emq.js';
+import { type ClusterHandle, randomQueue, type ServerHandle } from '../../support/servers.js';
+
+/** Installs wire identity '1' on every primary, as an operator does once per deployment. */
+export async function installWire(target: ServerHandle | ClusterHandle): Promise<void> {
+  await installFence(await connectTo(target, { checkFence: false }));
+}
+
+/** `count` fresh queues whose slot `server` serves as primary. */
+export function queuesOn(
+  connection: Connection,
+  server: ServerHandle,
+  count: number,
+  prefix = 'load',
+): string[] {
+  const address = `${server.host}:${server.port}`;
+  const queues: string[] = [];
+  for (let tries = 0; queues.length < count; tries++) {
+    if (tries >= 100_000) throw new Error(`no queue found on ${address}`);
+    const queue = randomQueue(prefix);
+    // The connection names a slot's node as `primary;replica...`; the first one writes.
+    if (connection.nodeOf(queueSlot(queue)).split(';')[0] === address) queues.push(queue);
+  }
+  return queues;
+}
+
+/** Queues spread evenly over the cluster's current primaries, `perPrimary` on each. */
+export async function queuesAcross(
+  cluster: ClusterHandle,
+  perPrimary: number,
+  prefix = 'load',
+): Promise<string[]> {
+  const connection = await connectTo(cluster);
+  const primaries = await primariesOf(cluster);
+  return primaries.flatMap((node) => queuesOn(connection, node, perPrimary, prefix));
+}
+
+/**
+ * The primaries that say so themselves: right after a failover another node's view can still
+ * list the demoted one as a primary for a moment.
+ */
+export async function primariesOf(cluster: ClusterHandle): Promise<ServerHandle[]> {
+  const listed = await cluster.primaries();
+  const roles = await Promise.all(listed.map((node) => node.role().catch(() => undefined)));
+  return listed.filter((_, at) => roles[at] === 'primary');
+}
+
+/** Polls until `node` reports `role`. */
+export async function waitForRole(
+  node: ServerHandle,
+  role: 'primary' | 'replica',
+  timeoutMs = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const now = await node.role().catch(() => undefined);
+    if (now === role) return;
+    if (Date.now() > deadline) throw new Error(`${node.url} did not become ${role} (is ${now})`);
+    await sleep(50);
+  }
+}
+
+/** The replica that follows `primary`, found through the replica's own view. */
+export async function replicaOf(
+  cluster: ClusterHandle,
+  primary: ServerHandle,
+): Promise<ServerHandle> {
+  for (const node of cluster.nodes) {
+    if (node === primary || !node.running) continue;
+    const client = await node.client();
+    try {
+      const role = (await client.role()) as unknown[];
+      if (role[0] === 'slave' && Number(role[2]) === primary.port) return node;
+    } finally {
+      client.disconnect();
+    }
+  }
+  throw new Error(`no replica follows ${primary.url}`);
+}
