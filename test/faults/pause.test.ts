@@ -1,0 +1,58 @@
+// CLIENT PAUSE WRITE on a primary for longer than the command timeout, mid-load: the writes it
+// holds time out, callers hear "retry", the held writes run when the pause ends, and the
+// retries find them: every accepted request is in the keyspace once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resetContainer } from '../../functions/shared/connection.js';
+import { clearEmqEnv } from '../fixtures/http/invoke.js';
+import { connectTo } from '../support/emq.js';
+import { type ClusterHandle, startCluster } from '../support/servers.js';
+import { expectNothingLostNothingDoubled } from './driver/expectations.js';
+import { runScenario } from './driver/scenario.js';
+import { installWire, primariesOf, queuesOn } from './driver/topology.js';
+
+const COMMAND_TIMEOUT_MS = 300;
+const PAUSE_MS = 1_200;
+
+let cluster: ClusterHandle;
+
+beforeAll(async () => {
+  cluster = await startCluster({ module: true });
+  await installWire(cluster);
+});
+
+afterAll(async () => {
+  await resetContainer();
+  clearEmqEnv();
+  await cluster?.stop();
+});
+
+describe.each(['native', 'script'] as const)('with the %s executor', (executor) => {
+  it('loses and doubles nothing when a primary pauses writes past the command timeout', async () => {
+    const [paused, ...others] = await primariesOf(cluster);
+    if (paused === undefined) throw new Error('no primary');
+    const connection = await connectTo(cluster);
+    const queues = [
+      ...queuesOn(connection, paused, 2),
+      ...others.flatMap((node) => queuesOn(connection, node, 1)),
+    ];
+    const result = await runScenario({
+      name: `pause: CLIENT PAUSE WRITE ${PAUSE_MS} ms, command timeout ${COMMAND_TIMEOUT_MS} ms (${executor})`,
+      target: cluster,
+      queues,
+      env: { EMQ_EXECUTOR: executor, EMQ_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS) },
+      fault: async (inEffect) => {
+        const admin = await paused.client();
+        try {
+          await admin.call('CLIENT', 'PAUSE', String(PAUSE_MS), 'WRITE');
+          inEffect();
+          // The pause ends by itself; the fault is over once it has.
+          await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+        } finally {
+          admin.disconnect();
+        }
+      },
+    });
+    expectNothingLostNothingDoubled(result);
+    expect(result.load.ledger.answers.get('http 503 EMQ_UNAVAILABLE') ?? 0).toBeGreaterThan(0);
+  });
+});
