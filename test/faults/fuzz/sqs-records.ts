@@ -1,0 +1,182 @@
+/**
+ * Generated SQS batches: records shaped as Lambda delivers them, with the emq-* attributes
+ * (queue, job id, encoding) present, absent, of the wrong data type or invalid; text and base64
+ * bodies up to and past the cap; first deliveries and redeliveries; pooled messageIds so runs
+ * replay messages; standard and FIFO sources; and records broken outright.
+ */
+
+import type { SQSMessageAttribute, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
+import fc from 'fast-check';
+import { sqsRecord, stringAttribute } from '../../fixtures/sqs/records.js';
+import { brokenBase64Arb, jobIdArb, payloadArb, queueArb } from './pools.js';
+
+const MESSAGE_IDS = [
+  '059f36b4-87a3-44ab-83d2-661975830a7d',
+  '2e1424d4-f796-459a-8184-9c92662be6da',
+  '9c7d1a0e-3f52-4b8e-a6d1-0f2b3c4d5e6f',
+];
+const SENT_AT = Date.UTC(2025, 10, 30, 10, 12, 31);
+
+/** An attribute's value as the event would carry it, right or wrong in its data type. */
+function attributeArb(value: fc.Arbitrary<string>): fc.Arbitrary<SQSMessageAttribute> {
+  return fc.oneof(
+    { weight: 12, arbitrary: value.map(stringAttribute) },
+    {
+      weight: 1,
+      arbitrary: value.map((text) => ({ ...stringAttribute(text), dataType: 'String.custom' })),
+    },
+    {
+      weight: 1,
+      arbitrary: value.map((text) => ({ ...stringAttribute(text), dataType: 'Number' })),
+    },
+    {
+      weight: 1,
+      arbitrary: value.map((text) => ({
+        binaryValue: Buffer.from(text).toString('base64'),
+        stringListValues: [],
+        binaryListValues: [],
+        dataType: 'Binary',
+      })),
+    },
+  );
+}
+
+function bodyArb(): fc.Arbitrary<{ body: string; encoding: string | undefined }> {
+  return fc.oneof(
+    {
+      weight: 4,
+      arbitrary: payloadArb().map((bytes) => ({
+        body: Buffer.from(bytes).toString('utf8'),
+        encoding: undefined,
+      })),
+    },
+    {
+      weight: 4,
+      arbitrary: payloadArb().map((bytes) => ({
+        body: Buffer.from(bytes).toString('base64'),
+        encoding: 'base64',
+      })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(payloadArb(), fc.constantFrom('BASE64', 'gzip', '', 'base64 '))
+        .map(([bytes, encoding]) => ({ body: Buffer.from(bytes).toString('base64'), encoding })),
+    },
+    { weight: 1, arbitrary: brokenBase64Arb().map((body) => ({ body, encoding: 'base64' })) },
+  );
+}
+
+interface RecordCase {
+  readonly body: { body: string; encoding: string | undefined };
+  readonly queue: SQSMessageAttribute | undefined;
+  readonly jobId: SQSMessageAttribute | undefined;
+  readonly encoding: SQSMessageAttribute | undefined;
+  readonly messageId: string;
+  readonly receiveCount: string;
+  readonly sentAt: string | undefined;
+}
+
+function recordCaseArb(queues: readonly string[]): fc.Arbitrary<RecordCase> {
+  return fc
+    .record({
+      body: bodyArb(),
+      queue: fc.option(attributeArb(queueArb(queues)), { freq: 4, nil: undefined }),
+      jobId: fc.option(attributeArb(jobIdArb()), { freq: 2, nil: undefined }),
+      encodingType: fc.constantFrom('as-body', 'as-body', 'as-body', 'wrong-type'),
+      messageId: fc.oneof(
+        { weight: 6, arbitrary: fc.uuid() },
+        { weight: 6, arbitrary: fc.constantFrom(...MESSAGE_IDS) },
+        { weight: 1, arbitrary: fc.constantFrom('', 'with space', 'x'.repeat(300), 'clé') },
+      ),
+      receiveCount: fc.oneof(
+        { weight: 6, arbitrary: fc.constant('1') },
+        { weight: 2, arbitrary: fc.constantFrom('2', '5') },
+        { weight: 1, arbitrary: fc.constantFrom('0', 'x', '') },
+      ),
+      sentAt: fc.oneof(
+        { weight: 6, arbitrary: fc.constant(String(SENT_AT)) },
+        { weight: 1, arbitrary: fc.constantFrom('0', '-1', 'abc', '1e20', '1.5', undefined) },
+      ),
+    })
+    .map(({ body, encodingType, ...rest }) => ({
+      ...rest,
+      body,
+      encoding:
+        body.encoding === undefined
+          ? undefined
+          : encodingType === 'wrong-type'
+            ? { ...stringAttribute(body.encoding), dataType: 'Number' }
+            : stringAttribute(body.encoding),
+    }));
+}
+
+function render(spec: RecordCase, groupId: string | undefined): SQSRecord {
+  const attributes: SQSMessageAttributes = {};
+  if (spec.queue !== undefined) attributes['emq-queue'] = spec.queue;
+  if (spec.jobId !== undefined) attributes['emq-job-id'] = spec.jobId;
+  if (spec.encoding !== undefined) attributes['emq-encoding'] = spec.encoding;
+  const record = sqsRecord({
+    body: spec.body.body,
+    attributes,
+    messageId: spec.messageId,
+    sentAt: SENT_AT,
+    ...(groupId === undefined ? {} : { groupId }),
+  });
+  const { SentTimestamp: _, ...others } = record.attributes;
+  return {
+    ...record,
+    attributes: {
+      ...others,
+      ...(spec.sentAt === undefined ? {} : { SentTimestamp: spec.sentAt }),
+      ApproximateReceiveCount: spec.receiveCount,
+    } as SQSRecord['attributes'],
+  };
+}
+
+/** A record broken beyond the event format: a direct invoke could send it. */
+function brokenArb(queues: readonly string[]): fc.Arbitrary<SQSRecord> {
+  const breakage = fc.constantFrom<(record: SQSRecord) => unknown>(
+    (record) => ({ ...record, messageAttributes: undefined }),
+    (record) => ({ ...record, attributes: undefined }),
+    (record) => ({ ...record, messageAttributes: { 'emq-queue': null } }),
+    (record) => ({ ...record, messageAttributes: { 'emq-job-id': { dataType: 'String' } } }),
+    (record) => ({ ...record, body: undefined }),
+    (record) => ({ ...record, body: 42 }),
+    (record) => ({ ...record, eventSourceARN: undefined }),
+  );
+  return fc
+    .tuple(recordCaseArb(queues), breakage)
+    .map(([spec, breakIt]) => breakIt(render(spec, undefined)) as SQSRecord);
+}
+
+function recordsArb(queues: readonly string[]): fc.Arbitrary<RecordCase[]> {
+  return fc.array(recordCaseArb(queues), { minLength: 1, maxLength: 10, size: 'max' });
+}
+
+/** 1 to 10 well-formed records, as one poll of a standard or a FIFO queue. */
+export function sqsBatchArb(queues: readonly string[]): fc.Arbitrary<SQSRecord[]> {
+  const groups = fc.array(fc.constantFrom('g1', 'g2', 'g3'), { minLength: 10, maxLength: 10 });
+  return fc.oneof(
+    {
+      weight: 3,
+      arbitrary: recordsArb(queues).map((specs) => specs.map((spec) => render(spec, undefined))),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(recordsArb(queues), groups)
+        .map(([specs, names]) => specs.map((spec, at) => render(spec, names[at]))),
+    },
+  );
+}
+
+/** Up to 9 well-formed records and, last, one broken beyond the event format. */
+export function sqsBatchWithBrokenRecordArb(queues: readonly string[]): fc.Arbitrary<SQSRecord[]> {
+  return fc
+    .tuple(recordsArb(queues), brokenArb(queues))
+    .map(([specs, broken]) => [
+      ...specs.slice(0, 9).map((spec) => render(spec, undefined)),
+      broken,
+    ]);
+}
