@@ -183,13 +183,22 @@ class BatchWriter {
     const parts = this.#parts ?? [];
     this.#parts = undefined;
     if (parts.length === 0) return;
-    const joined = parts.length === 1 ? parts[0] : Buffer.concat(parts.map(toBytes));
-    if (joined !== undefined) this.destination.redis.stream.write(joined);
+    this.destination.redis.stream.write(
+      parts.length === 1 ? (parts[0] as string | Buffer) : joined(parts),
+    );
   }
 }
 
-function toBytes(part: string | Buffer): Buffer {
-  return typeof part === 'string' ? Buffer.from(part, 'utf8') : part;
+/** The parts in one buffer, allocated once (claims come as strings, writes as buffers). */
+function joined(parts: readonly (string | Buffer)[]): Buffer {
+  let total = 0;
+  for (const part of parts)
+    total += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
+  const out = Buffer.allocUnsafe(total);
+  let at = 0;
+  for (const part of parts)
+    at += typeof part === 'string' ? out.write(part, at) : part.copy(out, at);
+  return out;
 }
 
 function addOp(target: RoundTarget, pipeline: Pipeline, op: Op, ttl: string): void {
