@@ -23,7 +23,7 @@ import {
   logBytesWritten,
   sqsCase,
 } from './cases/faces.js';
-import { enqueueCase, enqueueManyCase } from './cases/library.js';
+import { enqueueCase, enqueueManyCase, enqueueManyKeyedCase } from './cases/library.js';
 import { rawPipelineCase, rawSingleCase, scriptSha } from './cases/raw.js';
 import { chartSvg } from './chart.js';
 import {
@@ -103,6 +103,8 @@ try {
     bullAddCase(bull),
     enqueueManyCase(native, 10),
     enqueueManyCase(script, 10),
+    enqueueManyKeyedCase(native, 10),
+    enqueueManyKeyedCase(script, 10),
     sqsCase('native', 10),
     sqsCase('script', 10),
     rawPipelineCase(raw, 'native', sha, 10),

@@ -1,4 +1,5 @@
 /** The core library itself: `enqueue` one at a time and `enqueueMany` in batches. */
+import { randomUUID } from 'node:crypto';
 import { type Connection, type EnqueueRequest, enqueue, enqueueMany } from '../../src/index.js';
 import { type BenchCase, PAYLOAD } from '../case.js';
 
@@ -39,6 +40,34 @@ export function enqueueManyCase(connection: Connection, size: number): BenchCase
     round: async () => {
       const batch = requests(size);
       return () => enqueueMany(connection, batch);
+    },
+  };
+}
+
+/**
+ * What the SQS face hands the core for a batch of first deliveries (idempotency key, id
+ * derived from the send time, dedupe record and write in one round trip), without the face:
+ * the gap to the SQS case is the face's own cost.
+ */
+export function enqueueManyKeyedCase(connection: Connection, size: number): BenchCase {
+  const kind = connection.executor.kind;
+  return {
+    id: `lib.many${size}keyed.${kind}`,
+    label: `library enqueueMany ×${size}, keyed first deliveries (${kind})`,
+    side: 'ours',
+    jobsPerUnit: size,
+    topLevel: [...topLevelOf(connection), 'set'],
+    round: async (units) => {
+      const now = Date.now();
+      const batches = Array.from({ length: units }, () =>
+        Array.from({ length: size }, () => ({
+          queue: QUEUE,
+          payload: Buffer.from(PAYLOAD),
+          idempotencyKey: randomUUID(),
+          derive: { timeMs: now, firstAttempt: true },
+        })),
+      );
+      return (i) => enqueueMany(connection, batches[i] ?? []);
     },
   };
 }
