@@ -21,7 +21,8 @@ const xmlText = (text: string): string =>
 
 function niceMax(value: number): number {
   const magnitude = 10 ** Math.floor(Math.log10(value));
-  for (const step of [1, 2, 2.5, 5, 10]) if (step * magnitude >= value) return step * magnitude;
+  for (const step of [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10])
+    if (step * magnitude >= value) return step * magnitude;
   return 10 * magnitude;
 }
 
@@ -51,11 +52,11 @@ function panel(title: string, cases: readonly CaseResult[], top: number): [strin
 }
 
 function ratioPanel(verdicts: readonly Verdict[], top: number): [string, number] {
-  const ratios = verdicts.filter((v) => v.shown.endsWith('×') && v.met !== null);
+  const ratios = verdicts.filter((v) => v.shown.endsWith('×'));
   const max = niceMax(Math.max(...ratios.map((v) => v.value), 3.5));
   const x = (value: number) => LABEL_WIDTH + (value / max) * BAR_WIDTH;
   const parts = [
-    `<text x="10" y="${top + 16}" class="h">Targets (ratios of medians, same run)</text>`,
+    `<text x="10" y="${top + 16}" class="h">Targets (ratios of medians, same run; gray: reported, no goal)</text>`,
   ];
   let y = top + 28;
   for (const v of ratios) {
@@ -63,9 +64,11 @@ function ratioPanel(verdicts: readonly Verdict[], top: number): [string, number]
     const goal = Number(/[\d.]+/.exec(v.goal)?.[0] ?? 0);
     parts.push(
       `<text x="${LABEL_WIDTH - 8}" y="${mid + 4}" text-anchor="end">${xmlText(v.target)}</text>`,
-      `<rect x="${LABEL_WIDTH}" y="${y + 3}" width="${(x(Math.min(v.value, max)) - LABEL_WIDTH).toFixed(1)}" height="${ROW - 6}" fill="${v.met ? '#2f855a' : '#c53030'}"/>`,
-      `<line x1="${x(goal).toFixed(1)}" x2="${x(goal).toFixed(1)}" y1="${y}" y2="${y + ROW}" class="goal"/>`,
-      `<text x="${(x(Math.min(v.value, max)) + 6).toFixed(1)}" y="${mid + 4}">${xmlText(v.shown)} (goal ${xmlText(v.goal)})</text>`,
+      `<rect x="${LABEL_WIDTH}" y="${y + 3}" width="${(x(Math.min(v.value, max)) - LABEL_WIDTH).toFixed(1)}" height="${ROW - 6}" fill="${v.met === null ? '#a0aec0' : v.met ? '#2f855a' : '#c53030'}"/>`,
+      v.met === null
+        ? ''
+        : `<line x1="${x(goal).toFixed(1)}" x2="${x(goal).toFixed(1)}" y1="${y}" y2="${y + ROW}" class="goal"/>`,
+      `<text x="${(x(Math.min(v.value, max)) + 6).toFixed(1)}" y="${mid + 4}">${xmlText(v.shown)}${v.met === null ? ' (reported)' : ` (goal ${xmlText(v.goal)})`}</text>`,
     );
     y += ROW;
   }
@@ -75,6 +78,22 @@ function ratioPanel(verdicts: readonly Verdict[], top: number): [string, number]
   return [parts.join('\n'), y + 16];
 }
 
+/** Splits text into lines of at most `width` characters, at spaces. */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line === '' ? word : `${line} ${word}`;
+    }
+  }
+  if (line !== '') lines.push(line);
+  return lines;
+}
+
 export function chartSvg(
   cases: readonly CaseResult[],
   verdicts: readonly Verdict[],
@@ -82,10 +101,11 @@ export function chartSvg(
 ): string {
   const single = cases.filter((c) => c.jobsPerUnit === 1);
   const batched = cases.filter((c) => c.jobsPerUnit > 1);
-  const [first, afterFirst] = panel('One job per call, sequential', single, 40);
+  const [first, afterFirst] = panel('One job per call, sequential', single, 50);
   const [second, afterSecond] = panel('Batches', batched, afterFirst);
   const [third, afterThird] = ratioPanel(verdicts, afterSecond);
-  const height = afterThird + 40;
+  const footer = wrap(machine, 150);
+  const height = afterThird + 20 + footer.length * 14;
   const legend = [
     ['ours', 'echomq-lambda'],
     ['raw', 'raw iovalkey (no checks, no dedupe)'],
@@ -96,11 +116,11 @@ export function chartSvg(
 <style>text{fill:#1a202c}.h{font-weight:600;font-size:14px}.s{fill:#4a5568;font-size:11px}.w{stroke:#1a202c;stroke-width:1}.axis{stroke:#a0aec0}.goal{stroke:#1a202c;stroke-width:2;stroke-dasharray:3 2}</style>
 <rect width="100%" height="100%" fill="#ffffff"/>
 <text x="10" y="22" class="h">echomq-lambda enqueue scoreboard (npm run bench)</text>
-${legend.map(([side, name], i) => `<rect x="${480 + i * 160}" y="11" width="12" height="12" fill="${COLORS[side]}"/><text x="${496 + i * 160}" y="21" class="s">${xmlText(name)}</text>`).join('\n')}
+${legend.map(([side, name], i) => `<rect x="${10 + i * 250}" y="31" width="12" height="12" fill="${COLORS[side]}"/><text x="${26 + i * 250}" y="41" class="s">${xmlText(name)}</text>`).join('\n')}
 ${first}
 ${second}
 ${third}
-<text x="10" y="${height - 16}" class="s">${xmlText(machine)}</text>
+${footer.map((line, i) => `<text x="10" y="${afterThird + 14 + i * 14}" class="s">${xmlText(line)}</text>`).join('\n')}
 </svg>
 `;
 }

@@ -3,7 +3,7 @@
  * every case in rounds on that one server, counts round trips, measures the bundles, and
  * writes bench/results/latest.json, bench/chart.svg and the table in bench/README.md.
  *
- * Options: `--rounds N` (default 5), `--round-ms N` (default 500), `--imports N` fresh
+ * Options: `--rounds N` (default 7), `--round-ms N` (default 400), `--imports N` fresh
  * processes per import figure (default 9), `--only a,b` case ids (no files are written).
  */
 import { readFileSync } from 'node:fs';
@@ -53,8 +53,8 @@ function options(argv: readonly string[]): Options {
     return at === -1 ? undefined : argv[at + 1];
   };
   return {
-    rounds: Number(value('--rounds') ?? 5),
-    roundMs: Number(value('--round-ms') ?? 500),
+    rounds: Number(value('--rounds') ?? 7),
+    roundMs: Number(value('--round-ms') ?? 400),
     imports: Number(value('--imports') ?? 9),
     only: value('--only')?.split(','),
   };
