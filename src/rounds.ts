@@ -139,25 +139,36 @@ async function send<T>(target: RoundTarget, group: Running<T>[]): Promise<void> 
 async function sendDirect<T>(client: Valkey, group: Running<T>[], ttl: string): Promise<void> {
   const writer = new BatchWriter(client);
   const pending: Promise<void>[] = [];
-  for (const item of group) {
-    const replies: Reply[] = new Array(item.ops.length);
-    item.replies = replies;
-    item.ops.forEach((op, at) => {
-      const command = commandOf(op, ttl);
-      pending.push(
-        command.promise.then(
-          (value: unknown) => {
-            replies[at] = value;
-          },
-          (error: unknown) => {
-            replies[at] = error;
-          },
-        ),
-      );
-      client.sendCommand(command, writer);
-    });
+  try {
+    for (const item of group) {
+      const replies: Reply[] = new Array(item.ops.length);
+      item.replies = replies;
+      item.ops.forEach((op, at) => {
+        const command = commandOf(op, ttl);
+        try {
+          client.sendCommand(command, writer);
+        } catch (error) {
+          // Not queued, so no reply will come for it: its failure is its reply.
+          replies[at] = error;
+          return;
+        }
+        pending.push(
+          command.promise.then(
+            (value: unknown) => {
+              replies[at] = value;
+            },
+            (error: unknown) => {
+              replies[at] = error;
+            },
+          ),
+        );
+      });
+    }
+  } finally {
+    // Whatever iovalkey queued must reach the socket, or later replies would be matched to
+    // the wrong commands.
+    writer.flush();
   }
-  writer.flush();
   await Promise.all(pending);
 }
 
