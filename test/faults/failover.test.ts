@@ -8,6 +8,7 @@ import { connectTo } from '../support/emq.js';
 import { type ClusterHandle, type ServerHandle, startCluster } from '../support/servers.js';
 import { expectNothingLostNothingDoubled } from './driver/expectations.js';
 import { runScenario } from './driver/scenario.js';
+import { SCENARIO_TIMEOUT_MS } from './driver/settings.js';
 import { installWire, primariesOf, queuesOn, replicaOf, waitForRole } from './driver/topology.js';
 
 let cluster: ClusterHandle;
@@ -33,50 +34,58 @@ async function queuesFor(victim: ServerHandle): Promise<string[]> {
 describe.each(['native', 'script'] as const)('with the %s executor', (executor) => {
   const env = { EMQ_EXECUTOR: executor, EMQ_COMMAND_TIMEOUT_MS: '1000' };
 
-  it('loses and doubles nothing when a primary hands over with CLUSTER FAILOVER mid-load', async () => {
-    const [victim] = await primariesOf(cluster);
-    if (victim === undefined) throw new Error('no primary');
-    const heir = await replicaOf(cluster, victim);
-    const result = await runScenario({
-      name: `failover: CLUSTER FAILOVER (${executor})`,
-      target: cluster,
-      queues: await queuesFor(victim),
-      env,
-      fault: async (inEffect) => {
-        const admin = await heir.client();
-        try {
-          await admin.call('CLUSTER', 'FAILOVER');
-          inEffect();
-        } finally {
-          admin.disconnect();
-        }
-        await waitForRole(heir, 'primary');
-        await waitForRole(victim, 'replica');
-      },
-    });
-    expectNothingLostNothingDoubled(result);
-    expect(await heir.role()).toBe('primary');
-  });
+  it(
+    'loses and doubles nothing when a primary hands over with CLUSTER FAILOVER mid-load',
+    async () => {
+      const [victim] = await primariesOf(cluster);
+      if (victim === undefined) throw new Error('no primary');
+      const heir = await replicaOf(cluster, victim);
+      const result = await runScenario({
+        name: `failover: CLUSTER FAILOVER (${executor})`,
+        target: cluster,
+        queues: await queuesFor(victim),
+        env,
+        fault: async (inEffect) => {
+          const admin = await heir.client();
+          try {
+            await admin.call('CLUSTER', 'FAILOVER');
+            inEffect();
+          } finally {
+            admin.disconnect();
+          }
+          await waitForRole(heir, 'primary');
+          await waitForRole(victim, 'replica');
+        },
+      });
+      expectNothingLostNothingDoubled(result);
+      expect(await heir.role()).toBe('primary');
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
 
-  it('loses and doubles nothing when a primary is killed mid-load and its replica promoted', async () => {
-    const [victim] = await primariesOf(cluster);
-    if (victim === undefined) throw new Error('no primary');
-    const heir = await replicaOf(cluster, victim);
-    const result = await runScenario({
-      name: `failover: SIGKILL a primary (${executor})`,
-      target: cluster,
-      queues: await queuesFor(victim),
-      env,
-      fault: async (inEffect) => {
-        await victim.kill('SIGKILL');
-        inEffect();
-        await waitForRole(heir, 'primary');
-      },
-    });
-    // The killed node comes back as the replica of its heir, for the next scenario.
-    await victim.restart();
-    await cluster.waitForHealthy();
-    expectNothingLostNothingDoubled(result);
-    expect(result.figures.faces.some((face) => face.retryableAnswers > 0)).toBe(true);
-  });
+  it(
+    'loses and doubles nothing when a primary is killed mid-load and its replica promoted',
+    async () => {
+      const [victim] = await primariesOf(cluster);
+      if (victim === undefined) throw new Error('no primary');
+      const heir = await replicaOf(cluster, victim);
+      const result = await runScenario({
+        name: `failover: SIGKILL a primary (${executor})`,
+        target: cluster,
+        queues: await queuesFor(victim),
+        env,
+        fault: async (inEffect) => {
+          await victim.kill('SIGKILL');
+          inEffect();
+          await waitForRole(heir, 'primary');
+        },
+      });
+      // The killed node comes back as the replica of its heir, for the next scenario.
+      await victim.restart();
+      await cluster.waitForHealthy();
+      expectNothingLostNothingDoubled(result);
+      expect(result.figures.faces.some((face) => face.retryableAnswers > 0)).toBe(true);
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
 });

@@ -9,6 +9,7 @@ import { connectTo } from '../support/emq.js';
 import { type ClusterHandle, type ServerHandle, startCluster } from '../support/servers.js';
 import { expectNothingLostNothingDoubled } from './driver/expectations.js';
 import { runScenario } from './driver/scenario.js';
+import { SCENARIO_TIMEOUT_MS } from './driver/settings.js';
 import { installWire, primariesOf, queuesOn } from './driver/topology.js';
 
 const FLIPPED_MS = 600;
@@ -37,33 +38,37 @@ async function fenceOwner(): Promise<ServerHandle> {
   return owner;
 }
 
-it('answers only "retry" on the flipped primary while its identity differs, then admits everything once', async () => {
-  const flipped = await fenceOwner();
-  const connection = await connectTo(cluster);
-  const others = (await primariesOf(cluster)).filter((node) => node !== flipped);
-  const queues = [
-    ...queuesOn(connection, flipped, 2),
-    ...others.flatMap((node) => queuesOn(connection, node, 1)),
-  ];
-  const result = await runScenario({
-    name: `fence flip: {emq}:version '2' for ${FLIPPED_MS} ms on one primary (native)`,
-    target: cluster,
-    queues,
-    env: { EMQ_EXECUTOR: 'native' },
-    fault: async (inEffect) => {
-      const admin = await flipped.client();
-      try {
-        await admin.set(fenceKey, '2');
-        inEffect();
-        await new Promise((resolve) => setTimeout(resolve, FLIPPED_MS));
-        await admin.set(fenceKey, '1');
-      } finally {
-        admin.disconnect();
-      }
-    },
-  });
-  expectNothingLostNothingDoubled(result);
-  const answers = [...result.load.ledger.answers.keys()];
-  expect(answers).toContain('http 503 EMQWIRE');
-  expect(answers.filter((answer) => !/^(http 503|sqs retry) EMQWIRE$/.test(answer))).toEqual([]);
-});
+it(
+  'answers only "retry" on the flipped primary while its identity differs, then admits everything once',
+  async () => {
+    const flipped = await fenceOwner();
+    const connection = await connectTo(cluster);
+    const others = (await primariesOf(cluster)).filter((node) => node !== flipped);
+    const queues = [
+      ...queuesOn(connection, flipped, 2),
+      ...others.flatMap((node) => queuesOn(connection, node, 1)),
+    ];
+    const result = await runScenario({
+      name: `fence flip: {emq}:version '2' for ${FLIPPED_MS} ms on one primary (native)`,
+      target: cluster,
+      queues,
+      env: { EMQ_EXECUTOR: 'native' },
+      fault: async (inEffect) => {
+        const admin = await flipped.client();
+        try {
+          await admin.set(fenceKey, '2');
+          inEffect();
+          await new Promise((resolve) => setTimeout(resolve, FLIPPED_MS));
+          await admin.set(fenceKey, '1');
+        } finally {
+          admin.disconnect();
+        }
+      },
+    });
+    expectNothingLostNothingDoubled(result);
+    const answers = [...result.load.ledger.answers.keys()];
+    expect(answers).toContain('http 503 EMQWIRE');
+    expect(answers.filter((answer) => !/^(http 503|sqs retry) EMQWIRE$/.test(answer))).toEqual([]);
+  },
+  SCENARIO_TIMEOUT_MS,
+);

@@ -9,6 +9,7 @@ import { connectTo } from '../support/emq.js';
 import { type ClusterHandle, type ServerHandle, startCluster } from '../support/servers.js';
 import { expectNothingLostNothingDoubled } from './driver/expectations.js';
 import { runScenario } from './driver/scenario.js';
+import { SCENARIO_TIMEOUT_MS } from './driver/settings.js';
 import { installWire, primariesOf, queuesOn, replicaOf, waitForRole } from './driver/topology.js';
 
 const COMMAND_TIMEOUT_MS = 300;
@@ -40,48 +41,56 @@ async function queuesFor(stopped: ServerHandle): Promise<string[]> {
 const env = { EMQ_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS) };
 
 describe('a primary stopped with SIGSTOP', () => {
-  it('loses and doubles nothing, and answers within the command timeout, while it is stopped', async () => {
-    const [stopped] = await primariesOf(cluster);
-    if (stopped === undefined) throw new Error('no primary');
-    const stopMs = 1_000;
-    const result = await runScenario({
-      name: `hang: SIGSTOP ${stopMs} ms, command timeout ${COMMAND_TIMEOUT_MS} ms`,
-      target: cluster,
-      queues: await queuesFor(stopped),
-      env,
-      fault: async (inEffect) => {
-        await stopped.kill('SIGSTOP');
-        inEffect();
-        await new Promise((resolve) => setTimeout(resolve, stopMs));
-        await stopped.kill('SIGCONT');
-      },
-    });
-    expectNothingLostNothingDoubled(result);
-    expect(result.load.ledger.answers.get('http 503 EMQ_UNAVAILABLE') ?? 0).toBeGreaterThan(0);
-    expect(await stopped.role()).toBe('primary');
-  });
-
-  it('loses and doubles nothing when its replica takes over while it is stopped', async () => {
-    const [stopped] = await primariesOf(cluster);
-    if (stopped === undefined) throw new Error('no primary');
-    const heir = await replicaOf(cluster, stopped);
-    const result = await runScenario({
-      name: `hang: SIGSTOP past the node timeout (${NODE_TIMEOUT_MS} ms), replica promoted`,
-      target: cluster,
-      queues: await queuesFor(stopped),
-      env,
-      fault: async (inEffect) => {
-        await stopped.kill('SIGSTOP');
-        inEffect();
-        try {
-          await waitForRole(heir, 'primary', 30_000);
-        } finally {
+  it(
+    'loses and doubles nothing, and answers within the command timeout, while it is stopped',
+    async () => {
+      const [stopped] = await primariesOf(cluster);
+      if (stopped === undefined) throw new Error('no primary');
+      const stopMs = 1_000;
+      const result = await runScenario({
+        name: `hang: SIGSTOP ${stopMs} ms, command timeout ${COMMAND_TIMEOUT_MS} ms`,
+        target: cluster,
+        queues: await queuesFor(stopped),
+        env,
+        fault: async (inEffect) => {
+          await stopped.kill('SIGSTOP');
+          inEffect();
+          await new Promise((resolve) => setTimeout(resolve, stopMs));
           await stopped.kill('SIGCONT');
-        }
-        await waitForRole(stopped, 'replica');
-      },
-    });
-    expectNothingLostNothingDoubled(result);
-    expect(await heir.role()).toBe('primary');
-  });
+        },
+      });
+      expectNothingLostNothingDoubled(result);
+      expect(result.load.ledger.answers.get('http 503 EMQ_UNAVAILABLE') ?? 0).toBeGreaterThan(0);
+      expect(await stopped.role()).toBe('primary');
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
+
+  it(
+    'loses and doubles nothing when its replica takes over while it is stopped',
+    async () => {
+      const [stopped] = await primariesOf(cluster);
+      if (stopped === undefined) throw new Error('no primary');
+      const heir = await replicaOf(cluster, stopped);
+      const result = await runScenario({
+        name: `hang: SIGSTOP past the node timeout (${NODE_TIMEOUT_MS} ms), replica promoted`,
+        target: cluster,
+        queues: await queuesFor(stopped),
+        env,
+        fault: async (inEffect) => {
+          await stopped.kill('SIGSTOP');
+          inEffect();
+          try {
+            await waitForRole(heir, 'primary', 30_000);
+          } finally {
+            await stopped.kill('SIGCONT');
+          }
+          await waitForRole(stopped, 'replica');
+        },
+      });
+      expectNothingLostNothingDoubled(result);
+      expect(await heir.role()).toBe('primary');
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
 });

@@ -8,6 +8,7 @@ import { connectTo } from '../support/emq.js';
 import { type ClusterHandle, startCluster } from '../support/servers.js';
 import { expectNothingLostNothingDoubled } from './driver/expectations.js';
 import { runScenario } from './driver/scenario.js';
+import { SCENARIO_TIMEOUT_MS } from './driver/settings.js';
 import { installWire, primariesOf, queuesOn } from './driver/topology.js';
 
 const COMMAND_TIMEOUT_MS = 300;
@@ -27,32 +28,36 @@ afterAll(async () => {
 });
 
 describe.each(['native', 'script'] as const)('with the %s executor', (executor) => {
-  it('loses and doubles nothing when a primary pauses writes past the command timeout', async () => {
-    const [paused, ...others] = await primariesOf(cluster);
-    if (paused === undefined) throw new Error('no primary');
-    const connection = await connectTo(cluster);
-    const queues = [
-      ...queuesOn(connection, paused, 2),
-      ...others.flatMap((node) => queuesOn(connection, node, 1)),
-    ];
-    const result = await runScenario({
-      name: `pause: CLIENT PAUSE WRITE ${PAUSE_MS} ms, command timeout ${COMMAND_TIMEOUT_MS} ms (${executor})`,
-      target: cluster,
-      queues,
-      env: { EMQ_EXECUTOR: executor, EMQ_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS) },
-      fault: async (inEffect) => {
-        const admin = await paused.client();
-        try {
-          await admin.call('CLIENT', 'PAUSE', String(PAUSE_MS), 'WRITE');
-          inEffect();
-          // The pause ends by itself; the fault is over once it has.
-          await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
-        } finally {
-          admin.disconnect();
-        }
-      },
-    });
-    expectNothingLostNothingDoubled(result);
-    expect(result.load.ledger.answers.get('http 503 EMQ_UNAVAILABLE') ?? 0).toBeGreaterThan(0);
-  });
+  it(
+    'loses and doubles nothing when a primary pauses writes past the command timeout',
+    async () => {
+      const [paused, ...others] = await primariesOf(cluster);
+      if (paused === undefined) throw new Error('no primary');
+      const connection = await connectTo(cluster);
+      const queues = [
+        ...queuesOn(connection, paused, 2),
+        ...others.flatMap((node) => queuesOn(connection, node, 1)),
+      ];
+      const result = await runScenario({
+        name: `pause: CLIENT PAUSE WRITE ${PAUSE_MS} ms, command timeout ${COMMAND_TIMEOUT_MS} ms (${executor})`,
+        target: cluster,
+        queues,
+        env: { EMQ_EXECUTOR: executor, EMQ_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS) },
+        fault: async (inEffect) => {
+          const admin = await paused.client();
+          try {
+            await admin.call('CLIENT', 'PAUSE', String(PAUSE_MS), 'WRITE');
+            inEffect();
+            // The pause ends by itself; the fault is over once it has.
+            await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+          } finally {
+            admin.disconnect();
+          }
+        },
+      });
+      expectNothingLostNothingDoubled(result);
+      expect(result.load.ledger.answers.get('http 503 EMQ_UNAVAILABLE') ?? 0).toBeGreaterThan(0);
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
 });

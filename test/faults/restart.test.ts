@@ -6,6 +6,7 @@ import { clearEmqEnv } from '../fixtures/http/invoke.js';
 import { randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
 import { expectNothingLostNothingDoubled } from './driver/expectations.js';
 import { runScenario } from './driver/scenario.js';
+import { SCENARIO_TIMEOUT_MS } from './driver/settings.js';
 import { installWire } from './driver/topology.js';
 
 const DOWN_MS = 300;
@@ -27,20 +28,24 @@ afterAll(async () => {
 });
 
 describe.each(['native', 'script'] as const)('with the %s executor', (executor) => {
-  it('keeps every acknowledged job across a SIGKILL and restart', async () => {
-    const result = await runScenario({
-      name: `restart: SIGKILL, down ${DOWN_MS} ms, AOF appendfsync always (${executor})`,
-      target: server,
-      queues: [randomQueue('aof'), randomQueue('aof'), randomQueue('aof')],
-      env: { EMQ_EXECUTOR: executor, EMQ_CONNECT_TIMEOUT_MS: '500' },
-      fault: async (inEffect) => {
-        await server.kill('SIGKILL');
-        inEffect();
-        await new Promise((resolve) => setTimeout(resolve, DOWN_MS));
-        await server.restart();
-      },
-    });
-    expectNothingLostNothingDoubled(result);
-    expect(result.figures.faces.some((face) => face.retryableAnswers > 0)).toBe(true);
-  });
+  it(
+    'keeps every acknowledged job across a SIGKILL and restart',
+    async () => {
+      const result = await runScenario({
+        name: `restart: SIGKILL, down ${DOWN_MS} ms, AOF appendfsync always (${executor})`,
+        target: server,
+        queues: [randomQueue('aof'), randomQueue('aof'), randomQueue('aof')],
+        env: { EMQ_EXECUTOR: executor, EMQ_CONNECT_TIMEOUT_MS: '500' },
+        fault: async (inEffect) => {
+          await server.kill('SIGKILL');
+          inEffect();
+          await new Promise((resolve) => setTimeout(resolve, DOWN_MS));
+          await server.restart();
+        },
+      });
+      expectNothingLostNothingDoubled(result);
+      expect(result.figures.faces.some((face) => face.retryableAnswers > 0)).toBe(true);
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
 });

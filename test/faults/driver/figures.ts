@@ -7,7 +7,7 @@ import { appendFileSync } from 'node:fs';
 import type { Audit } from './audit.js';
 import type { Face } from './ledger.js';
 import type { LoadResult } from './load.js';
-import { reportFile } from './settings.js';
+import { settings } from './settings.js';
 
 export interface FaceFigures {
   readonly face: Face;
@@ -101,7 +101,7 @@ export function publish(figures: Figures): void {
       `answers: ${answers || 'none'}`,
     ].join('\n'),
   );
-  const file = reportFile();
+  const file = settings.reportFile;
   if (file !== undefined) appendFileSync(file, `${JSON.stringify(figures)}\n`);
 }
 

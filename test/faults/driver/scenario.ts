@@ -11,7 +11,7 @@ import type { ClusterHandle, ServerHandle } from '../../support/servers.js';
 import { type Audit, audit } from './audit.js';
 import { type Figures, figuresOf, publish } from './figures.js';
 import { type LoadOptions, type LoadResult, runLoad } from './load.js';
-import { requestsPerScenario } from './settings.js';
+import { settings } from './settings.js';
 
 export interface ScenarioOptions extends Omit<LoadOptions, 'requests'> {
   /** Names the scenario in the figures. Required. */
@@ -41,7 +41,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
   if (warm.response.statusCode !== 404) {
     throw new Error(`warm-up answered ${warm.response.statusCode}: ${warm.response.body}`);
   }
-  const load = await runLoad({ ...options, requests: options.requests ?? requestsPerScenario() });
+  const load = await runLoad({ ...options, requests: options.requests ?? settings.requests });
   if (target.kind === 'cluster') await target.waitForHealthy();
   const reader = await connectTo(target);
   const result = await audit(reader, queues, load.ledger);

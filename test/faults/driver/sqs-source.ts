@@ -3,7 +3,7 @@
  * record named in batchItemFailures delivered again after a short visibility timeout, with the
  * same messageId and SentTimestamp and ApproximateReceiveCount raised by one.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setTimeout as sleep, setImmediate as yieldToIo } from 'node:timers/promises';
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { handler } from '../../../functions/sqs/handler.js';
 import { lambdaContext } from '../../fixtures/http/events.js';
@@ -15,7 +15,7 @@ import type { Schedule } from './schedule.js';
 export interface RedeliveryPolicy {
   /** Receives before a message counts as given up (a redrive policy's maxReceiveCount). Default 600. */
   readonly maxReceives?: number;
-  /** The visibility timeout before a failed record comes back, in ms (scaled down). Default 20. */
+  /** The visibility timeout before a failed record comes back, in ms (scaled down). Default 100. */
   readonly delayMs?: number;
 }
 
@@ -46,7 +46,7 @@ export class SqsSource {
   ) {
     this.#fresh = [...requests];
     this.#maxReceives = policy.maxReceives ?? 600;
-    this.#delayMs = policy.delayMs ?? 20;
+    this.#delayMs = policy.delayMs ?? 100;
   }
 
   /** One Lambda poller: receive, invoke the SQS function, settle; until every message is done. */
@@ -67,6 +67,9 @@ export class SqsSource {
       } finally {
         this.#inFlight -= 1;
       }
+      // A batch that fails at once (server down) resolves without I/O; without this the pollers
+      // would spin on microtasks and starve the very socket events that reconnect the client.
+      await yieldToIo();
     }
   }
 

@@ -5,6 +5,7 @@
  */
 import type { Valkey } from 'iovalkey';
 import type { ServerHandle } from '../../support/servers.js';
+import { settings } from '../driver/settings.js';
 
 export interface Dataset {
   /** The dataset's digest now; equal digests mean a byte-for-byte equal dataset. */
@@ -28,8 +29,7 @@ export async function datasetOf(server: ServerHandle): Promise<Dataset> {
   };
 }
 
-/** `EMQ_FUZZ_SEED`: replays a failed fuzz run (fast-check prints the seed). Default: random. */
-export function fuzzSeed(env: NodeJS.ProcessEnv = process.env): { seed?: number } {
-  const text = env.EMQ_FUZZ_SEED?.trim();
-  return text === undefined || text === '' ? {} : { seed: Number(text) };
+/** fast-check parameters that replay a failed run when EMQ_FUZZ_SEED is set. */
+export function fuzzSeed(): { seed?: number } {
+  return settings.fuzzSeed === undefined ? {} : { seed: settings.fuzzSeed };
 }
