@@ -24,12 +24,7 @@ import {
   startCluster,
   startStandalone,
 } from '../support/servers.js';
-import {
-  aclUserLine,
-  FENCE_INSTALLER_RULE,
-  FUNCTIONS_FLAT_RULE,
-  FUNCTIONS_RULE,
-} from './acl-rules.js';
+import { aclUserLine, fenceInstallerRule, functionsRule } from './acl-rules.js';
 
 const PASSWORD = randomBytes(18).toString('hex');
 const FUNCTIONS = 'emq-functions';
@@ -39,26 +34,37 @@ const FENCE = 'emq-fence';
 let dir: string;
 let standalone: ServerHandle;
 let cluster: ClusterHandle;
+/** A server without the module, as ElastiCache runs: the functions take the script path. */
+let plain: ServerHandle;
 let previousSink: LogSink;
 
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'emq-acl-'));
-  const aclFile = join(dir, 'users.acl');
+/** An ACL file with the harness's own user and the package's three users. */
+async function aclFile(name: string, module: boolean): Promise<string> {
+  const path = join(dir, name);
   await writeFile(
-    aclFile,
+    path,
     [
       // The harness's own user: it probes, creates the cluster and installs the first fence.
       'user default on nopass ~* &* +@all',
-      aclUserLine(FUNCTIONS, PASSWORD, FUNCTIONS_RULE),
-      aclUserLine(FUNCTIONS_FLAT, PASSWORD, FUNCTIONS_FLAT_RULE),
-      aclUserLine(FENCE, PASSWORD, FENCE_INSTALLER_RULE),
+      aclUserLine(FUNCTIONS, PASSWORD, functionsRule({ module })),
+      aclUserLine(FUNCTIONS_FLAT, PASSWORD, functionsRule({ module, selectors: false })),
+      aclUserLine(FENCE, PASSWORD, fenceInstallerRule({ module })),
       '',
     ].join('\n'),
   );
-  const options = { module: true, extraArgs: ['--aclfile', aclFile] } as const;
-  [standalone, cluster] = await Promise.all([startStandalone(options), startCluster(options)]);
+  return path;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'emq-acl-'));
+  const withModule = { module: true, extraArgs: ['--aclfile', await aclFile('module.acl', true)] };
+  [standalone, cluster, plain] = await Promise.all([
+    startStandalone(withModule),
+    startCluster(withModule),
+    startStandalone({ extraArgs: ['--aclfile', await aclFile('plain.acl', false)] }),
+  ]);
   await Promise.all(
-    [standalone, cluster].map(async (target) =>
+    [standalone, cluster, plain].map(async (target) =>
       installFence(await connectTo(target, { checkFence: false })),
     ),
   );
@@ -69,15 +75,17 @@ afterAll(async () => {
   setLogSink(previousSink);
   await resetContainer();
   clearEmqEnv();
-  await Promise.all([standalone?.stop(), cluster?.stop()]);
+  await Promise.all([standalone?.stop(), cluster?.stop(), plain?.stop()]);
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
 });
 
 type Target = ServerHandle | ClusterHandle;
-const topologies = [
-  ['standalone server', () => standalone],
-  ['cluster', () => cluster],
-] as const satisfies readonly (readonly [string, () => Target])[];
+type Executor = 'native' | 'script' | 'auto';
+const topologies: readonly (readonly [string, () => Target, readonly Executor[]])[] = [
+  ['standalone server with the module', () => standalone, ['native', 'script']],
+  ['cluster with the module', () => cluster, ['native', 'script']],
+  ['standalone server without the module', () => plain, ['auto']],
+];
 
 function urlsOf(target: Target): { urls: string[]; cluster: boolean } {
   return target.kind === 'cluster'
@@ -89,7 +97,7 @@ async function primariesOf(target: Target): Promise<ServerHandle[]> {
   return target.kind === 'cluster' ? target.primaries() : [target];
 }
 
-describe.each(topologies)('on a %s', (_name, targetOf) => {
+describe.each(topologies)('on a %s', (_name, targetOf, executors) => {
   it('lets the fence installer user install the wire identity on every primary, with and without the module', async () => {
     const target = targetOf();
     await Promise.all(
@@ -99,7 +107,11 @@ describe.each(topologies)('on a %s', (_name, targetOf) => {
         admin.disconnect();
       }),
     );
-    for (const executor of ['script', 'native'] as const) {
+    // The script path first: where the module is loaded, EMQ.WIRE INSTALL then covers every
+    // primary, not only the one the routed SET reaches.
+    for (const executor of executors.includes('native')
+      ? (['script', 'native'] as const)
+      : ['script' as const]) {
       const installer = await connect({
         ...urlsOf(target),
         username: FENCE,
@@ -113,7 +125,10 @@ describe.each(topologies)('on a %s', (_name, targetOf) => {
         await installer.close();
       }
     }
-    const reader = await connectTo(target, { checkFence: false, executor: 'native' });
+    const reader = await connectTo(target, {
+      checkFence: false,
+      executor: executors.includes('native') ? 'native' : 'script',
+    });
     const readings = await readFence(reader);
     expect(readings.map((reading) => reading.ok)).toEqual(readings.map(() => true));
   });
@@ -122,7 +137,7 @@ describe.each(topologies)('on a %s', (_name, targetOf) => {
     ['the selector rule', FUNCTIONS],
     ['the flat rule', FUNCTIONS_FLAT],
   ])('with %s', (_rule, username) => {
-    describe.each(['native', 'script'] as const)('and the %s executor', (executor) => {
+    describe.each(executors)('and the %s executor', (executor) => {
       beforeAll(async () => {
         await configureContainer(targetOf(), {
           EMQ_EXECUTOR: executor,
