@@ -4,7 +4,7 @@
  * It returns once every request is settled (accepted, refused or given up) and the fault is over.
  */
 import { type RetryPolicy, sendHttp } from './http-client.js';
-import { Ledger, type LogicalRequest } from './ledger.js';
+import { Ledger } from './ledger.js';
 import { LogTap } from './log-tap.js';
 import { type Fault, Schedule } from './schedule.js';
 import { type RedeliveryPolicy, SqsSource } from './sqs-source.js';
@@ -78,9 +78,4 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 
 function times(count: number, run: () => Promise<void>): Promise<void>[] {
   return Array.from({ length: count }, run);
-}
-
-/** Requests that never settled: the driver's own bug, never the system's. */
-export function unsettled(ledger: Ledger): LogicalRequest[] {
-  return ledger.requests.filter((request) => request.settlement === 'open');
 }
