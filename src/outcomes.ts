@@ -190,6 +190,12 @@ const RULES: readonly Rule[] = [
       ),
   },
   {
+    // The slot moved (failover, resharding) after the client read its slot map: the command
+    // did not run. rounds.ts refreshes the map, so a retry reaches the new owner.
+    test: /^(MOVED|ASK) /,
+    make: unavailable,
+  },
+  {
     test: /^(LOADING|MASTERDOWN|BUSY|TRYAGAIN|CLUSTERDOWN|OOM)\b/,
     make: unavailable,
   },

@@ -120,6 +120,12 @@ async function send<T>(target: RoundTarget, group: Running<T>[]): Promise<void> 
     for (const item of group) item.replies = item.ops.map(() => error);
     return;
   }
+  // A pipeline over several slots of a moved node is not redirected by the client (its MOVED
+  // answers differ per slot) and nothing else refreshes the slot map: refresh it here, so the
+  // caller's retry (MOVED classifies as unavailable) reaches the new owner.
+  if (target.client instanceof Cluster && replies.some(([error]) => isRedirect(error))) {
+    target.client.refreshSlotsCache();
+  }
   let at = 0;
   for (const item of group) {
     item.replies = item.ops.map(() => {
@@ -210,6 +216,10 @@ function joined(parts: readonly (string | Buffer)[]): Buffer {
   for (const part of parts)
     at += typeof part === 'string' ? out.write(part, at) : part.copy(out, at);
   return out;
+}
+
+function isRedirect(error: Error | null): boolean {
+  return error !== null && /^(MOVED|ASK) /.test(error.message);
 }
 
 function addOp(target: RoundTarget, pipeline: Pipeline, op: Op, ttl: string): void {

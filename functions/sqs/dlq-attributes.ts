@@ -65,6 +65,8 @@ function text(value: string): MessageAttributeValue {
 
 /** The event carries binary values as base64; the SDK sends bytes. List values are unused by SQS. */
 function sdkValue(attribute: SQSMessageAttributes[string]): MessageAttributeValue | undefined {
+  // A direct invoke can send an attribute that is not one: it is left out, and named as dropped.
+  if (typeof attribute !== 'object' || attribute === null) return undefined;
   if (typeof attribute.stringValue === 'string') {
     return { DataType: attribute.dataType, StringValue: attribute.stringValue };
   }

@@ -64,6 +64,9 @@ export async function sendDeadLetters(
 }
 
 function letterOf({ index, record, error }: DeadLetter, fifo: boolean): Letter {
+  // A direct invoke can send a record without a text body; SQS then refuses the letter and the
+  // record is retried, rather than this function crashing on it.
+  const body = typeof record.body === 'string' ? record.body : '';
   const { attributes, dropped } = deadLetterAttributes(record.messageAttributes, {
     code: error.code,
     detail: error.message,
@@ -71,7 +74,7 @@ function letterOf({ index, record, error }: DeadLetter, fifo: boolean): Letter {
   });
   const entry: SendMessageBatchRequestEntry = {
     Id: `r${index}`,
-    MessageBody: record.body,
+    MessageBody: body,
     MessageAttributes: attributes,
     // A FIFO DLQ needs a group; the source's keeps the letters of one group in order, and the
     // source messageId dedupes a letter resent after a partial failure.
@@ -82,7 +85,7 @@ function letterOf({ index, record, error }: DeadLetter, fifo: boolean): Letter {
         }
       : {}),
   };
-  return { index, entry, bytes: sizeOf(record.body, attributes), dropped };
+  return { index, entry, bytes: sizeOf(body, attributes), dropped };
 }
 
 /** SQS counts the body and every attribute's name, type and value toward a message's size. */

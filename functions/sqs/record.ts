@@ -42,7 +42,14 @@ function textAttribute(
   name: string,
 ): string | undefined {
   if (attribute === undefined) return undefined;
-  if (typeof attribute.stringValue !== 'string' || !attribute.dataType.startsWith('String')) {
+  // A direct invoke can send anything: an attribute that is not one is refused, not a crash.
+  if (
+    typeof attribute !== 'object' ||
+    attribute === null ||
+    typeof attribute.stringValue !== 'string' ||
+    typeof attribute.dataType !== 'string' ||
+    !attribute.dataType.startsWith('String')
+  ) {
     throw new InvalidInputError(
       'EMQ_INVALID_REQUEST',
       `The message attribute ${name} must be of type String.`,
@@ -52,6 +59,9 @@ function textAttribute(
 }
 
 function payloadOf(body: string, encoding: string | undefined): Buffer {
+  if (typeof body !== 'string') {
+    throw new InvalidInputError('EMQ_INVALID_REQUEST', 'The record has no text body.');
+  }
   if (encoding === undefined) return Buffer.from(body, 'utf8');
   if (encoding !== 'base64') {
     throw new InvalidInputError(
