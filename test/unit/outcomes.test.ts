@@ -66,6 +66,8 @@ describe('classify', () => {
     ],
     ['CLUSTERDOWN The cluster is down', UnavailableError, 'EMQ_UNAVAILABLE', true, 503],
     ['OOM command not allowed when used memory', UnavailableError, 'EMQ_UNAVAILABLE', true, 503],
+    ['MOVED 3999 127.0.0.1:6381', UnavailableError, 'EMQ_UNAVAILABLE', true, 503],
+    ['ASK 3999 127.0.0.1:6381', UnavailableError, 'EMQ_UNAVAILABLE', true, 503],
     [
       'Too many Cluster redirections. Last error: Error: Connection is closed.',
       UnavailableError,
