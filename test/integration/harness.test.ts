@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest';
 import { moduleArgs } from '../support/module.js';
 import {
   digestOf,
-  MODULE_PATH,
   randomQueue,
   startCluster,
   startReplicated,

@@ -2,38 +2,23 @@
 // timeout that left the writes to finish on the server, admits each message exactly once.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SQSRecord } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
-import { type Connection, installFence } from '../../src/index.js';
+import type { Connection } from '../../src/index.js';
 import { fakeSqs } from '../fixtures/sqs/fake-sqs.js';
 import { captureLogs, recordLines } from '../fixtures/sqs/logs.js';
 import { queueOn } from '../fixtures/sqs/placement.js';
 import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
-import { connectTo, jobsOf } from '../support/emq.js';
-import {
-  type ClusterHandle,
-  randomQueue,
-  type ServerHandle,
-  startCluster,
-  startStandalone,
-} from '../support/servers.js';
+import { connectTo, jobsOf, withFencedServers } from '../support/emq.js';
+import { type ClusterHandle, randomQueue, type ServerHandle } from '../support/servers.js';
 
 const DLQ = 'https://sqs.us-east-2.amazonaws.com/123456789012/emq-dead';
 
 let standalone: ServerHandle;
 let cluster: ClusterHandle;
 
-beforeAll(async () => {
-  [standalone, cluster] = await Promise.all([
-    startStandalone({ module: true }),
-    startCluster({ module: true }),
-  ]);
-  await installFence(await connectTo(standalone, { checkFence: false }));
-  await installFence(await connectTo(cluster, { checkFence: false }));
-});
-
-afterAll(async () => {
-  await Promise.all([standalone?.stop(), cluster?.stop()]);
+withFencedServers((servers) => {
+  ({ standalone, cluster } = servers);
 });
 
 const lines = captureLogs();

@@ -1,6 +1,7 @@
 // Connections to harness servers through the package's own connector, closed after each file.
-import { afterAll } from 'vitest';
-import { type Connection, type ConnectOptions, connect } from '../../src/index.js';
+import { afterAll, beforeAll } from 'vitest';
+import { type Connection, type ConnectOptions, connect, installFence } from '../../src/index.js';
+import { startCluster, startStandalone } from './servers.js';
 import type { ClusterHandle, ServerHandle } from './types.js';
 
 const open = new Set<Connection>();
@@ -44,4 +45,30 @@ export async function jobsOf(
   }
   const pending = await client.zrange(`emq:{${queue}}:pending`, 0, -1);
   return { rows: rows.sort(), pending: pending.sort() };
+}
+
+export interface FencedServers {
+  readonly standalone: ServerHandle;
+  readonly cluster: ClusterHandle;
+}
+
+/**
+ * Starts, for the file's tests, a standalone server and a 3-primary cluster that load the
+ * module and hold the fence; hands them to `use` and stops them when the file ends.
+ */
+export function withFencedServers(use: (servers: FencedServers) => void): void {
+  let started: FencedServers | undefined;
+  beforeAll(async () => {
+    const [standalone, cluster] = await Promise.all([
+      startStandalone({ module: true }),
+      startCluster({ module: true }),
+    ]);
+    started = { standalone, cluster };
+    await installFence(await connectTo(standalone, { checkFence: false }));
+    await installFence(await connectTo(cluster, { checkFence: false }));
+    use(started);
+  });
+  afterAll(async () => {
+    await Promise.all([started?.standalone.stop(), started?.cluster.stop()]);
+  });
 }
