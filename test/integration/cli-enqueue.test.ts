@@ -2,9 +2,9 @@
 // the exit code of each outcome (0 enqueued or duplicate, 1 refused or failed, 2 usage).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Connection, installFence, mintJobId, readJob } from '../../src/index.js';
+import { assertBuilt, emq, STACK_FRAME } from '../support/cli.js';
 import { connectTo, jobsOf } from '../support/emq.js';
 import { freePort, randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
-import { assertBuilt, emq, STACK_FRAME } from './cli-helpers.js';
 
 let server: ServerHandle;
 let connection: Connection;

@@ -2,6 +2,7 @@
 // server-wide state), one without the module (script executor), and one 3-primary cluster.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fenceKey } from '../../src/index.js';
+import { assertBuilt, emq } from '../support/cli.js';
 import {
   type ClusterHandle,
   type ServerHandle,
@@ -9,7 +10,6 @@ import {
   startStandalone,
   stopAll,
 } from '../support/servers.js';
-import { assertBuilt, emq } from './cli-helpers.js';
 
 let cluster: ClusterHandle;
 

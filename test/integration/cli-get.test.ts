@@ -2,9 +2,9 @@
 // bytes, and the exit codes of a missing job and a malformed id.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Connection, enqueue, installFence, mintJobId } from '../../src/index.js';
+import { assertBuilt, emq } from '../support/cli.js';
 import { connectTo } from '../support/emq.js';
 import { randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
-import { assertBuilt, emq } from './cli-helpers.js';
 
 let server: ServerHandle;
 let connection: Connection;

@@ -2,6 +2,7 @@
 // pending key of the wrong type.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Connection, enqueue, installFence, pendingKey } from '../../src/index.js';
+import { assertBuilt, emq } from '../support/cli.js';
 import { connectTo } from '../support/emq.js';
 import {
   type ClusterHandle,
@@ -10,7 +11,6 @@ import {
   startCluster,
   startStandalone,
 } from '../support/servers.js';
-import { assertBuilt, emq } from './cli-helpers.js';
 
 let server: ServerHandle;
 let cluster: ClusterHandle;

@@ -7,9 +7,9 @@ import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Connection, installFence, mintJobId, readJob } from '../../src/index.js';
 import { sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
+import { assertBuilt, emq } from '../support/cli.js';
 import { connectTo, jobsOf } from '../support/emq.js';
 import { freePort, randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
-import { assertBuilt, emq } from './cli-helpers.js';
 
 let server: ServerHandle;
 let connection: Connection;

@@ -2,7 +2,7 @@
 // for every kind of usage error. No server: none of these may try to connect.
 import { spawn } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, CLI, emq, STACK_FRAME } from './cli-helpers.js';
+import { assertBuilt, CLI, emq, STACK_FRAME } from '../support/cli.js';
 
 beforeAll(() => {
   assertBuilt();
