@@ -34,6 +34,11 @@ export interface Config {
   password: string | undefined;
   /** `EMQ_SECRET_ARN`: a Secrets Manager secret holding `{"username","password"}`, read at cold start. Default: none. */
   secretArn: string | undefined;
+  /**
+   * `EMQ_TLS_CA`: the CA certificate(s) that sign the servers' certificates, as PEM or as
+   * base64 of PEM (a private CA, such as a self-managed cluster's). Default: none (the system CAs).
+   */
+  tlsCa: string | undefined;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -58,6 +63,7 @@ export function loadConfig(env: Env = process.env): Config {
     username: read('EMQ_USERNAME'),
     password: read('EMQ_PASSWORD'),
     secretArn: read('EMQ_SECRET_ARN'),
+    tlsCa: tlsCa(read('EMQ_TLS_CA')),
   };
 }
 
@@ -121,6 +127,15 @@ function queue(value: string): string {
     throw error;
   }
   return value;
+}
+
+/** PEM as given, else base64 of PEM (how a deployment passes it in one environment value). */
+function tlsCa(value: string | undefined): string | undefined {
+  if (value === undefined || value.includes('-----BEGIN CERTIFICATE-----')) return value;
+  const decoded = /^[A-Za-z0-9+/=\s]+$/.test(value) ? Buffer.from(value, 'base64').toString() : '';
+  if (!decoded.includes('-----BEGIN CERTIFICATE-----'))
+    throw bad('EMQ_TLS_CA', 'PEM certificates, or their base64');
+  return decoded;
 }
 
 function dlqUrl(value: string | undefined): string | undefined {

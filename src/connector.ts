@@ -84,6 +84,7 @@ export function connectOptionsFrom(config: Config): ConnectOptions {
     connectTimeoutMs: config.connectTimeoutMs,
     dedupeTtlMs: config.dedupeTtlMs,
     maxPayloadBytes: config.maxPayloadBytes,
+    ...(config.tlsCa === undefined ? {} : { tls: { ca: config.tlsCa } }),
   };
 }
 
