@@ -5,6 +5,7 @@
  * Settings are plain data (they come from `-c key=value` or from code), so the same check serves
  * `cdk synth` and the tests.
  */
+import { existsSync } from 'node:fs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 
 /** Where the functions find Valkey. */
@@ -50,9 +51,39 @@ export interface ExistingCacheSettings {
   readonly secretArn?: string;
 }
 
-/** A self-managed Valkey cluster that loads the module (issue 9; not built yet). */
+/**
+ * The functions' rules on a cluster that loads the module: DEFAULT_ACCESS_STRING plus the
+ * module's commands, which sit in none of the categories it names.
+ */
+export const SELFMANAGED_ACCESS_STRING = `${DEFAULT_ACCESS_STRING} +emq.enqueue +emq.wire`;
+
+/** A Valkey cluster on EC2 that loads the EchoMQ module (functions run the native executor). */
 export interface SelfManagedCacheSettings {
   readonly kind: 'selfmanaged';
+  /**
+   * Path of the EchoMQ module (`.so`) built for the nodes' CPU (arm64 on Graviton); deployed
+   * as an S3 asset. Required.
+   */
+  readonly moduleArtifact: string;
+  /** Primaries. Default `3`: a failover needs the votes of a majority of primaries. */
+  readonly shards?: number;
+  /** Replicas of each primary, 0 to 5 (0: no failover). Default `1`. */
+  readonly replicasPerShard?: number;
+  /** EC2 instance type of every node; a Graviton type (`t4g`, `m7g`, ...) runs arm64. Default `'t4g.small'`. */
+  readonly instanceType?: string;
+  /** TLS port of the nodes; their cluster bus listens on port + 10000. Default `6379`. */
+  readonly port?: number;
+  /** ACL rules of the functions' user. Default SELFMANAGED_ACCESS_STRING. */
+  readonly accessString?: string;
+  /** Size in GiB of each node's data volume (gp3, encrypted; holds the AOF). Default `20`. */
+  readonly dataVolumeGiB?: number;
+  /** Keep a snapshot of every data volume when the stack is deleted. Default `false`. */
+  readonly snapshotOnDelete?: boolean;
+  /**
+   * Indexes of nodes whose instance an operator replaced; each mention launches that node
+   * once more (see the README). Default `[]`.
+   */
+  readonly replacedNodes?: readonly number[];
 }
 
 export type CacheSettings = ElastiCacheSettings | ExistingCacheSettings | SelfManagedCacheSettings;
@@ -148,7 +179,10 @@ export type ResolvedCache =
   | (Resolved<Omit<ExistingCacheSettings, 'secretArn'>> & {
       readonly secretArn: string | undefined;
     })
-  | SelfManagedCacheSettings;
+  | (Resolved<SelfManagedCacheSettings> & {
+      /** The identity the nodes load the module with: emq.wire. */
+      readonly wire: string;
+    });
 
 export interface ResolvedSettings {
   readonly cache: ResolvedCache;
@@ -179,7 +213,7 @@ export function resolveSettings(input: EchoMqSettings = {}): {
       `${name} must be a whole number from ${min} to ${max}.`,
     );
 
-  const cache = resolveCache(input.cache ?? { kind: 'elasticache' }, check, int);
+  const resolvedCache = resolveCache(input.cache ?? { kind: 'elasticache' }, check, int);
 
   const emq = {
     wire: input.emq?.wire ?? '1',
@@ -199,6 +233,9 @@ export function resolveSettings(input: EchoMqSettings = {}): {
   int('dedupeTtlMs', emq.dedupeTtlMs, 1_000, 2_592_000_000);
   int('commandTimeoutMs', emq.commandTimeoutMs, 1, 60_000);
   int('connectTimeoutMs', emq.connectTimeoutMs, 1, 60_000);
+  // A self-managed cluster loads the module with the identity the functions expect.
+  const cache: ResolvedCache =
+    resolvedCache.kind === 'selfmanaged' ? { ...resolvedCache, wire: emq.wire } : resolvedCache;
 
   const auth = input.http?.auth ?? { kind: 'iam' };
   if (auth.kind === 'jwt') {
@@ -285,7 +322,7 @@ function resolveCache(
   input: CacheSettings,
   check: (ok: boolean, problem: string) => void,
   int: (name: string, value: number, min: number, max: number) => void,
-): ResolvedCache {
+): Exclude<ResolvedCache, { kind: 'selfmanaged' }> | Resolved<SelfManagedCacheSettings> {
   switch (input.kind) {
     case 'elasticache': {
       const cache = {
@@ -340,12 +377,51 @@ function resolveCache(
         secretArn,
       };
     }
-    case 'selfmanaged':
+    case 'selfmanaged': {
+      const cache = {
+        kind: input.kind,
+        moduleArtifact: input.moduleArtifact,
+        shards: input.shards ?? 3,
+        replicasPerShard: input.replicasPerShard ?? 1,
+        instanceType: input.instanceType ?? 't4g.small',
+        port: input.port ?? 6379,
+        accessString: input.accessString ?? SELFMANAGED_ACCESS_STRING,
+        dataVolumeGiB: input.dataVolumeGiB ?? 20,
+        snapshotOnDelete: input.snapshotOnDelete ?? false,
+        replacedNodes: input.replacedNodes ?? [],
+      };
       check(
-        false,
-        'cache=selfmanaged (a self-managed Valkey cluster that loads the module) is not available yet; use elasticache or existing.',
+        cache.moduleArtifact !== '',
+        'cache=selfmanaged needs moduleArtifact, the path of the EchoMQ module (.so) the nodes load.',
       );
-      return input;
+      check(
+        cache.moduleArtifact === '' || existsSync(cache.moduleArtifact),
+        `moduleArtifact ${cache.moduleArtifact} does not exist (npm run build:module builds test/module/emq.so).`,
+      );
+      int('selfManagedShards', cache.shards, 1, 30);
+      int('selfManagedReplicas', cache.replicasPerShard, 0, 5);
+      check(
+        /^[a-z][a-z0-9-]*\.[a-z0-9]+$/.test(cache.instanceType),
+        'instanceType must look like t4g.small.',
+      );
+      // The cluster bus listens on port + 10000.
+      int('port', cache.port, 1_024, 55_535);
+      // The rules reach the nodes inside single quotes of a shell settings file.
+      check(
+        /^on\s[^'\n]*$/.test(cache.accessString),
+        "accessString must start with 'on' and hold no quote.",
+      );
+      int('dataVolumeGiB', cache.dataVolumeGiB, 1, 16_384);
+      const nodes = cache.shards * (cache.replicasPerShard + 1);
+      check(
+        nodes < 1 ||
+          cache.replacedNodes.every(
+            (index) => Number.isSafeInteger(index) && index >= 0 && index < nodes,
+          ),
+        `replacedNodes must name node indexes from 0 to ${nodes - 1}.`,
+      );
+      return cache;
+    }
     default:
       check(false, `cache must be one of ${CACHE_KINDS.join(', ')}.`);
       return input;

@@ -1,0 +1,319 @@
+#!/usr/bin/env bash
+# Brings up one node of the self-managed EchoMQ Valkey cluster. Runs at every boot (user data)
+# and is idempotent: it restarts the server only when its files changed.
+#
+# Settings (variables, or EMQ_ENV_FILE naming a file of them):
+#   EMQ_NODE_INDEX        this node's position in EMQ_NODES (0 coordinates creation)
+#   EMQ_NODES             every node's host:port, space-separated, node i of shard i % EMQ_SHARDS
+#   EMQ_SHARDS, EMQ_REPLICAS  primaries, and replicas per primary
+#   EMQ_WIRE              the wire identity the module is loaded with
+#   EMQ_MODULE_URI        s3:// location of the EchoMQ module
+#   EMQ_APP_SECRET_ARN, EMQ_ADMIN_SECRET_ARN  {"username","password"} of the functions / admin
+#   EMQ_TLS_SECRET_ARN    {"ca","cert","key"}; node 0 fills it on first boot
+#   EMQ_ACCESS_STRING     ACL rules of the functions' user
+#   EMQ_SYSTEM            1: install packages, mount the data volume, run under systemd (EC2);
+#                         0: none of that, daemonize in the given directories (tests)
+#   EMQ_CONF_DIR, EMQ_DATA_DIR, EMQ_RUN_DIR, EMQ_DATA_DEVICE, EMQ_VALKEY_PACKAGE,
+#   EMQ_MAXMEMORY, EMQ_NODE_TIMEOUT_MS, VALKEY_SERVER, VALKEY_CLI, AWS_CLI, OPENSSL
+set -euo pipefail
+umask 077
+SCRIPT_DIR=$(dirname "$(readlink -f "$0")")
+# shellcheck source=node-lib.sh
+. "$SCRIPT_DIR/node-lib.sh"
+emq_load_settings
+
+install_packages() {
+  if ! command -v "$VALKEY_SERVER" >/dev/null || ! command -v jq >/dev/null; then
+    dnf install -y -q "${EMQ_VALKEY_PACKAGE:-valkey}" jq openssl
+  fi
+  local version
+  version=$("$VALKEY_SERVER" --version | sed -n 's/.* v=\([0-9]*\)\..*/\1/p')
+  [ "${version:-0}" -ge 8 ] || emq_die "valkey-server 8 or later is needed, found major ${version:-none}"
+  id -u valkey >/dev/null 2>&1 || useradd --system --no-create-home --shell /sbin/nologin valkey
+  # Forking for AOF rewrites needs overcommit; the package's own service must not take the port.
+  printf 'vm.overcommit_memory = 1\n' >/etc/sysctl.d/90-emq-valkey.conf
+  sysctl -q -p /etc/sysctl.d/90-emq-valkey.conf
+  systemctl disable --now valkey.service >/dev/null 2>&1 || true
+}
+
+mount_data_volume() {
+  local device=${EMQ_DATA_DEVICE:-/dev/sdf}
+  mkdir -p "$EMQ_DATA_DIR"
+  mountpoint -q "$EMQ_DATA_DIR" && return 0
+  emq_wait 120 test -b "$device" || emq_die "data volume $device did not appear"
+  blkid "$device" >/dev/null 2>&1 || mkfs.xfs -q "$device"
+  local uuid
+  uuid=$(blkid -s UUID -o value "$device")
+  grep -q "$uuid" /etc/fstab || printf 'UUID=%s %s xfs defaults,noatime,nofail 0 2\n' "$uuid" "$EMQ_DATA_DIR" >>/etc/fstab
+  mount "$EMQ_DATA_DIR"
+}
+
+read_credentials() {
+  emq_load_admin
+  local json
+  json=$(emq_secret "$EMQ_APP_SECRET_ARN") || emq_die "cannot read the functions' secret"
+  APP_USER=$(emq_json_field "$json" username) || emq_die "the functions' secret has no username"
+  APP_PASSWORD=$(emq_json_field "$json" password) || emq_die "the functions' secret has no password"
+}
+
+# One server certificate for every node (their addresses are fixed), signed by a CA whose key is
+# thrown away: the secret holds only what the nodes serve and what clients trust.
+make_tls_material() {
+  local work=$1 san='' seen=' ' node host
+  for node in "${EMQ_NODE_LIST[@]}"; do
+    host=$(emq_host "$node")
+    case "$seen" in *" $host "*) continue ;; esac
+    seen="$seen$host "
+    if [[ $host =~ ^[0-9.]+$ ]]; then san="$san,IP:$host"; else san="$san,DNS:$host"; fi
+  done
+  "$OPENSSL" req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -sha256 -days 3650 \
+    -subj '/CN=echomq-lambda Valkey CA' -keyout "$work/ca.key" -out "$work/ca.pem" \
+    -addext 'basicConstraints=critical,CA:TRUE' -addext 'keyUsage=critical,keyCertSign,cRLSign' 2>/dev/null
+  "$OPENSSL" req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -sha256 \
+    -subj '/CN=echomq-lambda Valkey' -keyout "$work/server.key" -out "$work/server.csr" 2>/dev/null
+  printf 'subjectAltName=%s\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth,clientAuth\n' \
+    "${san#,}" >"$work/server.ext"
+  "$OPENSSL" x509 -req -in "$work/server.csr" -CA "$work/ca.pem" -CAkey "$work/ca.key" \
+    -set_serial "0x$("$OPENSSL" rand -hex 16)" -days 3650 -sha256 -extfile "$work/server.ext" \
+    -out "$work/server.pem" 2>/dev/null
+  jq -n --rawfile ca "$work/ca.pem" --rawfile cert "$work/server.pem" --rawfile key "$work/server.key" \
+    '{ca: $ca, cert: $cert, key: $key}' >"$work/tls.json"
+}
+
+tls_json_complete() { jq -e '(.ca | strings) and (.cert | strings) and (.key | strings)' <<<"$1" >/dev/null 2>&1; }
+
+tls_published() {
+  TLS_JSON=$(emq_secret "$EMQ_TLS_SECRET_ARN" 2>/dev/null) && tls_json_complete "$TLS_JSON"
+}
+
+obtain_tls() {
+  TLS_JSON=$(emq_secret "$EMQ_TLS_SECRET_ARN") || emq_die "cannot read the TLS secret"
+  if ! tls_json_complete "$TLS_JSON"; then
+    if [ "$EMQ_NODE_INDEX" -eq 0 ]; then
+      local work
+      work=$(mktemp -d)
+      make_tls_material "$work"
+      "$AWS_CLI" secretsmanager put-secret-value --secret-id "$EMQ_TLS_SECRET_ARN" \
+        --secret-string "file://$work/tls.json" >/dev/null
+      rm -rf "$work"
+      emq_log "TLS material created and published"
+    else
+      emq_log "waiting for node 0 to publish the TLS material"
+    fi
+    emq_wait "$EMQ_WAIT_SECONDS" tls_published || emq_die "no TLS material after $EMQ_WAIT_SECONDS s"
+  fi
+  mkdir -p "$EMQ_TLS_DIR.new"
+  jq -j .ca <<<"$TLS_JSON" >"$EMQ_TLS_DIR.new/ca.pem"
+  jq -j .cert <<<"$TLS_JSON" >"$EMQ_TLS_DIR.new/server.pem"
+  jq -j .key <<<"$TLS_JSON" >"$EMQ_TLS_DIR.new/server.key"
+  rm -rf "$EMQ_TLS_DIR"
+  mv "$EMQ_TLS_DIR.new" "$EMQ_TLS_DIR"
+}
+
+fetch_module() {
+  "$AWS_CLI" s3 cp --only-show-errors "$EMQ_MODULE_URI" "$EMQ_CONF_DIR/emq.so.new" >/dev/null
+  # The server refuses to load a module without execute permission.
+  chmod 0755 "$EMQ_CONF_DIR/emq.so.new"
+  mv "$EMQ_CONF_DIR/emq.so.new" "$EMQ_CONF_DIR/emq.so"
+}
+
+sha256_hex() { printf '%s' "$1" | sha256sum | cut -d' ' -f1; }
+
+# Hashed passwords only: the ACL file never holds a password in clear. The fence guard's
+# password never leaves this node; it is kept so that a reboot does not change the file.
+write_acl() {
+  [ -s "$EMQ_CONF_DIR/guard.pass" ] || "$OPENSSL" rand -hex 24 >"$EMQ_CONF_DIR/guard.pass"
+  cat >"$EMQ_CONF_DIR/users.acl" <<ACL
+user default off resetkeys resetchannels -@all
+user $EMQ_ADMIN_USER on #$(sha256_hex "$EMQ_ADMIN_PASSWORD") ~* &* +@all
+user $APP_USER $EMQ_ACCESS_STRING #$(sha256_hex "$APP_PASSWORD")
+user emq-guard on #$(sha256_hex "$(cat "$EMQ_CONF_DIR/guard.pass")") resetkeys resetchannels -@all +ping +role +cluster|nodes +emq.wire
+ACL
+}
+
+write_config() {
+  local host port binds maxmemory
+  host=$(emq_host "$EMQ_SELF")
+  port=$(emq_port "$EMQ_SELF")
+  binds=$host
+  [ "$host" = 127.0.0.1 ] || binds="$host 127.0.0.1"
+  maxmemory=${EMQ_MAXMEMORY:-$(awk '/^MemTotal:/ { printf "%d", $2 * 1024 * 0.75 }' /proc/meminfo)}
+  {
+    printf '%s\n' "bind $binds" 'port 0' "tls-port $port" \
+      "tls-cert-file $EMQ_TLS_DIR/server.pem" "tls-key-file $EMQ_TLS_DIR/server.key" \
+      "tls-ca-cert-file $EMQ_TLS_DIR/ca.pem" 'tls-auth-clients no' 'tls-replication yes' \
+      'tls-cluster yes' 'cluster-enabled yes' 'cluster-config-file nodes.conf' \
+      "cluster-node-timeout $EMQ_NODE_TIMEOUT_MS" "cluster-announce-ip $host" \
+      'cluster-require-full-coverage no' "dir $EMQ_DATA_DIR" 'appendonly yes' \
+      'appendfsync everysec' 'save ""' "aclfile $EMQ_CONF_DIR/users.acl" \
+      "loadmodule $EMQ_CONF_DIR/emq.so wire $EMQ_WIRE" "maxmemory $maxmemory" \
+      'maxmemory-policy noeviction' "masteruser $EMQ_ADMIN_USER" "masterauth $EMQ_ADMIN_PASSWORD"
+    if [ "$EMQ_SYSTEM" = 1 ]; then
+      printf '%s\n' 'daemonize no' 'supervised no'
+    else
+      printf '%s\n' 'daemonize yes' "pidfile $EMQ_RUN_DIR/valkey.pid" "logfile $EMQ_RUN_DIR/valkey.log"
+    fi
+  } >"$EMQ_CONF_DIR/valkey.conf"
+}
+
+files_digest() {
+  cat "$EMQ_CONF_DIR/valkey.conf" "$EMQ_CONF_DIR/users.acl" "$EMQ_CONF_DIR/emq.so" "$EMQ_TLS_DIR"/* |
+    sha256sum | cut -d' ' -f1
+}
+
+running() {
+  if [ "$EMQ_SYSTEM" = 1 ]; then
+    systemctl is-active --quiet emq-valkey.service
+  else
+    [ -s "$EMQ_RUN_DIR/valkey.pid" ] && kill -0 "$(cat "$EMQ_RUN_DIR/valkey.pid")" 2>/dev/null
+  fi
+}
+
+stop_local() {
+  local pid
+  pid=$(cat "$EMQ_RUN_DIR/valkey.pid" 2>/dev/null) || return 0
+  kill "$pid" 2>/dev/null || return 0
+  emq_wait 30 sh -c "! kill -0 $pid 2>/dev/null" || kill -9 "$pid" 2>/dev/null || true
+}
+
+# Loading a large AOF takes a while; a server that exited will not answer, so stop waiting.
+server_up() {
+  emq_answers "$EMQ_SELF" && return 0
+  running || emq_die "the server exited at start (see its log)"
+  return 1
+}
+
+start_server() {
+  local digest applied
+  digest=$(files_digest)
+  applied=$(cat "$EMQ_DATA_DIR/.emq-applied" 2>/dev/null || true)
+  if running && [ "$digest" = "$applied" ]; then
+    emq_log "server already running with these files"
+    return 0
+  fi
+  if [ "$EMQ_SYSTEM" = 1 ]; then
+    chown -R valkey:valkey "$EMQ_CONF_DIR" "$EMQ_DATA_DIR"
+    cat >/etc/systemd/system/emq-valkey.service <<UNIT
+[Unit]
+Description=echomq-lambda Valkey cluster node
+After=network-online.target
+Wants=network-online.target
+RequiresMountsFor=$EMQ_DATA_DIR
+
+[Service]
+User=valkey
+Group=valkey
+ExecStart=$(command -v "$VALKEY_SERVER") $EMQ_CONF_DIR/valkey.conf
+Restart=always
+RestartSec=2
+LimitNOFILE=65536
+TimeoutStopSec=60
+
+[Install]
+WantedBy=multi-user.target
+UNIT
+    cat >/etc/systemd/system/emq-fence-guard.service <<UNIT
+[Unit]
+Description=echomq-lambda: restore the wire identity on this primary
+After=emq-valkey.service
+
+[Service]
+Type=oneshot
+Environment=EMQ_ENV_FILE=${EMQ_ENV_FILE:-}
+ExecStart=$SCRIPT_DIR/fence-guard.sh
+UNIT
+    cat >/etc/systemd/system/emq-fence-guard.timer <<UNIT
+[Unit]
+Description=echomq-lambda: check the wire identity on this primary every 15 s
+
+[Timer]
+OnBootSec=60
+OnUnitActiveSec=15
+AccuracySec=1
+
+[Install]
+WantedBy=timers.target
+UNIT
+    systemctl daemon-reload
+    systemctl enable emq-valkey.service emq-fence-guard.timer >/dev/null 2>&1
+    systemctl restart emq-valkey.service
+    systemctl start emq-fence-guard.timer
+  else
+    stop_local
+    "$VALKEY_SERVER" "$EMQ_CONF_DIR/valkey.conf"
+  fi
+  printf '%s\n' "$digest" >"$EMQ_DATA_DIR/.emq-applied"
+  emq_wait "$EMQ_START_SECONDS" server_up || emq_die "the server did not answer within $EMQ_START_SECONDS s"
+  emq_log "server started"
+}
+
+# The primary that serves the first slot of `shard` now (failover may have moved it).
+shard_owner() {
+  local peer=$1 slot=$(($2 * 16384 / EMQ_SHARDS))
+  emq_cli "$peer" CLUSTER NODES | tr -d '\r' | awk -v slot="$slot" '
+    $3 ~ /master/ && $3 !~ /fail/ {
+      for (i = 9; i <= NF; i++) {
+        n = split($i, range, "-"); lo = range[1]; hi = (n == 2 ? range[2] : range[1])
+        if (slot >= lo && slot <= hi) { print $1; exit }
+      }
+    }'
+}
+
+replicate_to() { emq_cli "$EMQ_SELF" CLUSTER REPLICATE "$1" 2>/dev/null | grep -q '^OK'; }
+
+# A node that starts without a cluster identity while the cluster already serves replaces a
+# lost node. Its predecessor (same address) is dropped from every peer's table before this server
+# answers there, since peers then mark the old entry address-less and it can no longer be found.
+fresh_identity() {
+  [ ! -s "$EMQ_DATA_DIR/nodes.conf" ] || [ "$(grep -vc '^vars ' "$EMQ_DATA_DIR/nodes.conf")" -le 1 ]
+}
+
+serving_peer() {
+  local node
+  for node in "${EMQ_NODE_LIST[@]}"; do
+    if [ "$node" != "$EMQ_SELF" ] && emq_has_slots "$node"; then
+      printf '%s' "$node"
+      return 0
+    fi
+  done
+  return 1
+}
+
+forget_predecessor() {
+  local peer=$1 id node
+  for id in $(emq_cli "$peer" CLUSTER NODES | tr -d '\r' | awk -v addr="$EMQ_SELF@" 'index($2, addr) == 1 { print $1 }'); do
+    for node in "${EMQ_NODE_LIST[@]}"; do
+      [ "$node" = "$EMQ_SELF" ] || emq_cli "$node" CLUSTER FORGET "$id" >/dev/null 2>&1 || true
+    done
+    emq_log "forgot predecessor $id"
+  done
+}
+
+join_as_replica() {
+  local peer=$1 shard=$((EMQ_NODE_INDEX % EMQ_SHARDS)) owner
+  owner=$(shard_owner "$peer" "$shard")
+  [ -n "$owner" ] || emq_die "no live primary serves shard $shard"
+  emq_cli "$EMQ_SELF" CLUSTER MEET "$(emq_host "$peer")" "$(emq_port "$peer")" >/dev/null
+  emq_wait 120 replicate_to "$owner" || emq_die "could not replicate primary $owner"
+  emq_log "joined shard $shard as a replica of $owner"
+}
+
+if [ "$EMQ_SYSTEM" = 1 ]; then
+  install_packages
+  mount_data_volume
+fi
+mkdir -p "$EMQ_CONF_DIR" "$EMQ_DATA_DIR" "$EMQ_RUN_DIR"
+read_credentials
+obtain_tls
+fetch_module
+write_acl
+write_config
+peer=''
+if fresh_identity && peer=$(serving_peer); then
+  emq_log "the cluster already serves: this node replaces a lost one (through $peer)"
+  forget_predecessor "$peer"
+fi
+start_server
+[ -z "$peer" ] || join_as_replica "$peer"
+"$SCRIPT_DIR/fence-guard.sh" || emq_log "the fence guard did not finish; its timer tries again"
+emq_log "node $EMQ_SELF ready"

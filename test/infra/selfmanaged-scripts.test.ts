@@ -1,0 +1,194 @@
+// The self-managed cluster's node scripts themselves, run as the nodes' user data runs them
+// (bootstrap.sh on every node at once, then cluster-create.sh on node 0), unprivileged on
+// loopback: they must leave a working TLS cluster with the module on every node, the wire
+// identity on every primary, the functions' user able to enqueue with the native executor,
+// and a wait condition signal that carries the CA the functions trust.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SELFMANAGED_ACCESS_STRING } from '../../infra/settings.js';
+import {
+  type Connection,
+  connect,
+  connectOptionsFrom,
+  enqueue,
+  loadConfig,
+  readJob,
+} from '../../src/index.js';
+import { randomQueue } from '../support/servers.js';
+import { ADMIN, APP, LocalNodes, type ScriptRun } from './selfmanaged-fixtures/local-nodes.js';
+
+const SHARDS = 3;
+const REPLICAS = 1;
+
+let nodes: LocalNodes;
+let boots: readonly ScriptRun[];
+let creation: ScriptRun;
+const open: Connection[] = [];
+
+beforeAll(async () => {
+  ({ nodes, boots, creation } = await LocalNodes.launch({
+    shards: SHARDS,
+    replicas: REPLICAS,
+    accessString: SELFMANAGED_ACCESS_STRING,
+  }));
+}, 150_000);
+
+afterAll(async () => {
+  await Promise.all(open.map((connection) => connection.close()));
+  await nodes?.stop();
+}, 30_000);
+
+/** Runs `work` with an admin client of each node, closing them after. */
+async function onEveryNode<T>(
+  work: (client: ReturnType<LocalNodes['admin']>, index: number) => Promise<T>,
+) {
+  const clients = nodes.ports.map((_, index) => nodes.admin(index));
+  try {
+    return await Promise.all(clients.map((client, index) => work(client, index)));
+  } finally {
+    for (const client of clients) client.disconnect();
+  }
+}
+
+async function primaries(): Promise<number[]> {
+  const roles = await onEveryNode(async (client) => {
+    const [role] = (await client.call('ROLE')) as [string];
+    return role;
+  });
+  return roles.flatMap((role, index) => (role === 'master' ? [index] : []));
+}
+
+/** Connects the way a function does: its environment, credentials from its secret. */
+async function asFunctions(): Promise<Connection> {
+  const config = loadConfig({
+    EMQ_URL: nodes.seeds.join(','),
+    EMQ_CLUSTER: 'true',
+    EMQ_EXECUTOR: 'native',
+    EMQ_TLS_CA: nodes.signals[0]?.Data ?? '',
+  });
+  const connection = await connect({ ...connectOptionsFrom(config), ...APP });
+  open.push(connection);
+  return connection;
+}
+
+describe('bootstrap.sh and cluster-create.sh', () => {
+  it('bring every node up and create the cluster', () => {
+    const failures = [...boots, creation].filter((run) => run.code !== 0);
+    const servers = failures.length === 0 ? '' : nodes.serverLogTails();
+    expect(
+      failures.map((run) => run.log),
+      servers,
+    ).toEqual([]);
+  });
+
+  it('make a cluster of 3 shards with one replica each that serves every slot', async () => {
+    const infos = await onEveryNode(async (client) => String(await client.call('CLUSTER', 'INFO')));
+    for (const info of infos) {
+      expect(info).toMatch(/cluster_state:ok/);
+      expect(info).toMatch(/cluster_slots_assigned:16384/);
+      expect(info).toMatch(/cluster_known_nodes:6/);
+      expect(info).toMatch(/cluster_size:3/);
+    }
+    expect(await primaries()).toEqual([0, 1, 2]);
+  });
+
+  it('load the module on every node, with the wire identity as its argument', async () => {
+    const modules = await onEveryNode(
+      async (client) => (await client.call('MODULE', 'LIST')) as unknown[][],
+    );
+    for (const list of modules) {
+      expect(list).toEqual([expect.arrayContaining(['name', 'emq', 'args', ['wire', '1']])]);
+    }
+  });
+
+  it('install the wire identity on every primary', async () => {
+    const chosen = await primaries();
+    const readings = await onEveryNode(async (client, index) =>
+      chosen.includes(index) ? ((await client.call('EMQ.WIRE')) as unknown[]) : undefined,
+    );
+    expect(readings.filter((reading) => reading !== undefined)).toEqual([
+      ['1', '1'],
+      ['1', '1'],
+      ['1', '1'],
+    ]);
+  });
+
+  it('signal the wait condition once, with success and the CA as base64', () => {
+    expect(nodes.signals).toEqual([
+      {
+        Status: 'SUCCESS',
+        Reason: 'cluster ready, wire identity installed',
+        UniqueId: 'emq-cluster',
+        Data: Buffer.from(nodes.ca()).toString('base64'),
+      },
+    ]);
+  });
+
+  it('let the functions enqueue and read back with the native executor over TLS', async () => {
+    const connection = await asFunctions();
+    expect(connection.executor.kind).toBe('native');
+    const queue = randomQueue('selfmanaged');
+    const admitted = await enqueue(connection, { queue, payload: 'hello', idempotencyKey: 'k-1' });
+    expect(admitted.status).toBe('enqueued');
+    const row = await readJob(connection, queue, admitted.id);
+    expect(row?.payload.toString()).toBe('hello');
+    expect(row?.state).toBe('pending');
+  });
+
+  it("keep the functions' user out of keys beyond the EchoMQ keyspace", async () => {
+    const connection = await asFunctions();
+    await expect(connection.client.set('not-emq', 'x')).rejects.toThrow(/NOPERM/);
+    await expect(connection.client.call('FLUSHALL')).rejects.toThrow(/NOPERM/);
+  });
+
+  it('write password hashes only into the ACL files and publish the CA but never its key', () => {
+    for (const index of nodes.ports.keys()) {
+      const acl = nodes.file(index, 'conf', 'users.acl');
+      expect(acl).toMatch(/^user default off /m);
+      expect(acl).not.toContain(APP.password);
+      expect(acl).not.toContain(ADMIN.password);
+    }
+    expect(nodes.secret('tls')).toEqual({
+      ca: expect.stringContaining('BEGIN CERTIFICATE'),
+      cert: expect.stringContaining('BEGIN CERTIFICATE'),
+      key: expect.stringContaining('PRIVATE KEY'),
+    });
+    expect(nodes.ca()).not.toContain('PRIVATE KEY');
+  });
+
+  it('change nothing when a node boots again', async () => {
+    const ids = await onEveryNode(async (client) => String(await client.call('CLUSTER', 'MYID')));
+    const again = await nodes.run('bootstrap.sh', 1);
+    const create = await nodes.run('cluster-create.sh', 0);
+    expect([again.code, create.code]).toEqual([0, 0]);
+    expect(again.log).toMatch(/server already running with these files/);
+    expect(create.log).toMatch(/created from this node before/);
+    expect(
+      await onEveryNode(async (client) => String(await client.call('CLUSTER', 'MYID'))),
+    ).toEqual(ids);
+    expect(nodes.signals).toHaveLength(1);
+  });
+});
+
+describe('fence-guard.sh', () => {
+  it("puts back a primary's copy of the identity once it is lost", async () => {
+    const [primary] = await primaries();
+    if (primary === undefined) throw new Error('no primary');
+    const client = nodes.admin(primary);
+    try {
+      // What a restart does to the copy on every primary but the owner of its slot.
+      await client.call('FLUSHALL');
+      expect(await client.call('EMQ.WIRE')).toEqual(['1', null]);
+      const guard = await nodes.run('fence-guard.sh', primary);
+      expect(guard.code).toBe(0);
+      expect(await client.call('EMQ.WIRE')).toEqual(['1', '1']);
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it('leaves a replica alone', async () => {
+    const replica = nodes.ports.findIndex((_, index) => index >= SHARDS);
+    const guard = await nodes.run('fence-guard.sh', replica);
+    expect(guard).toEqual({ code: 0, log: '' });
+  });
+});
