@@ -13,9 +13,17 @@ import {
 export type ContextReader = (key: string) => unknown;
 
 /** Context keys that only mean something for one cache kind. */
-const CACHE_KEYS: Readonly<Record<Exclude<CacheKind, 'selfmanaged'>, readonly string[]>> = {
+const CACHE_KEYS: Readonly<Record<CacheKind, readonly string[]>> = {
   elasticache: ['nodeType', 'shards', 'replicasPerShard', 'engineVersion'],
   existing: ['valkeyEndpoint', 'valkeyCluster', 'valkeySecretArn'],
+  selfmanaged: [
+    'moduleArtifact',
+    'selfManagedShards',
+    'selfManagedReplicas',
+    'instanceType',
+    'dataVolumeGiB',
+    'replacedNodes',
+  ],
 };
 const JWT_KEYS = ['jwtIssuer', 'jwtAudience'];
 
@@ -24,6 +32,7 @@ export const CONTEXT_KEYS = [
   'cache',
   ...CACHE_KEYS.elasticache,
   ...CACHE_KEYS.existing,
+  ...CACHE_KEYS.selfmanaged,
   'auth',
   ...JWT_KEYS,
   'wire',
@@ -142,7 +151,15 @@ function cacheFromContext(kind: string, read: Readers): CacheSettings | undefine
         secretArn: read.text('valkeySecretArn'),
       };
     case 'selfmanaged':
-      return { kind };
+      return {
+        kind,
+        moduleArtifact: read.text('moduleArtifact') ?? '',
+        shards: read.number('selfManagedShards'),
+        replicasPerShard: read.number('selfManagedReplicas'),
+        instanceType: read.text('instanceType'),
+        dataVolumeGiB: read.number('dataVolumeGiB'),
+        replacedNodes: read.list('replacedNodes')?.map(Number),
+      };
     default:
       return undefined;
   }

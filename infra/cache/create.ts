@@ -5,6 +5,7 @@ import type { ResolvedCache } from '../settings.js';
 import type { EchoMqCache } from './cache.js';
 import { ElastiCacheValkey } from './elasticache.js';
 import { ExistingValkey } from './existing.js';
+import { SelfManagedValkey } from './selfmanaged.js';
 
 export function createCache(
   scope: Construct,
@@ -18,7 +19,6 @@ export function createCache(
     case 'existing':
       return new ExistingValkey(scope, id, { settings: cache });
     case 'selfmanaged':
-      // resolveSettings refuses it until the self-managed cluster construct exists (issue 9).
-      throw new Error('cache=selfmanaged is not available yet.');
+      return new SelfManagedValkey(scope, id, { settings: cache, network });
   }
 }

@@ -90,9 +90,11 @@ describe('resolveSettings', () => {
     ]);
   });
 
-  it('refuses cache=selfmanaged until that construct exists', () => {
-    expect(resolveSettings({ cache: { kind: 'selfmanaged' } }).problems).toEqual([
-      expect.stringMatching(/^cache=selfmanaged .* is not available yet/),
+  it('needs a module artifact for cache=selfmanaged', () => {
+    expect(
+      resolveSettings({ cache: { kind: 'selfmanaged', moduleArtifact: '' } }).problems,
+    ).toEqual([
+      'cache=selfmanaged needs moduleArtifact, the path of the EchoMQ module (.so) the nodes load.',
     ]);
   });
 

@@ -1,0 +1,317 @@
+/**
+ * A Valkey cluster on EC2 that loads the EchoMQ module, so the functions run the native
+ * executor with its per-write fence and paused guard (ElastiCache loads no modules).
+ *
+ * - Nodes: shards × (1 + replicas) instances, Graviton by default, one per node, spread over
+ *   the cache subnets' AZs, each at a fixed private address (infra/cache/selfmanaged/layout.ts):
+ *   the address is the node's identity in the cluster, in the TLS certificate and in the seeds
+ *   the functions get, with no discovery service to run or reach.
+ * - Each node installs Valkey from the Amazon Linux 2023 packages and loads the module from
+ *   an S3 asset built from `moduleArtifact`; its data is on an encrypted EBS volume with AOF.
+ * - TLS on every port (clients, replication, cluster bus) with a CA node 0 makes at first boot
+ *   and keeps in Secrets Manager; ACL users as on ElastiCache (the functions' user, an admin
+ *   for replication and operators, the default user switched off), passwords in Secrets
+ *   Manager, read by the nodes at boot through their instance role.
+ * - Node 0 creates the cluster and installs the wire identity on every primary, then signals a
+ *   CloudFormation wait condition with the CA the functions must trust: the stack waits for a
+ *   working cluster before anything connects to it.
+ */
+
+import { fileURLToPath } from 'node:url';
+import {
+  Annotations,
+  CfnWaitCondition,
+  CfnWaitConditionHandle,
+  Fn,
+  SecretValue,
+  Stack,
+  Token,
+  Validations,
+} from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Asset } from 'aws-cdk-lib/aws-s3-assets';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct, type IDependable } from 'constructs';
+import type { EchoMqNetwork } from '../network.js';
+import type { ResolvedCache } from '../settings.js';
+import type { CacheConnectionEnvironment, EchoMqCache } from './cache.js';
+import { ClusterNode, DATA_DEVICE } from './selfmanaged/cluster-node.js';
+import { placeNodes } from './selfmanaged/layout.js';
+import { instanceArchitecture, moduleArchitecture } from './selfmanaged/module-artifact.js';
+import { nodeUserData } from './selfmanaged/user-data.js';
+
+export type SelfManagedSettings = Extract<ResolvedCache, { kind: 'selfmanaged' }>;
+
+export interface SelfManagedValkeyProps {
+  readonly settings: SelfManagedSettings;
+  readonly network: EchoMqNetwork;
+}
+
+/** The functions' user, as on ElastiCache. */
+export const APP_USERNAME = 'emq-app';
+/** Replication, cluster creation and operators. */
+export const ADMIN_USERNAME = 'emq-admin';
+
+/** The folder the nodes run (bootstrap.sh, cluster-create.sh, fence-guard.sh, node-lib.sh). */
+export const SCRIPTS_PATH = fileURLToPath(new URL('./selfmanaged/scripts', import.meta.url));
+
+/** Seconds CloudFormation waits for node 0's signal once every instance runs. */
+export const CLUSTER_CREATE_TIMEOUT_SECONDS = 2_700;
+
+export interface SelfManagedConnectionEnvironment extends CacheConnectionEnvironment {
+  /** Base64 of the cluster's CA certificate (PEM), from node 0's signal. */
+  readonly EMQ_TLS_CA: string;
+}
+
+export class SelfManagedValkey extends Construct implements EchoMqCache {
+  readonly kind = 'selfmanaged';
+  readonly connectionEnvironment: SelfManagedConnectionEnvironment;
+  readonly endpoint: string;
+  readonly ready: IDependable;
+  readonly securityGroup: ec2.SecurityGroup;
+  /** `{"username","password"}` of the functions' user. */
+  readonly credentials: secretsmanager.Secret;
+  /** `{"username","password"}` of the admin user. */
+  readonly adminCredentials: secretsmanager.Secret;
+  /** `{"ca","cert","key"}`, filled by node 0 at first boot. */
+  readonly tlsMaterial: secretsmanager.Secret;
+  readonly role: iam.Role;
+  /** The module the nodes load (from moduleArtifact) and the scripts they run. */
+  readonly moduleAsset: Asset;
+  readonly scriptsAsset: Asset;
+  readonly nodes: ClusterNode[];
+  /** The cluster-create step: node 0 signals it once the cluster serves with the fence installed. */
+  readonly clusterCreated: CfnWaitCondition;
+  private readonly port: number;
+
+  constructor(scope: Construct, id: string, props: SelfManagedValkeyProps) {
+    super(scope, id);
+    const { settings, network } = props;
+    this.port = settings.port;
+    const vpc = network.vpc;
+
+    this.credentials = new secretsmanager.Secret(this, 'Credentials', {
+      description: 'echomq-lambda: Valkey ACL user of the functions',
+      generateSecretString: {
+        secretStringTemplate: JSON.stringify({ username: APP_USERNAME }),
+        generateStringKey: 'password',
+        passwordLength: 32,
+        excludePunctuation: true,
+      },
+    });
+    this.adminCredentials = new secretsmanager.Secret(this, 'AdminCredentials', {
+      description: 'echomq-lambda: Valkey admin user (replication, cluster creation, operators)',
+      generateSecretString: {
+        secretStringTemplate: JSON.stringify({ username: ADMIN_USERNAME }),
+        generateStringKey: 'password',
+        passwordLength: 32,
+        excludePunctuation: true,
+      },
+    });
+    this.tlsMaterial = new secretsmanager.Secret(this, 'TlsMaterial', {
+      description:
+        'echomq-lambda: Valkey TLS CA, certificate and key, made by node 0 at first boot',
+      // Empty until node 0 puts the material it made; nothing secret is in the template.
+      secretStringValue: SecretValue.unsafePlainText('{}'),
+    });
+    for (const secret of [this.credentials, this.adminCredentials]) {
+      Validations.of(secret).acknowledge({
+        id: 'AwsSolutions-SMG4',
+        reason:
+          'The nodes hash ACL passwords into their ACL file at boot; rotate by putting a new secret value and rebooting the nodes one at a time (README), not by a rotation Lambda.',
+      });
+    }
+    Validations.of(this.tlsMaterial).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The TLS material is a certificate pair valid for ten years that the nodes make once; a new CA also means new function settings, so it changes by redeploying, not by rotation.',
+    });
+
+    this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
+      vpc,
+      description: 'echomq-lambda Valkey nodes: admits the functions and the nodes themselves',
+      allowAllOutbound: false,
+    });
+    const nodesPeer = this.securityGroup.connections;
+    nodesPeer.allowInternally(
+      ec2.Port.tcp(settings.port),
+      'Valkey: replication and cluster creation between nodes',
+    );
+    nodesPeer.allowInternally(
+      ec2.Port.tcp(settings.port + 10_000),
+      'Valkey cluster bus between nodes',
+    );
+    // The VPC has no route out: 443 reaches only the S3, Secrets Manager and SSM endpoints.
+    this.securityGroup.addEgressRule(
+      ec2.Peer.anyIpv4(),
+      ec2.Port.tcp(443),
+      'AWS endpoints: packages and assets (S3), secrets, Session Manager',
+    );
+    this.addEndpoints(network);
+
+    this.moduleAsset = new Asset(this, 'Module', { path: settings.moduleArtifact });
+    this.scriptsAsset = new Asset(this, 'Scripts', { path: SCRIPTS_PATH });
+    const { moduleAsset, scriptsAsset } = this;
+    const architecture = instanceArchitecture(settings.instanceType);
+    const built = moduleArchitecture(settings.moduleArtifact);
+    if (built !== architecture) {
+      Annotations.of(this).addWarningV2(
+        'echomq:module-architecture',
+        `moduleArtifact is built for ${built ?? 'an unknown CPU'} but ${settings.instanceType} runs ${architecture}: the nodes will fail to load it.`,
+      );
+    }
+
+    this.role = new iam.Role(this, 'NodeRole', {
+      description:
+        'echomq-lambda Valkey nodes: read the assets and secrets, publish the TLS material',
+      assumedBy: new iam.ServicePrincipal('ec2.amazonaws.com'),
+      managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
+    });
+    // The two objects, not the bucket-wide read an asset grants: the nodes fetch nothing else.
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:GetObject'],
+        resources: [moduleAsset, scriptsAsset].map((asset) =>
+          Stack.of(this).formatArn({
+            service: 's3',
+            region: '',
+            account: '',
+            resource: asset.s3BucketName,
+            resourceName: asset.s3ObjectKey,
+          }),
+        ),
+      }),
+    );
+    this.credentials.grantRead(this.role);
+    this.adminCredentials.grantRead(this.role);
+    this.tlsMaterial.grantRead(this.role);
+    this.tlsMaterial.grantWrite(this.role);
+    this.acknowledgeRoleFindings();
+
+    const subnets = vpc.selectSubnets({ ...network.cacheSubnets, onePerAz: true }).subnets;
+    const placements = placeNodes(
+      settings.shards,
+      settings.replicasPerShard,
+      subnets.map((subnet) => subnet.ipv4CidrBlock),
+    );
+    const seeds = placements.map((node) => `${node.address}:${settings.port}`);
+    const handle = new CfnWaitConditionHandle(this, 'ClusterCreatedHandle');
+    const common = {
+      EMQ_NODES: seeds.join(' '),
+      EMQ_SHARDS: String(settings.shards),
+      EMQ_REPLICAS: String(settings.replicasPerShard),
+      EMQ_WIRE: settings.wire,
+      EMQ_MODULE_URI: moduleAsset.s3ObjectUrl,
+      EMQ_APP_SECRET_ARN: this.credentials.secretArn,
+      EMQ_ADMIN_SECRET_ARN: this.adminCredentials.secretArn,
+      EMQ_TLS_SECRET_ARN: this.tlsMaterial.secretArn,
+      EMQ_ACCESS_STRING: settings.accessString,
+      EMQ_DATA_DEVICE: DATA_DEVICE,
+      AWS_DEFAULT_REGION: Stack.of(this).region,
+    };
+
+    this.nodes = placements.map((placement) => {
+      const node = new ClusterNode(this, `Node${placement.index}`, {
+        vpc,
+        subnet: subnets[placement.subnet] as ec2.ISubnet,
+        address: placement.address,
+        generation: settings.replacedNodes.filter((index) => index === placement.index).length,
+        instanceType: settings.instanceType,
+        architecture,
+        securityGroup: this.securityGroup,
+        role: this.role,
+        userData: nodeUserData({
+          settings: {
+            EMQ_NODE_INDEX: String(placement.index),
+            ...common,
+            ...(placement.index === 0 ? { EMQ_SIGNAL_URL: handle.ref } : {}),
+          },
+          scriptsBucket: scriptsAsset.s3BucketName,
+          scriptsKey: scriptsAsset.s3ObjectKey,
+          createsCluster: placement.index === 0,
+        }),
+        dataVolumeGiB: settings.dataVolumeGiB,
+        snapshotOnDelete: settings.snapshotOnDelete,
+      });
+      return node;
+    });
+    // One node at a time: an update that restarts every node (a new module, new settings)
+    // then never stops a primary and its replicas together.
+    this.nodes.forEach((node, index) => {
+      const previous = this.nodes[index - 1];
+      if (previous !== undefined) node.instance.node.addDependency(previous.instance);
+    });
+
+    this.clusterCreated = new CfnWaitCondition(this, 'ClusterCreated', {
+      handle: handle.ref,
+      count: 1,
+      timeout: String(CLUSTER_CREATE_TIMEOUT_SECONDS),
+    });
+    for (const node of this.nodes) this.clusterCreated.node.addDependency(node);
+
+    this.endpoint = seeds.join(',');
+    this.connectionEnvironment = {
+      EMQ_URL: seeds.map((seed) => `rediss://${seed}`).join(','),
+      EMQ_CLUSTER: 'true',
+      EMQ_EXECUTOR: 'native',
+      EMQ_SECRET_ARN: this.credentials.secretArn,
+      // Data is the JSON {"emq-cluster":"<base64 CA>"}; base64 holds no quote.
+      EMQ_TLS_CA: Fn.select(3, Fn.split('"', Token.asString(this.clusterCreated.attrData))),
+    };
+    // Everything: the nodes, the endpoints, the security group rules and the created cluster.
+    this.ready = this;
+  }
+
+  allowConnectionsFrom(group: ec2.ISecurityGroup): void {
+    this.securityGroup.connections.allowFrom(
+      group,
+      ec2.Port.tcp(this.port),
+      'echomq-lambda functions to Valkey',
+    );
+  }
+
+  grantCredentials(grantee: iam.IGrantable): void {
+    this.credentials.grantRead(grantee);
+  }
+
+  /**
+   * The nodes reach S3 (packages, assets, the wait condition URL), Secrets Manager and
+   * Session Manager without a route out of the VPC. Only where the stack makes the endpoints.
+   */
+  private addEndpoints(network: EchoMqNetwork): void {
+    if (network.endpoints.length === 0) return;
+    new ec2.GatewayVpcEndpoint(this, 'S3Endpoint', {
+      vpc: network.vpc,
+      service: ec2.GatewayVpcEndpointAwsService.S3,
+      subnets: [network.cacheSubnets],
+    });
+    const secrets = network.node.tryFindChild('SecretsManagerEndpoint');
+    if (secrets instanceof ec2.InterfaceVpcEndpoint) {
+      secrets.connections.allowDefaultPortFrom(this.securityGroup);
+    }
+    const sessionManager = {
+      SsmEndpoint: ec2.InterfaceVpcEndpointAwsService.SSM,
+      SsmMessagesEndpoint: ec2.InterfaceVpcEndpointAwsService.SSM_MESSAGES,
+      Ec2MessagesEndpoint: ec2.InterfaceVpcEndpointAwsService.EC2_MESSAGES,
+    };
+    for (const [name, service] of Object.entries(sessionManager)) {
+      const endpoint = new ec2.InterfaceVpcEndpoint(this, name, {
+        vpc: network.vpc,
+        service,
+        subnets: network.cacheSubnets,
+        privateDnsEnabled: true,
+        open: false,
+      });
+      endpoint.connections.allowDefaultPortFrom(this.securityGroup);
+    }
+  }
+
+  private acknowledgeRoleFindings(): void {
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
+      reason:
+        'The AWS-maintained minimum for Session Manager, the only way in for operators (no SSH, no bastion): checking and replacing nodes needs a shell.',
+    });
+  }
+}

@@ -1,0 +1,226 @@
+// cache=selfmanaged from context to synthesis: its context keys and defaults, every problem
+// at once, where nodes go, the module's CPU, and `cdk synth` without AWS credentials.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { placeNodes } from '../../infra/cache/selfmanaged/layout.js';
+import {
+  instanceArchitecture,
+  moduleArchitecture,
+} from '../../infra/cache/selfmanaged/module-artifact.js';
+import { settingsFromContext } from '../../infra/context.js';
+import { createEchoMqApp } from '../../infra/echomq-app.js';
+import {
+  DEFAULT_ACCESS_STRING,
+  resolveSettings,
+  SELFMANAGED_ACCESS_STRING,
+} from '../../infra/settings.js';
+import type { EchoMqStack } from '../../infra/stack.js';
+import { MODULE_PATH } from '../support/servers.js';
+import { standInBundles, temporaryDir } from './support/synth.js';
+import { resourcesOf } from './support/template.js';
+
+/** A file that starts like a 64-bit little-endian ELF for `machine` (0xb7 arm64, 0x3e x86_64). */
+function elfStandIn(machine: number): string {
+  const header = Buffer.alloc(64);
+  Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1]).copy(header);
+  header.writeUInt16LE(3, 16);
+  header.writeUInt16LE(machine, 18);
+  const path = join(temporaryDir('emq-module-'), 'emq.so');
+  writeFileSync(path, header);
+  return path;
+}
+
+const context = (values: Record<string, string>) => (key: string) => values[key];
+
+describe('context', () => {
+  it('reads the self-managed keys into settings', () => {
+    const { settings, problems } = settingsFromContext(
+      context({
+        cache: 'selfmanaged',
+        moduleArtifact: MODULE_PATH,
+        selfManagedShards: '2',
+        selfManagedReplicas: '2',
+        instanceType: 'm7g.large',
+        dataVolumeGiB: '50',
+        replacedNodes: '4, 1,4',
+      }),
+    );
+    expect(problems).toEqual([]);
+    expect(settings.cache).toEqual({
+      kind: 'selfmanaged',
+      moduleArtifact: MODULE_PATH,
+      shards: 2,
+      replicasPerShard: 2,
+      instanceType: 'm7g.large',
+      dataVolumeGiB: 50,
+      replacedNodes: [4, 1, 4],
+    });
+  });
+
+  it("refuses another cache kind's keys with cache=selfmanaged, and its own keys elsewhere", () => {
+    expect(
+      settingsFromContext(
+        context({ cache: 'selfmanaged', moduleArtifact: MODULE_PATH, shards: '3' }),
+      ).problems,
+    ).toEqual(['shards applies only to cache=elasticache.']);
+    expect(settingsFromContext(context({ moduleArtifact: MODULE_PATH })).problems).toEqual([
+      'moduleArtifact applies only to cache=selfmanaged.',
+    ]);
+  });
+});
+
+describe('resolveSettings for cache=selfmanaged', () => {
+  it('fills the documented defaults and loads the module with the wire identity', () => {
+    const { settings, problems } = resolveSettings({
+      cache: { kind: 'selfmanaged', moduleArtifact: MODULE_PATH },
+      emq: { wire: '7' },
+    });
+    expect(problems).toEqual([]);
+    expect(settings.cache).toEqual({
+      kind: 'selfmanaged',
+      moduleArtifact: MODULE_PATH,
+      shards: 3,
+      replicasPerShard: 1,
+      instanceType: 't4g.small',
+      port: 6379,
+      accessString: SELFMANAGED_ACCESS_STRING,
+      dataVolumeGiB: 20,
+      snapshotOnDelete: false,
+      replacedNodes: [],
+      wire: '7',
+    });
+    expect(SELFMANAGED_ACCESS_STRING).toBe(`${DEFAULT_ACCESS_STRING} +emq.enqueue +emq.wire`);
+  });
+
+  it('reports every problem at once', () => {
+    const { problems } = resolveSettings({
+      cache: {
+        kind: 'selfmanaged',
+        moduleArtifact: '/nowhere/emq.so',
+        shards: 0,
+        replicasPerShard: 6,
+        instanceType: 'large',
+        port: 60_000,
+        accessString: "on ~emq:* +@all '",
+        dataVolumeGiB: 0,
+        replacedNodes: [0, 9],
+      },
+    });
+    expect(problems).toEqual([
+      'moduleArtifact /nowhere/emq.so does not exist (npm run build:module builds test/module/emq.so).',
+      'selfManagedShards must be a whole number from 1 to 30.',
+      'selfManagedReplicas must be a whole number from 0 to 5.',
+      'instanceType must look like t4g.small.',
+      'port must be a whole number from 1024 to 55535.',
+      "accessString must start with 'on' and hold no quote.",
+      'dataVolumeGiB must be a whole number from 1 to 16384.',
+    ]);
+  });
+
+  it('refuses a replaced node the cluster does not have', () => {
+    const cache = { kind: 'selfmanaged', moduleArtifact: MODULE_PATH, shards: 2 } as const;
+    expect(resolveSettings({ cache: { ...cache, replacedNodes: [4] } }).problems).toEqual([
+      'replacedNodes must name node indexes from 0 to 3.',
+    ]);
+  });
+});
+
+describe('placeNodes', () => {
+  const subnets = ['10.40.2.0/24', '10.40.3.0/24', '10.40.4.0/24'];
+
+  it('puts one primary in each AZ when there are as many AZs as shards', () => {
+    const primaries = placeNodes(3, 1, subnets).filter((node) => node.replica === 0);
+    expect(primaries.map((node) => node.subnet)).toEqual([0, 1, 2]);
+  });
+
+  it("never puts a shard's nodes in one AZ while there are AZs enough", () => {
+    const nodes = placeNodes(3, 2, subnets);
+    for (const shard of [0, 1, 2]) {
+      const zones = nodes.filter((node) => node.shard === shard).map((node) => node.subnet);
+      expect(new Set(zones).size).toBe(3);
+    }
+  });
+
+  it('gives every node its own address from the tenth host of its subnet on', () => {
+    expect(placeNodes(2, 1, subnets).map((node) => node.address)).toEqual([
+      '10.40.2.10',
+      '10.40.3.11',
+      '10.40.3.12',
+      '10.40.4.13',
+    ]);
+  });
+
+  it('refuses a subnet too small or a CIDR unknown at synthesis', () => {
+    expect(() => placeNodes(3, 1, ['10.40.2.0/28'])).toThrow(/too small/);
+    expect(() => placeNodes(3, 1, ['#{Token[TOKEN.1]}'])).toThrow(/not an IPv4 CIDR/);
+  });
+});
+
+describe('CPU of the module and of the nodes', () => {
+  it('reads the ELF machine of the module', () => {
+    expect(moduleArchitecture(elfStandIn(0xb7))).toBe('arm64');
+    expect(moduleArchitecture(elfStandIn(0x3e))).toBe('x86_64');
+    const text = join(temporaryDir('emq-module-'), 'emq.so');
+    writeFileSync(text, 'not a shared object at all');
+    expect(moduleArchitecture(text)).toBeUndefined();
+  });
+
+  it('knows Graviton instance types', () => {
+    for (const type of ['t4g.small', 'm7g.large', 'r8gd.xlarge', 'c7gn.medium', 'im4gn.large']) {
+      expect(instanceArchitecture(type)).toBe('arm64');
+    }
+    for (const type of ['t3.small', 'm7i.large', 'c6a.large', 'g4dn.xlarge', 'x2idn.large']) {
+      expect(instanceArchitecture(type)).toBe('x86_64');
+    }
+  });
+});
+
+describe('cdk synth with -c cache=selfmanaged', () => {
+  let stack: EchoMqStack;
+  let template: Template;
+
+  beforeAll(() => {
+    const saved = { ...process.env };
+    delete process.env.CDK_DEFAULT_ACCOUNT;
+    delete process.env.CDK_DEFAULT_REGION;
+    try {
+      const { app, stack: created } = createEchoMqApp({
+        outdir: temporaryDir('emq-cdk-out-'),
+        context: {
+          bundleDir: standInBundles(),
+          stackName: 'EmqSelfManaged',
+          cache: 'selfmanaged',
+          moduleArtifact: elfStandIn(0x3e),
+          replacedNodes: '2',
+        },
+      });
+      stack = created;
+      const assembly = app.synth();
+      template = Template.fromJSON(assembly.getStackByName('EmqSelfManaged').template);
+    } finally {
+      process.env = saved;
+    }
+  });
+
+  it('synthesizes an environment-agnostic stack without credentials, AwsSolutions checks included', () => {
+    expect(stack.resolve(stack.account)).toEqual({ Ref: 'AWS::AccountId' });
+    expect(Object.keys(resourcesOf(template, 'AWS::EC2::Instance'))).toHaveLength(6);
+  });
+
+  it('launches a replaced node under a new logical id and leaves the others alone', () => {
+    const ids = Object.keys(resourcesOf(template, 'AWS::EC2::Instance'));
+    expect(ids.filter((id) => id.includes('Gen1'))).toEqual([
+      expect.stringMatching(/^CacheNode2InstanceGen1/),
+    ]);
+    expect(ids.filter((id) => /^CacheNode[013-5]Instance[0-9A-F]{8}$/.test(id))).toHaveLength(5);
+  });
+
+  it('warns that a module built for x86_64 will not load on Graviton nodes', () => {
+    Annotations.fromStack(stack).hasWarning(
+      '/EmqSelfManaged/Cache',
+      Match.stringLikeRegexp('moduleArtifact is built for x86_64 but t4g.small runs arm64'),
+    );
+  });
+});
