@@ -57,6 +57,19 @@ async function primaries(): Promise<number[]> {
   return roles.flatMap((role, index) => (role === 'master' ? [index] : []));
 }
 
+/** Retries `check` until it passes, for what the cluster settles by gossip; then its last failure. */
+async function eventually(check: () => Promise<void>, forMs = 20_000): Promise<void> {
+  const deadline = Date.now() + forMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
 /** Connects the way a function does: its environment, credentials from its secret. */
 async function asFunctions(): Promise<Connection> {
   const config = loadConfig({
@@ -190,5 +203,58 @@ describe('fence-guard.sh', () => {
     const replica = nodes.ports.findIndex((_, index) => index >= SHARDS);
     const guard = await nodes.run('fence-guard.sh', replica);
     expect(guard).toEqual({ code: 0, log: '' });
+  });
+});
+
+describe('replacing a node whose data is lost', () => {
+  it('joins the new node as a replica of its shard and drops the lost one from every table', async () => {
+    const lost = SHARDS + 1;
+    const before = nodes.admin(lost);
+    const lostId = String(await before.call('CLUSTER', 'MYID'));
+    before.disconnect();
+    await nodes.crash(lost);
+    nodes.wipeData(lost);
+
+    const boot = await nodes.run('bootstrap.sh', lost);
+    expect(boot.code, boot.log).toBe(0);
+    expect(boot.log).toMatch(/this node replaces a lost one/);
+
+    // Gossip carries the new node to every table within a few cluster ticks.
+    await eventually(async () => {
+      const tables = await onEveryNode(async (client) =>
+        String(await client.call('CLUSTER', 'NODES')),
+      );
+      for (const table of tables) {
+        expect(table).not.toContain(lostId);
+        expect(table.trim().split('\n')).toHaveLength(6);
+      }
+    });
+    const replacement = nodes.admin(lost);
+    try {
+      const [role, primaryHost, primaryPort] = (await replacement.call('ROLE')) as [
+        string,
+        string,
+        number,
+      ];
+      expect([role, `${primaryHost}:${primaryPort}`]).toEqual([
+        'slave',
+        nodes.seeds[1]?.replace('rediss://', ''),
+      ]);
+    } finally {
+      replacement.disconnect();
+    }
+  });
+});
+
+describe('cluster-create.sh --fail', () => {
+  it('tells the wait condition that node 0 failed, with the reason it was given', async () => {
+    const run = await nodes.run('cluster-create.sh', 0, ['--fail', 'bootstrap failed on node 0']);
+    expect(run.code).toBe(1);
+    expect(nodes.signals.at(-1)).toEqual({
+      Status: 'FAILURE',
+      Reason: 'bootstrap failed on node 0',
+      UniqueId: 'emq-cluster',
+      Data: '',
+    });
   });
 });

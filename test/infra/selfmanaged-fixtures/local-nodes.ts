@@ -223,6 +223,20 @@ export class LocalNodes {
     });
   }
 
+  /** Kills one node's server at once, as a lost instance would vanish, and waits until it is gone. */
+  async crash(index: number): Promise<void> {
+    const pid = Number(this.file(index, 'run', 'valkey.pid').trim());
+    signal(pid, 'SIGKILL');
+    while (alive(pid)) await sleep(50);
+  }
+
+  /** Empties one node's data folder, as a new data volume would be. */
+  wipeData(index: number): void {
+    const data = join(this.dir, `node${index}`, 'data');
+    rmSync(data, { recursive: true, force: true });
+    mkdirSync(data);
+  }
+
   /** Stops every server the scripts started (they daemonize: found by their pid files). */
   async stop(): Promise<void> {
     const pids = this.ports.flatMap((_, index) => {

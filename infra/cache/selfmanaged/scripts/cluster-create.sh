@@ -25,8 +25,9 @@ signal() {
     emq_log "no wait condition to signal ($status: $reason)"
     return 0
   fi
-  jq -nc --arg status "$status" --arg reason "$reason" --arg data "$data" \
-    '{Status: $status, Reason: $reason, UniqueId: "emq-cluster", Data: $data}' |
+  # printf, not jq: a failure signal may come before bootstrap.sh installed jq. The reasons are
+  # this script's own words and the data is base64, so nothing needs escaping.
+  printf '{"Status":"%s","Reason":"%s","UniqueId":"emq-cluster","Data":"%s"}' "$status" "$reason" "$data" |
     curl -fsS --retry 5 --retry-all-errors -X PUT -H 'Content-Type:' --data-binary @- "$EMQ_SIGNAL_URL" >/dev/null ||
     emq_log "could not signal the wait condition ($status)"
 }
