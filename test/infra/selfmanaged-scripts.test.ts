@@ -206,6 +206,15 @@ describe('fence-guard.sh', () => {
   });
 });
 
+describe('emq-cli.sh', () => {
+  it('lets an operator ask any node as the admin user', async () => {
+    const here = await nodes.run('emq-cli.sh', 2, ['CLUSTER', 'INFO']);
+    const there = await nodes.run('emq-cli.sh', 2, [`127.0.0.1:${nodes.ports[0]}`, 'ROLE']);
+    expect(here).toMatchObject({ code: 0, log: expect.stringContaining('cluster_state:ok') });
+    expect(there).toMatchObject({ code: 0, log: expect.stringMatching(/^master\n/) });
+  });
+});
+
 describe('replacing a node whose data is lost', () => {
   it('joins the new node as a replica of its shard and drops the lost one from every table', async () => {
     const lost = SHARDS + 1;

@@ -20,7 +20,7 @@ export const ADMIN = { username: 'emq-admin', password: 'admin-password-for-test
 export const APP = { username: 'emq-app', password: 'app-password-for-tests' };
 const SECRET_IDS = { admin: 'admin-secret', app: 'app-secret', tls: 'tls-secret' } as const;
 
-export type NodeScript = 'bootstrap.sh' | 'cluster-create.sh' | 'fence-guard.sh';
+export type NodeScript = 'bootstrap.sh' | 'cluster-create.sh' | 'fence-guard.sh' | 'emq-cli.sh';
 
 export interface ScriptRun {
   readonly code: number;
