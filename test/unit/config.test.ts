@@ -68,6 +68,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name} is invalid`));
   });
 
+  it('reads EMQ_TLS_CA as PEM, or as the base64 of PEM', () => {
+    const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    expect(loadConfig({ EMQ_TLS_CA: pem }).tlsCa).toBe(pem.trim());
+    expect(loadConfig({ EMQ_TLS_CA: Buffer.from(pem).toString('base64') }).tlsCa).toBe(pem);
+  });
+
+  it('refuses an EMQ_TLS_CA that is neither PEM nor base64 of PEM', () => {
+    expect(() => loadConfig({ EMQ_TLS_CA: 'not a certificate' })).toThrow(/^EMQ_TLS_CA is invalid/);
+  });
+
   it('does not echo a refused value, which may hold a credential', () => {
     expect(() => loadConfig({ EMQ_URL: 'http://user:hunter2@cache:6379' })).toThrow(
       expect.objectContaining({ message: expect.not.stringContaining('hunter2') }),
