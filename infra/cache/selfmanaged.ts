@@ -190,11 +190,7 @@ export class SelfManagedValkey extends Construct implements EchoMqCache {
     this.acknowledgeRoleFindings();
 
     const subnets = vpc.selectSubnets({ ...network.cacheSubnets, onePerAz: true }).subnets;
-    const placements = placeNodes(
-      settings.shards,
-      settings.replicasPerShard,
-      subnets.map((subnet) => subnet.ipv4CidrBlock),
-    );
+    const placements = placeNodes(settings.shards, settings.replicasPerShard, subnets.map(cidrOf));
     const seeds = placements.map((node) => `${node.address}:${settings.port}`);
     const handle = new CfnWaitConditionHandle(this, 'ClusterCreatedHandle');
     const common = {
@@ -276,20 +272,21 @@ export class SelfManagedValkey extends Construct implements EchoMqCache {
   }
 
   /**
-   * The nodes reach S3 (packages, assets, the wait condition URL), Secrets Manager and
-   * Session Manager without a route out of the VPC. Only where the stack makes the endpoints.
+   * The nodes reach S3 (packages, assets, the wait condition URL), Secrets Manager and Session
+   * Manager without a route out of the VPC. The network's Secrets Manager endpoint admits them;
+   * the others are made only in a VPC the stack made (an existing VPC brings its own way out).
    */
   private addEndpoints(network: EchoMqNetwork): void {
-    if (network.endpoints.length === 0) return;
+    const secrets = network.node.tryFindChild('SecretsManagerEndpoint');
+    if (secrets instanceof ec2.InterfaceVpcEndpoint) {
+      secrets.connections.allowDefaultPortFrom(this.securityGroup);
+    }
+    if (network.endpoints.length === 0 || network.vpc.node.scope !== network) return;
     new ec2.GatewayVpcEndpoint(this, 'S3Endpoint', {
       vpc: network.vpc,
       service: ec2.GatewayVpcEndpointAwsService.S3,
       subnets: [network.cacheSubnets],
     });
-    const secrets = network.node.tryFindChild('SecretsManagerEndpoint');
-    if (secrets instanceof ec2.InterfaceVpcEndpoint) {
-      secrets.connections.allowDefaultPortFrom(this.securityGroup);
-    }
     const sessionManager = {
       SsmEndpoint: ec2.InterfaceVpcEndpointAwsService.SSM,
       SsmMessagesEndpoint: ec2.InterfaceVpcEndpointAwsService.SSM_MESSAGES,
@@ -314,4 +311,14 @@ export class SelfManagedValkey extends Construct implements EchoMqCache {
         'The AWS-maintained minimum for Session Manager, the only way in for operators (no SSH, no bastion): checking and replacing nodes needs a shell.',
     });
   }
+}
+
+/** A subnet's CIDR block; an imported subnet may not know it, and then no address can be fixed. */
+function cidrOf(subnet: ec2.ISubnet): string {
+  try {
+    if (!Token.isUnresolved(subnet.ipv4CidrBlock)) return subnet.ipv4CidrBlock;
+  } catch {}
+  throw new Error(
+    `cache=selfmanaged fixes each node's address in its subnet, so the CIDR block of subnet ${subnet.node.path} must be known at synthesis (Vpc.fromLookup, or ipv4CidrBlock in Vpc.fromVpcAttributes).`,
+  );
 }

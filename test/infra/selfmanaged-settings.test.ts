@@ -2,7 +2,9 @@
 // at once, where nodes go, the module's CPU, and `cdk synth` without AWS credentials.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { placeNodes } from '../../infra/cache/selfmanaged/layout.js';
 import {
@@ -18,7 +20,7 @@ import {
 } from '../../infra/settings.js';
 import type { EchoMqStack } from '../../infra/stack.js';
 import { MODULE_PATH } from '../support/servers.js';
-import { standInBundles, temporaryDir } from './support/synth.js';
+import { standInBundles, synthStack, TEST_ENV, temporaryDir } from './support/synth.js';
 import { resourcesOf } from './support/template.js';
 
 /** A file that starts like a 64-bit little-endian ELF for `machine` (0xb7 arm64, 0x3e x86_64). */
@@ -155,6 +157,20 @@ describe('placeNodes', () => {
   it('refuses a subnet too small or a CIDR unknown at synthesis', () => {
     expect(() => placeNodes(3, 1, ['10.40.2.0/28'])).toThrow(/too small/);
     expect(() => placeNodes(3, 1, ['#{Token[TOKEN.1]}'])).toThrow(/not an IPv4 CIDR/);
+  });
+});
+
+describe('an existing VPC', () => {
+  it('must tell the CIDR blocks of its isolated subnets, or no node address can be fixed', () => {
+    const elsewhere = new Stack(new App(), 'Network', { env: TEST_ENV });
+    const vpc = ec2.Vpc.fromVpcAttributes(elsewhere, 'Vpc', {
+      vpcId: 'vpc-0123456789abcdef0',
+      availabilityZones: ['eu-west-1a', 'eu-west-1b'],
+      isolatedSubnetIds: ['subnet-0aaaaaaaaaaaaaaa0', 'subnet-0bbbbbbbbbbbbbbb0'],
+    });
+    expect(() =>
+      synthStack({ cache: { kind: 'selfmanaged', moduleArtifact: MODULE_PATH } }, { vpc }),
+    ).toThrow(/CIDR block of subnet .* must be known at synthesis/);
   });
 });
 
