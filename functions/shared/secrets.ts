@@ -2,7 +2,7 @@
  * Valkey credentials from AWS Secrets Manager, read once per container at cold start. The
  * secret is JSON `{"username": "...", "password": "..."}`; nothing of it is ever logged.
  */
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ConfigError } from '../../src/index.js';
 
 export interface Credentials {
@@ -12,9 +12,14 @@ export interface Credentials {
 
 export async function readCredentials(
   secretArn: string,
-  client: Pick<SecretsManagerClient, 'send'> = new SecretsManagerClient({}),
+  client?: Pick<SecretsManagerClient, 'send'>,
 ): Promise<Credentials> {
-  const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretArn }));
+  // The SDK loads only where a secret is configured, and then once, at cold start.
+  const { GetSecretValueCommand, SecretsManagerClient } = await import(
+    '@aws-sdk/client-secrets-manager'
+  );
+  const sender = client ?? new SecretsManagerClient({});
+  const { SecretString } = await sender.send(new GetSecretValueCommand({ SecretId: secretArn }));
   let parsed: unknown;
   try {
     parsed = JSON.parse(SecretString ?? '');

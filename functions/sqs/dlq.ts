@@ -3,11 +3,11 @@
  * body and attributes intact and the reason added. A letter SQS did not confirm is reported
  * as not delivered, and its record is retried: nothing is dropped.
  */
-import {
-  type MessageAttributeValue,
+import type {
+  MessageAttributeValue,
   SendMessageBatchCommand,
-  type SendMessageBatchCommandOutput,
-  type SendMessageBatchRequestEntry,
+  SendMessageBatchCommandOutput,
+  SendMessageBatchRequestEntry,
 } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import type { EmqError } from '../../src/index.js';
@@ -131,6 +131,8 @@ async function sendChunk(
 ): Promise<DeadLetterResult[]> {
   let output: SendMessageBatchCommandOutput;
   try {
+    // The SDK loads on the first dead letter, not at cold start: most batches send none.
+    const { SendMessageBatchCommand } = await import('@aws-sdk/client-sqs');
     output = await sender.send(
       new SendMessageBatchCommand({ QueueUrl: url, Entries: chunk.map((letter) => letter.entry) }),
     );

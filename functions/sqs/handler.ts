@@ -12,9 +12,9 @@ import { handleSqsBatch } from './batch.js';
 import { createSqsClient } from './sqs-client.js';
 
 // One SQS client per container, created with the first dead letter.
-let sqs: SQSClient | undefined;
+let sqs: Promise<SQSClient> | undefined;
 
-function sqsClient(): SQSClient {
+function sqsClient(): Promise<SQSClient> {
   sqs ??= createSqsClient();
   return sqs;
 }
@@ -34,7 +34,10 @@ export const handler = middy<SQSEvent, SQSBatchResponse>().handler(async (event)
   }
   return handleSqsBatch(
     event,
-    { connection: containerConnection, sqs: { send: (command) => sqsClient().send(command) } },
+    {
+      connection: containerConnection,
+      sqs: { send: async (command) => (await sqsClient()).send(command) },
+    },
     { defaultQueue: config.defaultQueue, dlqUrl: config.dlqUrl },
   );
 });

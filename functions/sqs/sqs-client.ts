@@ -5,10 +5,12 @@
  * the SDK would send to the queue URL's host instead. And the SDK's own warnings, which print
  * queue URLs to the console, become one JSON line without them.
  */
-import { SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { log } from '../shared/log.js';
 
-export function createSqsClient(env: NodeJS.ProcessEnv = process.env): SQSClient {
+/** Loads the SDK on first use: a container that never dead-letters never pays for it. */
+export async function createSqsClient(env: NodeJS.ProcessEnv = process.env): Promise<SQSClient> {
+  const { SQSClient } = await import('@aws-sdk/client-sqs');
   const endpointConfigured =
     (env.AWS_ENDPOINT_URL_SQS ?? env.AWS_ENDPOINT_URL ?? '') !== '' &&
     env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS !== 'true';
