@@ -1,31 +1,35 @@
 /**
- * One log line and one set of EMF metrics per request. Only fields chosen here are written:
+ * One line per request that is both its log record and its EMF metrics. Only fields chosen here are written:
  * never the payload, an error's message or stack, nor anything from its cause but class
  * and code (a message can name a host).
  */
 
 import { errorFields, type Fields, type Level, log } from '../shared/log.js';
-import { emitMetrics } from '../shared/metrics.js';
+import { metricsFields } from '../shared/metrics.js';
 import type { Served } from './serve.js';
 
 export function report(served: Served, requestId: string, durationMs: number): void {
   const status = served.response.statusCode;
   const duration = Math.round(durationMs * 100) / 100;
-  log(levelOf(status), 'http request', {
-    requestId,
-    format: served.format,
-    route: served.route,
-    queue: served.queue,
-    jobId: served.jobId,
-    status,
-    outcome: served.outcome,
-    durationMs: duration,
-    ...(served.error === undefined ? {} : failureFields(served.error)),
-  });
-  emitMetrics({ Face: 'http', Outcome: served.outcome }, [
-    { name: 'Requests', value: 1, unit: 'Count' },
-    { name: 'Latency', value: duration, unit: 'Milliseconds' },
-  ]);
+  log(
+    levelOf(status),
+    'http request',
+    {
+      requestId,
+      format: served.format,
+      route: served.route,
+      queue: served.queue,
+      jobId: served.jobId,
+      status,
+      outcome: served.outcome,
+      durationMs: duration,
+      ...(served.error === undefined ? {} : failureFields(served.error)),
+    },
+    metricsFields({ Face: 'http', Outcome: served.outcome }, [
+      { name: 'Requests', value: 1, unit: 'Count' },
+      { name: 'Latency', value: duration, unit: 'Milliseconds' },
+    ]),
+  );
 }
 
 /** Retryable outcomes are expected in a failover: a warning, not an error page. */

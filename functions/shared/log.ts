@@ -16,8 +16,14 @@ export function setLogSink(next: LogSink): LogSink {
   return previous;
 }
 
-export function log(level: Level, message: string, fields: Fields = {}): void {
-  writeRecord({ level, message, time: new Date().toISOString(), ...fields });
+/** Writes one line. `embedded` rides along unflattened: an EMF block makes the line a metric too. */
+export function log(
+  level: Level,
+  message: string,
+  fields: Fields = {},
+  embedded: Readonly<Record<string, unknown>> = {},
+): void {
+  writeRecord({ level, message, time: new Date().toISOString(), ...fields, ...embedded });
 }
 
 /** Writes one structured record as a line (metrics use it for their own shape). */

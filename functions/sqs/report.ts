@@ -5,7 +5,7 @@
  */
 
 import { type Fields, type Level, log } from '../shared/log.js';
-import { emitMetrics } from '../shared/metrics.js';
+import { emitMetrics, metricsFields } from '../shared/metrics.js';
 import type { DeadLetterResult } from './dlq.js';
 import { mustRetry, type OutcomeKind, type RecordOutcome } from './outcome.js';
 
@@ -79,26 +79,30 @@ export function reportBatch({ outcomes, fifo, waves, durationMs }: BatchReport):
   }
   const failures = outcomes.filter(mustRetry).length;
   const fullyRetried = outcomes.length > 0 && failures === outcomes.length;
-  log(fullyRetried ? 'warn' : 'info', 'sqs batch', {
-    records: outcomes.length,
-    batchItemFailures: failures,
-    fifo,
-    waves,
-    durationMs,
-    ...Object.fromEntries(
-      [...counts.values()].map(({ kind, code, count }) => [`${kind}:${code}`, count]),
-    ),
-  });
+  log(
+    fullyRetried ? 'warn' : 'info',
+    'sqs batch',
+    {
+      records: outcomes.length,
+      batchItemFailures: failures,
+      fifo,
+      waves,
+      durationMs,
+      ...Object.fromEntries(
+        [...counts.values()].map(({ kind, code, count }) => [`${kind}:${code}`, count]),
+      ),
+    },
+    metricsFields({ Face: FACE }, [
+      { name: 'Batches', value: 1, unit: 'Count' },
+      { name: 'BatchRecords', value: outcomes.length, unit: 'Count' },
+      { name: 'BatchItemFailures', value: failures, unit: 'Count' },
+      { name: 'FullyRetriedBatches', value: fullyRetried ? 1 : 0, unit: 'Count' },
+      { name: 'BatchDuration', value: durationMs, unit: 'Milliseconds' },
+    ]),
+  );
   for (const { kind, code, count } of counts.values()) {
     emitMetrics({ Face: FACE, Outcome: kind, Code: code }, [
       { name: 'Records', value: count, unit: 'Count' },
     ]);
   }
-  emitMetrics({ Face: FACE }, [
-    { name: 'Batches', value: 1, unit: 'Count' },
-    { name: 'BatchRecords', value: outcomes.length, unit: 'Count' },
-    { name: 'BatchItemFailures', value: failures, unit: 'Count' },
-    { name: 'FullyRetriedBatches', value: fullyRetried ? 1 : 0, unit: 'Count' },
-    { name: 'BatchDuration', value: durationMs, unit: 'Milliseconds' },
-  ]);
 }
