@@ -5,88 +5,26 @@
  * Settings are plain data (they come from `-c key=value` or from code), so the same check serves
  * `cdk synth` and the tests.
  */
-import { existsSync } from 'node:fs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import {
+  type CacheSettings,
+  type Resolved,
+  type ResolvedCache,
+  resolveCache,
+} from './cache-settings.js';
 
-/** Where the functions find Valkey. */
-export type CacheKind = 'elasticache' | 'existing' | 'selfmanaged';
-export const CACHE_KINDS: readonly CacheKind[] = ['elasticache', 'existing', 'selfmanaged'];
-
-/**
- * The ACL rules of the functions' ElastiCache user: the EchoMQ keys only; reads, writes,
- * scripts and the cluster topology commands the client needs, nothing dangerous except INFO
- * (the client's ready check).
- */
-export const DEFAULT_ACCESS_STRING =
-  'on ~emq:* ~{emq}:* resetchannels -@all +@read +@write +@scripting +@connection +@slow -@dangerous +info';
-
-export interface ElastiCacheSettings {
-  readonly kind: 'elasticache';
-  /** Node type of every node. Default `cache.t4g.small` (Graviton, burstable). */
-  readonly nodeType?: string;
-  /** Shards (node groups) of the cluster. Default `2`. */
-  readonly shards?: number;
-  /** Replicas per shard, 1 to 5; Multi-AZ with automatic failover needs at least 1. Default `1`. */
-  readonly replicasPerShard?: number;
-  /** Valkey engine version (7.2 or later). Default `'8.0'`. */
-  readonly engineVersion?: string;
-  /** TCP port of the nodes. Default `6379`. */
-  readonly port?: number;
-  /** ACL rules of the functions' RBAC user. Default DEFAULT_ACCESS_STRING. */
-  readonly accessString?: string;
-  /** Days of automatic daily snapshots kept; 0 turns them off. Default `1`. */
-  readonly snapshotRetentionDays?: number;
-}
-
-export interface ExistingCacheSettings {
-  readonly kind: 'existing';
-  /**
-   * The server, or cluster seeds: `rediss://host:port`, `redis://host:port`, or `host:port`
-   * (read as `rediss://`). Required. The server must load the EchoMQ module (executor native).
-   */
-  readonly urls: readonly string[];
-  /** The endpoint is a Valkey cluster. Default `true`. */
-  readonly cluster?: boolean;
-  /** Complete ARN of a Secrets Manager secret `{"username","password"}`. Default: none (no AUTH). */
-  readonly secretArn?: string;
-}
-
-/**
- * The functions' rules on a cluster that loads the module: DEFAULT_ACCESS_STRING plus the
- * module's commands, which sit in none of the categories it names.
- */
-export const SELFMANAGED_ACCESS_STRING = `${DEFAULT_ACCESS_STRING} +emq.enqueue +emq.wire`;
-
-/** A Valkey cluster on EC2 that loads the EchoMQ module (functions run the native executor). */
-export interface SelfManagedCacheSettings {
-  readonly kind: 'selfmanaged';
-  /**
-   * Path of the EchoMQ module (`.so`) built for the nodes' CPU (arm64 on Graviton); deployed
-   * as an S3 asset. Required.
-   */
-  readonly moduleArtifact: string;
-  /** Primaries. Default `3`: a failover needs the votes of a majority of primaries. */
-  readonly shards?: number;
-  /** Replicas of each primary, 0 to 5 (0: no failover). Default `1`. */
-  readonly replicasPerShard?: number;
-  /** EC2 instance type of every node; a Graviton type (`t4g`, `m7g`, ...) runs arm64. Default `'t4g.small'`. */
-  readonly instanceType?: string;
-  /** TLS port of the nodes; their cluster bus listens on port + 10000. Default `6379`. */
-  readonly port?: number;
-  /** ACL rules of the functions' user. Default SELFMANAGED_ACCESS_STRING. */
-  readonly accessString?: string;
-  /** Size in GiB of each node's data volume (gp3, encrypted; holds the AOF). Default `20`. */
-  readonly dataVolumeGiB?: number;
-  /** Keep a snapshot of every data volume when the stack is deleted. Default `false`. */
-  readonly snapshotOnDelete?: boolean;
-  /**
-   * Indexes of nodes whose instance an operator replaced; each mention launches that node
-   * once more (see the README). Default `[]`.
-   */
-  readonly replacedNodes?: readonly number[];
-}
-
-export type CacheSettings = ElastiCacheSettings | ExistingCacheSettings | SelfManagedCacheSettings;
+export {
+  CACHE_KINDS,
+  type CacheKind,
+  type CacheSettings,
+  DEFAULT_ACCESS_STRING,
+  type ElastiCacheSettings,
+  type ExistingCacheSettings,
+  normaliseUrl,
+  type ResolvedCache,
+  SELFMANAGED_ACCESS_STRING,
+  type SelfManagedCacheSettings,
+} from './cache-settings.js';
 
 /** The EMQ_* tunables every function receives (see src/config.ts for their meaning). */
 export interface EmqSettings {
@@ -171,18 +109,6 @@ export interface EchoMqSettings {
   /** SNS topic ARN the alarms notify. Default: none (alarms only change state). */
   readonly alarmTopicArn?: string;
 }
-
-type Resolved<T> = { readonly [K in keyof T]-?: Exclude<T[K], undefined> };
-
-export type ResolvedCache =
-  | Resolved<ElastiCacheSettings>
-  | (Resolved<Omit<ExistingCacheSettings, 'secretArn'>> & {
-      readonly secretArn: string | undefined;
-    })
-  | (Resolved<SelfManagedCacheSettings> & {
-      /** The identity the nodes load the module with: emq.wire. */
-      readonly wire: string;
-    });
 
 export interface ResolvedSettings {
   readonly cache: ResolvedCache;
@@ -316,135 +242,6 @@ export function resolveSettings(input: EchoMqSettings = {}): {
     },
     problems,
   };
-}
-
-function resolveCache(
-  input: CacheSettings,
-  check: (ok: boolean, problem: string) => void,
-  int: (name: string, value: number, min: number, max: number) => void,
-): Exclude<ResolvedCache, { kind: 'selfmanaged' }> | Resolved<SelfManagedCacheSettings> {
-  switch (input.kind) {
-    case 'elasticache': {
-      const cache = {
-        kind: input.kind,
-        nodeType: input.nodeType ?? 'cache.t4g.small',
-        shards: input.shards ?? 2,
-        replicasPerShard: input.replicasPerShard ?? 1,
-        engineVersion: input.engineVersion ?? '8.0',
-        port: input.port ?? 6379,
-        accessString: input.accessString ?? DEFAULT_ACCESS_STRING,
-        snapshotRetentionDays: input.snapshotRetentionDays ?? 1,
-      };
-      check(
-        /^cache\.[a-z0-9-]+\.[a-z0-9]+$/.test(cache.nodeType),
-        'nodeType must look like cache.t4g.small.',
-      );
-      int('shards', cache.shards, 1, 500);
-      int('replicasPerShard', cache.replicasPerShard, 1, 5);
-      check(
-        /^(7\.2|[89]\.\d+)$/.test(cache.engineVersion),
-        "engineVersion must be a Valkey version from 7.2 (for example '8.0').",
-      );
-      int('port', cache.port, 1_024, 65_535);
-      check(/^on\s/.test(cache.accessString), "accessString must start with 'on'.");
-      int('snapshotRetentionDays', cache.snapshotRetentionDays, 0, 35);
-      return cache;
-    }
-    case 'existing': {
-      const urls = input.urls.map(normaliseUrl);
-      check(
-        urls.length > 0,
-        'cache=existing needs valkeyEndpoint (host:port or rediss://host:port).',
-      );
-      for (const [index, url] of urls.entries()) {
-        check(
-          url !== undefined,
-          `valkeyEndpoint entry ${index + 1} must be host:port, redis://host:port or rediss://host:port.`,
-        );
-      }
-      const secretArn = input.secretArn;
-      check(
-        secretArn === undefined ||
-          /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:\S+-[A-Za-z0-9]{6}$/.test(
-            secretArn,
-          ),
-        "valkeySecretArn must be a Secrets Manager secret's complete ARN (ending in -XXXXXX).",
-      );
-      return {
-        kind: input.kind,
-        urls: urls.filter((url): url is string => url !== undefined),
-        cluster: input.cluster ?? true,
-        secretArn,
-      };
-    }
-    case 'selfmanaged': {
-      const cache = {
-        kind: input.kind,
-        moduleArtifact: input.moduleArtifact,
-        shards: input.shards ?? 3,
-        replicasPerShard: input.replicasPerShard ?? 1,
-        instanceType: input.instanceType ?? 't4g.small',
-        port: input.port ?? 6379,
-        accessString: input.accessString ?? SELFMANAGED_ACCESS_STRING,
-        dataVolumeGiB: input.dataVolumeGiB ?? 20,
-        snapshotOnDelete: input.snapshotOnDelete ?? false,
-        replacedNodes: input.replacedNodes ?? [],
-      };
-      check(
-        cache.moduleArtifact !== '',
-        'cache=selfmanaged needs moduleArtifact, the path of the EchoMQ module (.so) the nodes load.',
-      );
-      check(
-        cache.moduleArtifact === '' || existsSync(cache.moduleArtifact),
-        `moduleArtifact ${cache.moduleArtifact} does not exist (npm run build:module builds test/module/emq.so).`,
-      );
-      int('selfManagedShards', cache.shards, 1, 30);
-      int('selfManagedReplicas', cache.replicasPerShard, 0, 5);
-      check(
-        /^[a-z][a-z0-9-]*\.[a-z0-9]+$/.test(cache.instanceType),
-        'instanceType must look like t4g.small.',
-      );
-      // The cluster bus listens on port + 10000.
-      int('port', cache.port, 1_024, 55_535);
-      // The rules reach the nodes inside single quotes of a shell settings file.
-      check(
-        /^on\s[^'\n]*$/.test(cache.accessString),
-        "accessString must start with 'on' and hold no quote.",
-      );
-      int('dataVolumeGiB', cache.dataVolumeGiB, 1, 16_384);
-      const nodes = cache.shards * (cache.replicasPerShard + 1);
-      check(
-        nodes < 1 ||
-          cache.replacedNodes.every(
-            (index) => Number.isSafeInteger(index) && index >= 0 && index < nodes,
-          ),
-        `replacedNodes must name node indexes from 0 to ${nodes - 1}.`,
-      );
-      return cache;
-    }
-    default:
-      check(false, `cache must be one of ${CACHE_KINDS.join(', ')}.`);
-      return input;
-  }
-}
-
-/** `host:port` means TLS; a URL keeps its scheme. Undefined when the value is no endpoint. */
-export function normaliseUrl(value: string): string | undefined {
-  const text = value.trim();
-  const url = /^[a-z]+:\/\//.test(text) ? text : `rediss://${text}`;
-  try {
-    const parsed = new URL(url);
-    const ok =
-      (parsed.protocol === 'redis:' || parsed.protocol === 'rediss:') &&
-      parsed.hostname !== '' &&
-      parsed.port !== '' &&
-      parsed.username === '' &&
-      parsed.password === '' &&
-      (parsed.pathname === '' || parsed.pathname === '/');
-    return ok ? `${parsed.protocol}//${parsed.host}` : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function retentionChoices(): string {
