@@ -1,12 +1,3 @@
-// The deployed artifact itself: dist/functions/http/index.mjs, loaded by plain Node as the
-// Lambda runtime loads it (not through the test runner's transform), serving real-shaped
-// events end to end against a real server.
-import { execFile } from 'node:child_process';
-import { statSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installFence, mintJobId } from '../../src/index.js';
 import {
@@ -15,35 +6,12 @@ import {
   type HttpEventJson,
   lambdaContext,
 } from '../fixtures/http/events.js';
+import { bundlePath, freshBundle, run } from '../support/bundles.js';
 import { connectTo, jobsOf } from '../support/emq.js';
 import { randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
 
-const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BUNDLE = join(ROOT, 'dist/functions/http/index.mjs');
+const BUNDLE = bundlePath('functions/http');
 const SOURCES = ['src', 'functions/http', 'functions/shared'];
-
-/** Newest modification time under the folders the bundle is built from. */
-async function newestSource(): Promise<number> {
-  let newest = 0;
-  for (const folder of SOURCES) {
-    const entries = await readdir(join(ROOT, folder), { recursive: true, withFileTypes: true });
-    for (const entry of entries) {
-      if (entry.isFile()) {
-        newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
-      }
-    }
-  }
-  return newest;
-}
-
-function bundleTime(): number {
-  try {
-    return statSync(BUNDLE).mtimeMs;
-  } catch {
-    return 0;
-  }
-}
 
 // The runner's child: imports the bundle by URL, serves each event with a Lambda-shaped
 // context, prints each response on a RESULT line (the handler's own log lines go to stdout
@@ -99,9 +67,7 @@ let server: ServerHandle;
 
 beforeAll(async () => {
   // `npm test` builds first; rebuild only a bundle older than its sources.
-  if (bundleTime() < (await newestSource())) {
-    await run('npm', ['run', '-s', 'build'], { cwd: ROOT, timeout: 120_000 });
-  }
+  await freshBundle('functions/http', SOURCES);
   server = await startStandalone({ module: true });
   await installFence(await connectTo(server, { checkFence: false }));
 }, 180_000);

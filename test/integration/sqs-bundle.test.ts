@@ -1,47 +1,16 @@
-// The deployed artifact itself: dist/functions/sqs/index.mjs, loaded by plain Node as the
-// Lambda runtime loads it, handling a real-shaped batch end to end against a real server, its
-// dead letter sent by the real SQSClient (SDK defaults from the environment) to a local endpoint.
-import { execFile } from 'node:child_process';
-import { statSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installFence, readJob } from '../../src/index.js';
 import { sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
 import { type SqsEndpoint, startSqsEndpoint } from '../fixtures/sqs/sqs-endpoint.js';
+import { bundlePath, freshBundle, run } from '../support/bundles.js';
 import { connectTo, jobsOf } from '../support/emq.js';
 import { randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
 
-const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BUNDLE = join(ROOT, 'dist/functions/sqs/index.mjs');
+const BUNDLE = bundlePath('functions/sqs');
 const SOURCES = ['src', 'functions/sqs', 'functions/shared'];
 // A DLQ URL as deployed: the SDK sends to AWS_ENDPOINT_URL_SQS, the local endpoint.
 const DLQ_URL = 'https://sqs.us-east-2.amazonaws.com/123456789012/emq-dead';
-
-async function newestSource(): Promise<number> {
-  let newest = 0;
-  for (const folder of SOURCES) {
-    const entries = await readdir(join(ROOT, folder), { recursive: true, withFileTypes: true });
-    for (const entry of entries) {
-      if (entry.isFile()) {
-        newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
-      }
-    }
-  }
-  return newest;
-}
-
-function bundleTime(): number {
-  try {
-    return statSync(BUNDLE).mtimeMs;
-  } catch {
-    return 0;
-  }
-}
 
 // The runner's child: imports the bundle by URL, handles the event with a Lambda-shaped
 // context, prints the answer on a RESULT line (the handler's log lines go to stdout too).
@@ -62,9 +31,7 @@ let endpoint: SqsEndpoint;
 
 beforeAll(async () => {
   // `npm test` builds first; rebuild only a bundle older than its sources.
-  if (bundleTime() < (await newestSource())) {
-    await run('npm', ['run', '-s', 'build'], { cwd: ROOT, timeout: 120_000 });
-  }
+  await freshBundle('functions/sqs', SOURCES);
   [server, endpoint] = await Promise.all([startStandalone({ module: true }), startSqsEndpoint()]);
   await installFence(await connectTo(server, { checkFence: false }));
 }, 180_000);
