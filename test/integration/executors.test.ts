@@ -1,17 +1,16 @@
 // Both executors write the same bytes: SPEC §3-4 conformance on a server that loads the module.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Connection, enqueue, installFence, readJob } from '../../src/index.js';
-import { connectTo } from '../support/emq.js';
-import { randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
+import { type Connection, enqueue, readJob } from '../../src/index.js';
+import { connectTo, startFencedServer } from '../support/emq.js';
+import { randomQueue, type ServerHandle } from '../support/servers.js';
 
 let server: ServerHandle;
 let native: Connection;
 let script: Connection;
 
 beforeAll(async () => {
-  server = await startStandalone({ module: true });
-  await installFence(await connectTo(server, { checkFence: false }));
+  server = await startFencedServer();
   native = await connectTo(server, { executor: 'native', maxPayloadBytes: 2 * 1024 * 1024 });
   script = await connectTo(server, { executor: 'script', maxPayloadBytes: 2 * 1024 * 1024 });
 });

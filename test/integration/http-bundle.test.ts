@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installFence, mintJobId } from '../../src/index.js';
+import { mintJobId } from '../../src/index.js';
 import {
   FIXTURE_BINARY_BODY,
   fixture,
@@ -7,8 +7,8 @@ import {
   lambdaContext,
 } from '../fixtures/http/events.js';
 import { bundlePath, freshBundle, run } from '../support/bundles.js';
-import { connectTo, jobsOf } from '../support/emq.js';
-import { randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
+import { connectTo, jobsOf, startFencedServer } from '../support/emq.js';
+import { randomQueue, type ServerHandle } from '../support/servers.js';
 
 const BUNDLE = bundlePath('functions/http');
 const SOURCES = ['src', 'functions/http', 'functions/shared'];
@@ -68,8 +68,7 @@ let server: ServerHandle;
 beforeAll(async () => {
   // `npm test` builds first; rebuild only a bundle older than its sources.
   await freshBundle('functions/http', SOURCES);
-  server = await startStandalone({ module: true });
-  await installFence(await connectTo(server, { checkFence: false }));
+  server = await startFencedServer();
 }, 180_000);
 
 afterAll(() => server?.stop());

@@ -5,18 +5,16 @@ import {
   ConflictError,
   type Connection,
   enqueue,
-  installFence,
   jobIdAt,
   UnavailableError,
 } from '../../src/index.js';
-import { connectTo, jobsOf } from '../support/emq.js';
-import { digestOf, randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
+import { connectTo, jobsOf, startFencedServer } from '../support/emq.js';
+import { digestOf, randomQueue, type ServerHandle } from '../support/servers.js';
 
 let server: ServerHandle;
 
 beforeAll(async () => {
-  server = await startStandalone({ module: true });
-  await installFence(await connectTo(server, { checkFence: false }));
+  server = await startFencedServer();
 });
 
 afterAll(() => server.stop());

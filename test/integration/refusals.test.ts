@@ -13,7 +13,7 @@ import {
   PausedError,
   RefusedError,
 } from '../../src/index.js';
-import { connectTo } from '../support/emq.js';
+import { connectTo, startFencedServer } from '../support/emq.js';
 import { digestOf, randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
 
 let server: ServerHandle;
@@ -21,8 +21,7 @@ let native: Connection;
 let script: Connection;
 
 beforeAll(async () => {
-  server = await startStandalone({ module: true });
-  await installFence(await connectTo(server, { checkFence: false }));
+  server = await startFencedServer();
   native = await connectTo(server, { executor: 'native' });
   script = await connectTo(server, { executor: 'script' });
 });

@@ -5,13 +5,13 @@ import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setLogSink } from '../../functions/shared/log.js';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
-import { type Connection, connect, installFence } from '../../src/index.js';
+import { type Connection, connect } from '../../src/index.js';
 import { fakeSqs } from '../fixtures/sqs/fake-sqs.js';
 import { captureLogs } from '../fixtures/sqs/logs.js';
 import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
 import { type RoundTripProxy, startRoundTripProxy } from '../fixtures/sqs/round-trip-proxy.js';
-import { connectTo, jobsOf } from '../support/emq.js';
-import { randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
+import { jobsOf, startFencedServer } from '../support/emq.js';
+import { randomQueue, type ServerHandle } from '../support/servers.js';
 
 const DLQ = 'https://sqs.us-east-2.amazonaws.com/123456789012/emq-dead';
 
@@ -19,8 +19,7 @@ let server: ServerHandle;
 let proxy: RoundTripProxy;
 
 beforeAll(async () => {
-  server = await startStandalone({ module: true });
-  await installFence(await connectTo(server, { checkFence: false }));
+  server = await startFencedServer();
   proxy = await startRoundTripProxy(server.port);
 });
 

@@ -47,6 +47,13 @@ export async function jobsOf(
   return { rows: rows.sort(), pending: pending.sort() };
 }
 
+/** A standalone server that loads the module and holds the fence: ready for native writes. */
+export async function startFencedServer(): Promise<ServerHandle> {
+  const server = await startStandalone({ module: true });
+  await installFence(await connectTo(server, { checkFence: false }));
+  return server;
+}
+
 export interface FencedServers {
   readonly standalone: ServerHandle;
   readonly cluster: ClusterHandle;
@@ -60,11 +67,10 @@ export function withFencedServers(use: (servers: FencedServers) => void): void {
   let started: FencedServers | undefined;
   beforeAll(async () => {
     const [standalone, cluster] = await Promise.all([
-      startStandalone({ module: true }),
+      startFencedServer(),
       startCluster({ module: true }),
     ]);
     started = { standalone, cluster };
-    await installFence(await connectTo(standalone, { checkFence: false }));
     await installFence(await connectTo(cluster, { checkFence: false }));
     use(started);
   });
