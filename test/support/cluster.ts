@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { Cluster, type ClusterOptions } from 'iovalkey';
+import { ClientSet } from './clients.js';
 import { createCluster } from './cluster-create.js';
 import { viewOf } from './cluster-health.js';
 import { isLivePrimary, parseClusterNodes } from './cluster-nodes.js';
@@ -19,7 +20,7 @@ class ValkeyCluster implements ClusterHandle {
   readonly nodes: readonly ValkeyServer[];
   readonly seeds: readonly string[];
   readonly #auth: Auth | undefined;
-  readonly #clients = new Set<Cluster>();
+  readonly #clients = new ClientSet<Cluster>();
 
   constructor(nodes: readonly ValkeyServer[], auth: Auth | undefined) {
     this.nodes = nodes;
@@ -55,15 +56,7 @@ class ValkeyCluster implements ClusterHandle {
         },
       },
     );
-    this.#clients.add(client);
-    client.once('end', () => this.#clients.delete(client));
-    try {
-      await client.connect();
-    } catch (error) {
-      client.disconnect();
-      throw error;
-    }
-    return client;
+    return this.#clients.connect(client);
   }
 
   /** Every running node: state ok, all slots served, all nodes known, replicas linked, one slot map. */
@@ -80,8 +73,7 @@ class ValkeyCluster implements ClusterHandle {
   }
 
   async stop(): Promise<void> {
-    for (const client of this.#clients) client.disconnect();
-    this.#clients.clear();
+    this.#clients.disconnectAll();
     await Promise.all(this.nodes.map((node) => node.stop()));
   }
 }

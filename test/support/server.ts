@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type RedisOptions, Valkey } from 'iovalkey';
+import { ClientSet } from './clients.js';
 import { LogRing } from './log-ring.js';
 import { freePort, LOOPBACK } from './ports.js';
 import { infoField, withProbe } from './probe.js';
@@ -49,7 +50,7 @@ export class ValkeyServer implements ServerHandle, Tracked {
   readonly args: readonly string[];
   readonly #spec: LaunchSpec;
   readonly #log = new LogRing();
-  readonly #clients = new Set<Valkey>();
+  readonly #clients = new ClientSet<Valkey>();
   #process: ValkeyProcess | undefined;
   #paused = false;
   #stopped = false;
@@ -101,15 +102,7 @@ export class ValkeyServer implements ServerHandle, Tracked {
       ...options,
       lazyConnect: true,
     });
-    this.#clients.add(client);
-    client.once('end', () => this.#clients.delete(client));
-    try {
-      await client.connect();
-    } catch (error) {
-      client.disconnect();
-      throw error;
-    }
-    return client;
+    return this.#clients.connect(client);
   }
 
   /** A one-off connection that fails fast, for the harness's own checks. */
@@ -160,8 +153,7 @@ export class ValkeyServer implements ServerHandle, Tracked {
   async stop(): Promise<void> {
     if (this.#stopped) return;
     this.#stopped = true;
-    for (const client of this.#clients) client.disconnect();
-    this.#clients.clear();
+    this.#clients.disconnectAll();
     await this.#terminate();
     await rm(this.dir, { recursive: true, force: true });
     untrack(this);
