@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Valkey } from 'iovalkey';
+import { HOST_MODULE } from '../module/artifacts.js';
 
 export const LOOPBACK = '127.0.0.1';
 const START_TIMEOUT_MS = 15_000;
@@ -40,7 +41,7 @@ function deathGuard(): string[] {
 }
 
 export async function startServer(root: string): Promise<BenchServer> {
-  const modulePath = resolve(root, 'test/module/emq.so');
+  const modulePath = resolve(root, HOST_MODULE);
   if (!existsSync(modulePath)) {
     throw new Error(`${modulePath} is missing: run \`npm run build:module\` first.`);
   }

@@ -3,6 +3,7 @@
  * checks. settings.ts assembles it with the rest and reports every problem at once.
  */
 import { existsSync } from 'node:fs';
+import { ARM64_MODULE } from '../module/artifacts.js';
 
 /** Where the functions find Valkey. */
 export type CacheKind = 'elasticache' | 'existing' | 'selfmanaged';
@@ -58,9 +59,9 @@ export interface SelfManagedCacheSettings {
   readonly kind: 'selfmanaged';
   /**
    * Path of the EchoMQ module (`.so`) built for the nodes' CPU (arm64 on Graviton); deployed
-   * as an S3 asset. Required.
+   * as an S3 asset. Default `module/build/emq-arm64.so` (`make -C module arm64` builds it).
    */
-  readonly moduleArtifact: string;
+  readonly moduleArtifact?: string;
   /** Primaries. Default `3`: a failover needs the votes of a majority of primaries. */
   readonly shards?: number;
   /** Replicas of each primary, 0 to 5 (0: no failover). Default `1`. */
@@ -160,7 +161,7 @@ export function resolveCache(
     case 'selfmanaged': {
       const cache = {
         kind: input.kind,
-        moduleArtifact: input.moduleArtifact,
+        moduleArtifact: input.moduleArtifact ?? ARM64_MODULE,
         shards: input.shards ?? 3,
         replicasPerShard: input.replicasPerShard ?? 1,
         instanceType: input.instanceType ?? 't4g.small',
@@ -176,7 +177,7 @@ export function resolveCache(
       );
       check(
         cache.moduleArtifact === '' || existsSync(cache.moduleArtifact),
-        `moduleArtifact ${cache.moduleArtifact} does not exist (npm run build:module builds test/module/emq.so).`,
+        `moduleArtifact ${cache.moduleArtifact} does not exist (make -C module arm64 builds ${ARM64_MODULE}).`,
       );
       int('selfManagedShards', cache.shards, 1, 30);
       int('selfManagedReplicas', cache.replicasPerShard, 0, 5);

@@ -153,7 +153,7 @@ function cacheFromContext(kind: string, read: Readers): CacheSettings | undefine
     case 'selfmanaged':
       return {
         kind,
-        moduleArtifact: read.text('moduleArtifact') ?? '',
+        moduleArtifact: read.text('moduleArtifact'),
         shards: read.number('selfManagedShards'),
         replicasPerShard: read.number('selfManagedReplicas'),
         instanceType: read.text('instanceType'),

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { HOST_MODULE } from '../../module/artifacts.js';
 
 const PACKAGE_NAME = 'echomq-lambda';
 
@@ -36,7 +37,7 @@ export interface ProjectFiles {
 
 export function projectFiles(dir: string): ProjectFiles {
   return {
-    module: join(dir, 'test', 'module', 'emq.so'),
+    module: join(dir, HOST_MODULE),
     installValkey: join(dir, 'scripts', 'install-valkey.sh'),
   };
 }

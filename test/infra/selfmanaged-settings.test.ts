@@ -111,7 +111,7 @@ describe('resolveSettings for cache=selfmanaged', () => {
       },
     });
     expect(problems).toEqual([
-      'moduleArtifact /nowhere/emq.so does not exist (npm run build:module builds test/module/emq.so).',
+      'moduleArtifact /nowhere/emq.so does not exist (make -C module arm64 builds module/build/emq-arm64.so).',
       'selfManagedShards must be a whole number from 1 to 30.',
       'selfManagedReplicas must be a whole number from 0 to 5.',
       'instanceType must look like t4g.small.',

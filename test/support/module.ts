@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { HOST_MODULE } from '../../module/artifacts.js';
 import type { ModuleOption } from './types.js';
 
-export const MODULE_PATH = fileURLToPath(new URL('../module/emq.so', import.meta.url));
+export const MODULE_PATH = fileURLToPath(new URL(`../../${HOST_MODULE}`, import.meta.url));
 const DEFAULT_WIRE = '1';
 
 /** The `--loadmodule` arguments for the option, checked before any server is spawned. */
