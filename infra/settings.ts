@@ -5,7 +5,9 @@
  * Settings are plain data (they come from `-c key=value` or from code), so the same check serves
  * `cdk synth` and the tests.
  */
+
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { DEFAULTS } from '../src/config.js';
 import {
   type CacheSettings,
   type Resolved,
@@ -142,12 +144,12 @@ export function resolveSettings(input: EchoMqSettings = {}): {
   const resolvedCache = resolveCache(input.cache ?? { kind: 'elasticache' }, check, int);
 
   const emq = {
-    wire: input.emq?.wire ?? '1',
-    defaultQueue: input.emq?.defaultQueue ?? 'default',
-    maxPayloadBytes: input.emq?.maxPayloadBytes ?? 262_144,
-    dedupeTtlMs: input.emq?.dedupeTtlMs ?? 3_600_000,
-    commandTimeoutMs: input.emq?.commandTimeoutMs ?? 2_000,
-    connectTimeoutMs: input.emq?.connectTimeoutMs ?? 3_000,
+    wire: input.emq?.wire ?? DEFAULTS.wire,
+    defaultQueue: input.emq?.defaultQueue ?? DEFAULTS.defaultQueue,
+    maxPayloadBytes: input.emq?.maxPayloadBytes ?? DEFAULTS.maxPayloadBytes,
+    dedupeTtlMs: input.emq?.dedupeTtlMs ?? DEFAULTS.dedupeTtlMs,
+    commandTimeoutMs: input.emq?.commandTimeoutMs ?? DEFAULTS.commandTimeoutMs,
+    connectTimeoutMs: input.emq?.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
   };
   check(/^[\x21-\x7e]{1,64}$/.test(emq.wire), 'wire must be 1 to 64 printable ASCII characters.');
   check(

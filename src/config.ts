@@ -7,6 +7,37 @@ import { ConfigError, EmqError } from './outcomes.js';
 
 export type ExecutorChoice = 'auto' | 'native' | 'script';
 
+/**
+ * Every default, defined once: the config module, the connector and the CDK stack (infra)
+ * import these, so a default documented here is the default everywhere.
+ */
+export const DEFAULTS = {
+  /** `EMQ_URL`. */
+  url: 'redis://127.0.0.1:6379',
+  /** `EMQ_EXECUTOR`. */
+  executor: 'auto' as ExecutorChoice,
+  /** `EMQ_WIRE`: the wire identity (SPEC §6). */
+  wire: '1',
+  /** `EMQ_DEFAULT_QUEUE`. */
+  defaultQueue: 'default',
+  /** `EMQ_MAX_PAYLOAD_BYTES`: 256 KiB, the SQS message limit. */
+  maxPayloadBytes: 262_144,
+  /** `EMQ_DEDUPE_TTL_MS`: one hour (SPEC §5). */
+  dedupeTtlMs: 3_600_000,
+  /** `EMQ_COMMAND_TIMEOUT_MS`. */
+  commandTimeoutMs: 2_000,
+  /** `EMQ_CONNECT_TIMEOUT_MS`. */
+  connectTimeoutMs: 3_000,
+  /** `EMQ_ACK_REPLICAS`: replicas that must confirm a write before it is acknowledged (SPEC §11). */
+  ackReplicas: 0,
+  /** `EMQ_ACK_TIMEOUT_MS`: how long WAIT may wait for those replicas. */
+  ackTimeoutMs: 1_000,
+  /** `EMQ_ALLOW_VOLATILE_EVICTION`: serve on a volatile-* memory policy (SPEC §11). */
+  allowVolatileEviction: false,
+  /** `EMQ_CALLER_ID_MAX_AGE_MS`: oldest caller-chosen id time accepted; 0 turns the check off. */
+  callerIdMaxAgeMs: 86_400_000,
+} as const;
+
 export interface Config {
   /** `EMQ_URL`: one URL, or comma-separated cluster seeds (`redis://` or `rediss://`). Default `redis://127.0.0.1:6379`. */
   urls: string[];
@@ -39,6 +70,14 @@ export interface Config {
    * base64 of PEM (a private CA, such as a self-managed cluster's). Default: none (the system CAs).
    */
   tlsCa: string | undefined;
+  /** `EMQ_ACK_REPLICAS`: replicas that must confirm each write (WAIT) before it is acknowledged. Default `0`. */
+  ackReplicas: number;
+  /** `EMQ_ACK_TIMEOUT_MS`: how long WAIT waits for them; fewer confirmations mean EMQ_UNCONFIRMED. Default 1000. */
+  ackTimeoutMs: number;
+  /** `EMQ_ALLOW_VOLATILE_EVICTION`: serve on a `volatile-*` maxmemory policy (dedupe records may be evicted). Default `false`. */
+  allowVolatileEviction: boolean;
+  /** `EMQ_CALLER_ID_MAX_AGE_MS`: caller ids older than this are refused; 0 turns the check off. Default 86400000 (one day). */
+  callerIdMaxAgeMs: number;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -50,16 +89,57 @@ export function loadConfig(env: Env = process.env): Config {
     return value === undefined || value === '' ? undefined : value;
   };
   return {
-    urls: urls(read('EMQ_URL') ?? 'redis://127.0.0.1:6379'),
+    urls: urls(read('EMQ_URL') ?? DEFAULTS.url),
     cluster: flag('EMQ_CLUSTER', read('EMQ_CLUSTER') ?? 'false'),
-    executor: oneOf('EMQ_EXECUTOR', read('EMQ_EXECUTOR') ?? 'auto', ['auto', 'native', 'script']),
-    wire: wire(read('EMQ_WIRE') ?? '1'),
-    defaultQueue: queue(read('EMQ_DEFAULT_QUEUE') ?? 'default'),
+    executor: oneOf('EMQ_EXECUTOR', read('EMQ_EXECUTOR') ?? DEFAULTS.executor, [
+      'auto',
+      'native',
+      'script',
+    ]),
+    wire: wire(read('EMQ_WIRE') ?? DEFAULTS.wire),
+    defaultQueue: queue(read('EMQ_DEFAULT_QUEUE') ?? DEFAULTS.defaultQueue),
     dlqUrl: dlqUrl(read('EMQ_DLQ_URL')),
-    maxPayloadBytes: integer('EMQ_MAX_PAYLOAD_BYTES', read('EMQ_MAX_PAYLOAD_BYTES'), 262_144, 0),
-    dedupeTtlMs: integer('EMQ_DEDUPE_TTL_MS', read('EMQ_DEDUPE_TTL_MS'), 3_600_000, 1_000),
-    commandTimeoutMs: integer('EMQ_COMMAND_TIMEOUT_MS', read('EMQ_COMMAND_TIMEOUT_MS'), 2_000, 1),
-    connectTimeoutMs: integer('EMQ_CONNECT_TIMEOUT_MS', read('EMQ_CONNECT_TIMEOUT_MS'), 3_000, 1),
+    maxPayloadBytes: integer(
+      'EMQ_MAX_PAYLOAD_BYTES',
+      read('EMQ_MAX_PAYLOAD_BYTES'),
+      DEFAULTS.maxPayloadBytes,
+      0,
+    ),
+    dedupeTtlMs: integer(
+      'EMQ_DEDUPE_TTL_MS',
+      read('EMQ_DEDUPE_TTL_MS'),
+      DEFAULTS.dedupeTtlMs,
+      1_000,
+    ),
+    commandTimeoutMs: integer(
+      'EMQ_COMMAND_TIMEOUT_MS',
+      read('EMQ_COMMAND_TIMEOUT_MS'),
+      DEFAULTS.commandTimeoutMs,
+      1,
+    ),
+    connectTimeoutMs: integer(
+      'EMQ_CONNECT_TIMEOUT_MS',
+      read('EMQ_CONNECT_TIMEOUT_MS'),
+      DEFAULTS.connectTimeoutMs,
+      1,
+    ),
+    ackReplicas: integer('EMQ_ACK_REPLICAS', read('EMQ_ACK_REPLICAS'), DEFAULTS.ackReplicas, 0),
+    ackTimeoutMs: integer(
+      'EMQ_ACK_TIMEOUT_MS',
+      read('EMQ_ACK_TIMEOUT_MS'),
+      DEFAULTS.ackTimeoutMs,
+      1,
+    ),
+    allowVolatileEviction: flag(
+      'EMQ_ALLOW_VOLATILE_EVICTION',
+      read('EMQ_ALLOW_VOLATILE_EVICTION') ?? String(DEFAULTS.allowVolatileEviction),
+    ),
+    callerIdMaxAgeMs: integer(
+      'EMQ_CALLER_ID_MAX_AGE_MS',
+      read('EMQ_CALLER_ID_MAX_AGE_MS'),
+      DEFAULTS.callerIdMaxAgeMs,
+      0,
+    ),
     username: read('EMQ_USERNAME'),
     password: read('EMQ_PASSWORD'),
     secretArn: read('EMQ_SECRET_ARN'),

@@ -17,6 +17,11 @@ describe('loadConfig', () => {
       username: undefined,
       password: undefined,
       secretArn: undefined,
+      tlsCa: undefined,
+      ackReplicas: 0,
+      ackTimeoutMs: 1_000,
+      allowVolatileEviction: false,
+      callerIdMaxAgeMs: 86_400_000,
     });
   });
 
