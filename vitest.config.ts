@@ -15,7 +15,7 @@ const luaAsText: Plugin = {
 export default defineConfig({
   plugins: [luaAsText],
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'module/**/*.test.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,
