@@ -11,8 +11,10 @@
 #include "fence.h"
 
 static const char WRONGTYPE[] = "WRONGTYPE Operation against a key holding the wrong kind of value";
-static const char TTL_SHAPE[] = "ERR EMQ ttl-ms must be a whole number of milliseconds from 1 "
-                                "to 4611686018427387904";
+/* The function family's text and bounds (emq_admit), so both families refuse alike. */
+static const char TTL_SHAPE[] = "ERR wrong number of arguments for 'emq.admit' command: ttl-ms "
+                                "must be a positive integer";
+#define TTL_MAX 999999999999999LL /* 15 digits: far below SET PX's limit, so SET cannot fail */
 #define DEDUPE_HASH_LEN 43 /* base64url of a sha256, unpadded */
 
 /* The queue name inside emq:{<q>}:<tail>, or NULL when `key` is not shaped so. */
@@ -192,13 +194,15 @@ int admit_cmd(Ctx *ctx, Str **argv, int argc) {
     const char *s = StringPtrLen(argv[1], &n);
     if (!bytes_eq(s, n, "3", 1)) return WrongArity(ctx);
     Str *row = argv[2], *pending = argv[3], *dedupe = argv[4], *id = argv[5], *payload = argv[6];
-    if (StringToLongLong(argv[7], &ttl) != OK || ttl < 1 || ttl > (1LL << 62))
-        return ReplyWithError(ctx, TTL_SHAPE);
 
     const char *q = row_layout_ok(row, pending, id, &qlen);
     if (!q || !dedupe_layout_ok(dedupe, q, qlen))
         return ReplyWithError(ctx, "EMQLAYOUT keys must be emq:{q}:job:<id>, emq:{q}:pending "
                                    "and emq:{q}:dedupe:<43 base64url characters>");
+    /* After the layout, as the function family checks it. StringToLongLong takes no sign,
+     * space or leading zero; a bounded TTL means the record's SET cannot fail after the row. */
+    if (StringToLongLong(argv[7], &ttl) != OK || ttl < 1 || ttl > TTL_MAX)
+        return ReplyWithError(ctx, TTL_SHAPE);
     if (!fence_ok(ctx)) return OK;
     if (!is_job_id(id)) return ReplyWithError(ctx, "EMQKIND job id must be JOB-namespaced");
 
