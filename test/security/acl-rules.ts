@@ -55,14 +55,14 @@ export function functionsRule(options: RuleOptions): string {
 
 /**
  * For the fence installer (the deploy-time custom resource, `emq fence install`): it reads and
- * writes `{emq}:version` (EMQ.WIRE INSTALL where the module is loaded, a SET where it is not)
+ * writes `{emq}:version` (EMQ.WIRE.INSTALL where the module is loaded, a SET where it is not)
  * and nothing else.
  */
 export function fenceInstallerRule(options: Pick<RuleOptions, 'module'>): string {
   return [
     ...BASE,
     ...CONNECT,
-    ...(options.module ? MODULE_FENCE : []),
+    ...(options.module ? [...MODULE_FENCE, '+emq.wire.install'] : []),
     '+get',
     '+set',
     '~{emq}:version',

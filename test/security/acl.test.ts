@@ -107,7 +107,7 @@ describe.each(topologies)('on a %s', (_name, targetOf, executors) => {
         admin.disconnect();
       }),
     );
-    // The script path first: where the module is loaded, EMQ.WIRE INSTALL then covers every
+    // The script path first: where the module is loaded, EMQ.WIRE.INSTALL then covers every
     // primary, not only the one the routed SET reaches.
     for (const executor of executors.includes('native')
       ? (['script', 'native'] as const)

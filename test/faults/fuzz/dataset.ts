@@ -24,7 +24,7 @@ export async function datasetOf(server: ServerHandle): Promise<Dataset> {
     },
     async reset() {
       await admin.flushall();
-      await admin.call('EMQ.WIRE', 'INSTALL');
+      await admin.call('EMQ.WIRE.INSTALL');
     },
   };
 }

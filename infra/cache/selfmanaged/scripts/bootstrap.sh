@@ -127,7 +127,7 @@ write_acl() {
 user default off resetkeys resetchannels -@all
 user $EMQ_ADMIN_USER on #$(sha256_hex "$EMQ_ADMIN_PASSWORD") ~* &* +@all
 user $APP_USER $EMQ_ACCESS_STRING #$(sha256_hex "$APP_PASSWORD")
-user emq-guard on #$(sha256_hex "$(cat "$EMQ_CONF_DIR/guard.pass")") resetkeys resetchannels -@all +ping +role +cluster|nodes +emq.wire
+user emq-guard on #$(sha256_hex "$(cat "$EMQ_CONF_DIR/guard.pass")") resetkeys resetchannels -@all +ping +role +cluster|nodes +emq.wire +emq.wire.install
 ACL
 }
 

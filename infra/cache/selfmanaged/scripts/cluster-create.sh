@@ -112,7 +112,7 @@ done
 STEP='installing the wire identity'
 for node in "${EMQ_NODE_LIST[@]}"; do
   [ "$(role_of "$node")" = master ] || continue
-  emq_cli "$node" EMQ.WIRE INSTALL >/dev/null
+  emq_cli "$node" EMQ.WIRE.INSTALL >/dev/null
   [ "$(emq_cli "$node" EMQ.WIRE | tr -d '\r' | paste -sd ' ')" = "$EMQ_WIRE $EMQ_WIRE" ]
 done
 emq_log "wire identity '$EMQ_WIRE' installed on every primary"

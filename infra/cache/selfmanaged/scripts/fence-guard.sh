@@ -17,5 +17,5 @@ EMQ_CLI_PASSWORD=$(cat "$EMQ_CONF_DIR/guard.pass")
 emq_cli "$EMQ_SELF" CLUSTER NODES | tr -d '\r' | awk '$3 ~ /myself/ && NF > 8 { found = 1 } END { exit !found }' ||
   exit 0
 [ "$(emq_cli "$EMQ_SELF" EMQ.WIRE | tr -d '\r' | paste -sd ' ')" != "$EMQ_WIRE $EMQ_WIRE" ] || exit 0
-emq_cli "$EMQ_SELF" EMQ.WIRE INSTALL >/dev/null
+emq_cli "$EMQ_SELF" EMQ.WIRE.INSTALL >/dev/null
 emq_log "wire identity '$EMQ_WIRE' restored on this primary"
