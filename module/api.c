@@ -43,6 +43,10 @@ int (*EventLoopAddOneShot)(OneShotFunc, void *);
 Ctx *(*GetDetachedThreadSafeContext)(Ctx *);
 void (*SetModuleOptions)(Ctx *, int);
 int (*GetModuleOptionsAll)(void);
+Filter *(*RegisterCommandFilter)(Ctx *, FilterFunc, int);
+int (*CommandFilterArgsCount)(FilterCtx *);
+Str *(*CommandFilterArgGet)(FilterCtx *, int);
+int (*CommandFilterArgReplace)(FilterCtx *, int, Str *);
 
 /* Every API is published as ValkeyModule_* and RedisModule_*; take either. */
 static int api(const char *name, void *out) {
@@ -75,7 +79,9 @@ int api_init(void) {
            API(AvoidReplicaTraffic) && API(Call) && API(CallReplyType) && API(FreeCallReply) &&
            API(Replicate) && API(SubscribeToKeyspaceEvents) && API(SubscribeToServerEvent) &&
            API(EventLoopAddOneShot) && API(GetDetachedThreadSafeContext) &&
-           API(SetModuleOptions) && API(GetModuleOptionsAll);
+           API(SetModuleOptions) && API(GetModuleOptionsAll) && API(RegisterCommandFilter) &&
+           API(CommandFilterArgsCount) && API(CommandFilterArgGet) &&
+           API(CommandFilterArgReplace);
 }
 
 int bytes_eq(const char *a, size_t alen, const char *b, size_t blen) {

@@ -28,11 +28,14 @@ typedef struct Ctx Ctx;
 typedef struct Str Str;
 typedef struct Key Key;
 typedef struct Reply Reply;
+typedef struct FilterCtx FilterCtx;
+typedef struct Filter Filter;
 typedef struct Event { uint64_t id, dataver; } Event;
 typedef int (*CmdFunc)(Ctx *ctx, Str **argv, int argc);
 typedef int (*NotifyFunc)(Ctx *ctx, int type, const char *event, Str *key);
 typedef void (*EventFunc)(Ctx *ctx, Event e, uint64_t subevent, void *data);
 typedef void (*OneShotFunc)(void *data);
+typedef void (*FilterFunc)(FilterCtx *filter);
 
 extern void (*SetModuleAttribs)(Ctx *ctx, const char *name, int ver, int apiver);
 extern int (*IsModuleNameBusy)(const char *name);
@@ -73,6 +76,10 @@ extern int (*EventLoopAddOneShot)(OneShotFunc fn, void *data);
 extern Ctx *(*GetDetachedThreadSafeContext)(Ctx *ctx);
 extern void (*SetModuleOptions)(Ctx *ctx, int options);
 extern int (*GetModuleOptionsAll)(void);
+extern Filter *(*RegisterCommandFilter)(Ctx *ctx, FilterFunc cb, int flags);
+extern int (*CommandFilterArgsCount)(FilterCtx *fctx);
+extern Str *(*CommandFilterArgGet)(FilterCtx *fctx, int pos);
+extern int (*CommandFilterArgReplace)(FilterCtx *fctx, int pos, Str *arg);
 
 /* Fetches every function above from the load ctx; 0 if one is missing. SetModuleAttribs
  * is fetched and called by the caller first, as the server requires. */

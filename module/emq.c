@@ -7,11 +7,13 @@
  *   EMQ.WIRE.INSTALL    (write this node's copy)
  *
  * Loaded with `--loadmodule emq.so [wire <identity>]`; the identity defaults to "1".
- * api.h declares the module API by hand; fence.c holds the wire fence, jobs.c the writes.
+ * api.h declares the module API by hand; fence.c holds the wire fence, jobs.c the writes,
+ * slot-migration.c what Valkey 9's atomic slot migration needs.
  */
 #include "api.h"
 #include "fence.h"
 #include "jobs.h"
+#include "slot-migration.h"
 
 #define EMQ_EXPORT __attribute__((visibility("default")))
 
@@ -24,12 +26,8 @@ int ValkeyModule_OnLoad(Ctx *ctx, Str **argv, int argc) {
     SetModuleAttribs(ctx, "emq", 1, 1);
     if (!api_init() || !fence_setup(ctx, argv, argc)) return ERR;
 
-    /* Valkey 9 refuses CLUSTER MIGRATESLOTS while a loaded module has not declared it can
-     * live with atomic slot migration. emq keeps no state per slot (rows move as plain
-     * keys; the fence is per node), so it can. Declared only where the server knows the
-     * option: GetModuleOptionsAll is the mask of the options this server understands. */
-    int asm_ok = (GetModuleOptionsAll() & OPTION_HANDLE_ATOMIC_SLOT_MIGRATION) != 0;
-    if (asm_ok) SetModuleOptions(ctx, OPTION_HANDLE_ATOMIC_SLOT_MIGRATION);
+    int asm_ok;
+    if (!slot_migration_setup(ctx, &asm_ok)) return ERR;
 
     /* Key positions make the server answer MOVED / CROSSSLOT before the handler runs, as for
      * EVAL; a keynum key-spec alone is not used for routing (SPEC §10). The ACL flags

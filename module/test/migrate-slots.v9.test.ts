@@ -170,6 +170,39 @@ describe(`atomic slot migration with the module (Valkey ${MIN_MAJOR}.1+)`, () =>
     );
   });
 
+  it("refuses to move the fence's own slot, whose copies would crash the target, and nothing moves", async () => {
+    const fenceSlot = queueSlot('emq');
+    const ownerAt = await ownerPort(primaries[0]?.client as Valkey, fenceSlot);
+    const owner = primaries.find((p) => p.node.port === ownerAt);
+    const other = primaries.find((p) => p.node.port !== ownerAt);
+    if (owner === undefined || other === undefined) throw new Error('need two primaries');
+    const otherId = String(await other.client.call('CLUSTER', 'MYID'));
+    const before = ((await owner.client.call('CLUSTER', 'GETSLOTMIGRATIONS')) as unknown[]).length;
+    for (const range of [
+      [fenceSlot, fenceSlot],
+      [fenceSlot - 5, fenceSlot + 5],
+    ]) {
+      const reply = owner.client.call(
+        'CLUSTER',
+        'MIGRATESLOTS',
+        'SLOTSRANGE',
+        '1',
+        '1',
+        'SLOTSRANGE',
+        String(range[0]),
+        String(range[1]),
+        'NODE',
+        otherId,
+      );
+      await expect(reply).rejects.toThrow(/^ERR EMQ slot 9051 holds \{emq\}:version/);
+    }
+    expect(((await owner.client.call('CLUSTER', 'GETSLOTMIGRATIONS')) as unknown[]).length).toBe(
+      before,
+    );
+    expect(await ownerPort(other.client, fenceSlot)).toBe(ownerAt);
+    for (const p of primaries) expect(p.node.running).toBe(true);
+  });
+
   it('the fence holds on every primary afterwards', async () => {
     for (const [i, p] of primaries.entries()) {
       expect(await p.client.call('EMQ.WIRE')).toEqual(['1', '1']);
