@@ -33,7 +33,10 @@ async function linked(): Promise<void> {
 }
 
 beforeAll(async () => {
-  primary = await startStandalone({ module: true, extraArgs: ['--appendonly', 'yes'] });
+  primary = await startStandalone({
+    module: true,
+    extraArgs: ['--appendonly', 'yes', '--appendfsync', 'always'],
+  });
   replica = await startStandalone({ extraArgs: ['--replicaof', LOOPBACK, String(primary.port)] });
   await linked();
   const monitor = await (await replica.client()).monitor();
@@ -112,7 +115,14 @@ describe('a replica without the module, following a primary with it', () => {
   });
 
   it('the AOF holds the same plain commands and no EMQ.* command', async () => {
-    const commands = await primaryAof();
+    // The AOF is written in the event loop, not before the reply: wait for the last command.
+    let commands: string[][] = [];
+    await waitFor('the AOF to hold the last command', 10_000, async () => {
+      commands = await primaryAof();
+      return commands.some((args) => args[0] === 'ZADD' && args[3] === caller)
+        ? undefined
+        : 'not yet';
+    });
     const seen = names(commands);
     expect([...seen].filter((name) => name.startsWith('EMQ'))).toEqual([]);
     expect(commands).toContainEqual([
