@@ -31,7 +31,7 @@ async function queuesFor(victim: ServerHandle): Promise<string[]> {
   return primaries.flatMap((node) => queuesOn(connection, node, node === victim ? 2 : 1));
 }
 
-describe.each(['native', 'script'] as const)('with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s executor', (executor) => {
   const env = { EMQ_EXECUTOR: executor, EMQ_COMMAND_TIMEOUT_MS: '1000' };
 
   it(

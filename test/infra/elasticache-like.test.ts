@@ -36,7 +36,7 @@ beforeAll(async () => {
   env = {
     EMQ_URL: cluster.seeds.join(','),
     EMQ_CLUSTER: 'true',
-    EMQ_EXECUTOR: 'script',
+    EMQ_EXECUTOR: 'function',
     EMQ_SECRET_ARN: SECRET_ARN,
   };
 });
@@ -60,7 +60,7 @@ async function asApp(): Promise<Connection> {
   const connection = await connect({
     urls: cluster.seeds,
     cluster: true,
-    executor: 'script',
+    executor: 'function',
     username: APP_USERNAME,
     password: APP_PASSWORD,
   });

@@ -23,7 +23,7 @@ let script: Connection;
 beforeAll(async () => {
   server = await startFencedServer();
   native = await connectTo(server, { executor: 'native' });
-  script = await connectTo(server, { executor: 'script' });
+  script = await connectTo(server, { executor: 'function' });
 });
 
 afterAll(() => server.stop());
@@ -54,7 +54,7 @@ function rawScript(keys: [string, string], argv: [string, string]): Promise<unkn
 
 describe.each([
   ['native', rawNative],
-  ['script', rawScript],
+  ['function', rawScript],
 ])('the %s write refuses', (_, send) => {
   it('keys of two queues (EMQLAYOUT)', async () => {
     const [a, b] = [randomQueue('la'), randomQueue('lb')];
@@ -86,7 +86,7 @@ describe.each([
 
 describe.each([
   ['native', () => native],
-  ['script', () => script],
+  ['function', () => script],
 ])('through the %s executor', (_, conn) => {
   it('a pending key of the wrong type is refused (EMQ_WRONGTYPE)', async () => {
     const queue = randomQueue('wt');
@@ -200,6 +200,6 @@ describe('a server without the module', () => {
   it('opens an auto connection with the script executor', async () => {
     await installFence(await connectTo(plain, { checkFence: false }));
     const conn = await connectTo(plain);
-    expect(conn.executor.kind).toBe('script');
+    expect(conn.executor.kind).toBe('function');
   });
 });

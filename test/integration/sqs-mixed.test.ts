@@ -109,7 +109,7 @@ async function expectAdmittedRows(conn: Connection, mixed: Mixed) {
   expect(await conn.client.get(`emq:{${mixed.wrongType}}:pending`)).toBe('not a sorted set');
 }
 
-describe.each(['native', 'script'] as const)(
+describe.each(['native', 'function'] as const)(
   'on a standalone server with the %s executor',
   (executor) => {
     it('dead-letters exactly the permanent failures and admits the rest', async () => {
@@ -187,7 +187,7 @@ describe('on a standalone server with the native executor', () => {
   });
 });
 
-describe.each(['native', 'script'] as const)('on a cluster with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('on a cluster with the %s executor', (executor) => {
   it('gives every record of a mixed batch its outcome, the fenced node included', async () => {
     const conn = await connectTo(cluster, { executor, maxPayloadBytes: MAX_PAYLOAD });
     // The node that owns {emq}:version's slot takes a plain SET of it: only that node's copy

@@ -35,7 +35,7 @@ function tenOf(queue: string, spec: Parameters<typeof sqsRecord>[0] = {}): SQSRe
   return Array.from({ length: 10 }, (_, i) => sqsRecord({ queue, body: `job ${i}`, ...spec }));
 }
 
-describe.each(['native', 'script'] as const)('with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s executor', (executor) => {
   let conn: Connection;
 
   beforeAll(async () => {

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setLogSink } from '../../functions/shared/log.js';
 import { handleSqsBatch, type SqsBatchDeps } from '../../functions/sqs/batch.js';
 import type { DlqSender } from '../../functions/sqs/dlq.js';
-import { RefusedError, UnavailableError } from '../../src/index.js';
+import { ConfigError, UnavailableError } from '../../src/index.js';
 import { sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
 
 const DLQ = 'https://sqs.us-east-2.amazonaws.com/123456789012/emq-dead';
@@ -92,7 +92,7 @@ describe('handleSqsBatch without Valkey', () => {
 
   it('retries good records rather than dead-lettering them when the connection fails for good', async () => {
     const { sqs, sent } = acceptingSqs();
-    const noModule = new RefusedError('EMQ_NO_MODULE', 'no module');
+    const noModule = new ConfigError('no module', { code: 'EMQ_NO_MODULE' });
     const record = sqsRecord({ body: 'a' });
     const response = await handleSqsBatch(sqsEvent([record]), deps(unreachable(noModule), sqs), {
       dlqUrl: DLQ,

@@ -45,15 +45,12 @@ describe('requestOf', () => {
     expect(request(requestOf(sqsRecord({ body: 'x' }), 'fallback')).queue).toBe('fallback');
   });
 
-  it('marks a redelivery as not a first attempt', () => {
-    const derived = request(requestOf(sqsRecord({ receiveCount: 3 }), 'q')).derive;
-    expect(derived?.firstAttempt).toBe(false);
-  });
-
-  it('lets the core mint when SentTimestamp is missing', () => {
-    const record = sqsRecord({ body: 'x' });
-    const withoutTime = { ...record, attributes: { ...record.attributes, SentTimestamp: '' } };
-    expect(request(requestOf(withoutTime, 'q')).derive).toBeUndefined();
+  it('keys a record by its messageId in the sqs namespace, first delivery or not', () => {
+    const record = sqsRecord({ receiveCount: 3 });
+    expect(request(requestOf(record, 'q'))).toMatchObject({
+      idempotencyKey: record.messageId,
+      keyNamespace: 'sqs',
+    });
   });
 
   it('keeps every byte of a text body, empty included', () => {
