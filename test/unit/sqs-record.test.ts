@@ -20,14 +20,14 @@ function refusal(value: EnqueueRequest | InvalidInputError): InvalidInputError {
 }
 
 describe('requestOf', () => {
-  it('keys a text record by its messageId and derives its id from SentTimestamp', () => {
+  it('keys a text record by its messageId, in the sqs namespace', () => {
     const [record] = standard.Records;
     if (record === undefined) throw new Error('fixture has no record');
     expect(requestOf(record, 'default')).toEqual({
       queue: 'reports',
       payload: Buffer.from('{"report":"monthly","month":"2026-10"}'),
       idempotencyKey: '059f36b4-87a3-44ab-83d2-661975830a7d',
-      derive: { timeMs: 1_764_498_000_000, firstAttempt: true },
+      keyNamespace: 'sqs',
     });
   });
 
