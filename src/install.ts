@@ -156,6 +156,7 @@ function mismatch(bad: FenceReading, wire: string): FenceError {
     bad.library === null ? 'has no emq function library' : `has emq library '${bad.library}'`;
   return new FenceError(
     `Function library mismatch on ${where}: it ${has}; this host expects '${LIBRARY_VERSION}'. ${advice}`,
+    NOT_READY,
   );
 }
 
