@@ -52,7 +52,7 @@ export async function countRoundTrips(port: number): Promise<RoundTripCount[]> {
         await sqsHandler(event, lambdaContext());
       });
       counts.push({
-        what: 'SQS handler, 10 redeliveries (safe order)',
+        what: 'SQS handler, 10 redeliveries',
         executor,
         perBatch: redelivered,
       });

@@ -81,7 +81,7 @@ export function firstDeliveries(size: number): SQSEvent {
 }
 
 function topLevelOf(executor: ExecutorKind): string[] {
-  return executor === 'native' ? ['emq.enqueue', 'set'] : ['evalsha', 'eval', 'set'];
+  return executor === 'native' ? ['emq.enqueue', 'emq.admit', 'fcall'] : ['fcall'];
 }
 
 export function sqsCase(executor: ExecutorKind, size: number, inFlight = 1): BenchCase {
