@@ -104,6 +104,29 @@ describe('handleSqsBatch without Valkey', () => {
     expect(failures[0]).toMatchObject({ level: 'error', code: 'EMQ_NO_MODULE' });
   });
 
+  it('dead-letters a bad queue, a bad id and an oversized body while Valkey is down, and retries the good one', async () => {
+    const { sqs, sent } = acceptingSqs();
+    const bad = [
+      sqsRecord({ body: 'a', queue: 'no{braces}' }),
+      sqsRecord({ body: 'b', jobId: 'JOB-not-an-id' }),
+      sqsRecord({ body: 'x'.repeat(64) }),
+    ];
+    const good = sqsRecord({ body: 'fine' });
+    const response = await handleSqsBatch(sqsEvent([...bad, good]), deps(unreachable(), sqs), {
+      dlqUrl: DLQ,
+      maxPayloadBytes: 32,
+    });
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: good.messageId }]);
+    const lettered = sent.flatMap((input) => input.Entries ?? []);
+    expect(lettered).toHaveLength(3);
+    expect(records(lines).map((line) => line.code)).toEqual([
+      'EMQ_INVALID_QUEUE',
+      'EMQ_INVALID_ID',
+      'EMQ_PAYLOAD_TOO_LARGE',
+      'EMQ_UNAVAILABLE',
+    ]);
+  });
+
   it('makes a permanent failure a batch item failure, logged once, when no DLQ is set', async () => {
     const { sqs, sent } = acceptingSqs();
     const record = sqsRecord({ body: 'x', encoding: 'zip' });
