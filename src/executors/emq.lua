@@ -105,19 +105,18 @@ local function emq_admit(keys, args)
   end
   if string.sub(id, 1, 3) ~= 'JOB' then return refuse(KIND) end
 
-  local recorded = type_of(dedupe)
-  if recorded == 'string' then
-    local earlier = redis.call('GET', dedupe)
+  -- One GET reads the record and its type: false when missing, an error reply when not a string.
+  local earlier = redis.pcall('GET', dedupe)
+  if type(earlier) == 'table' then return refuse(WRONGTYPE) end
+  if earlier then
     local earlier_row = 'emq:{' .. queue .. '}:job:' .. earlier
-    local kind = type_of(earlier_row)
-    if kind ~= 'none' then
-      if kind ~= 'hash' then return refuse(WRONGTYPE) end
-      if redis.call('HGET', earlier_row, 'payload') ~= payload then return { -1, earlier } end
-    end
+    local stored = redis.pcall('HGET', earlier_row, 'payload')
+    if type(stored) == 'table' then return refuse(WRONGTYPE) end
+    -- The row holds another payload; a row that is gone was consumed: the same job.
+    if stored and stored ~= payload then return { -1, earlier } end
     redis.call('SET', dedupe, earlier, 'KEEPTTL')
     return { 0, earlier }
   end
-  if recorded ~= 'none' then return refuse(WRONGTYPE) end
 
   if redis.call('EXISTS', row) == 1 then return { 2, id } end
   local kind = type_of(pending)
