@@ -58,18 +58,33 @@ local function type_of(key)
   return redis.call('TYPE', key)['ok']
 end
 
--- Writes the row and the pending entry. Through the module's EMQ.ENQUEUE where it is loaded
--- (its fence and paused guard then hold); plain HSET + ZADD where the server does not know it.
--- Returns nil when written, else the error reply to return (nothing was written).
+-- Whether the server knows EMQ.ENQUEUE: nil until the first write asks, then kept for the
+-- library's life. Modules load only at server start and FUNCTION LOAD starts a fresh library,
+-- so the answer cannot change under it; only "unknown command" or a success settles it.
+local has_module = nil
+
+-- Writes the row and the pending entry after the caller's checks. Through the module's
+-- EMQ.ENQUEUE where it is loaded (its fence and paused guard then hold); plain HSET + ZADD
+-- where the server does not know it. Returns nil when written, 0 when the module found the
+-- row, else the error reply to return (nothing was written).
 local function write_row(row, pending, id, payload)
-  local reply = redis.pcall('EMQ.ENQUEUE', '2', row, pending, id, payload)
-  if type(reply) == 'table' and reply['err'] ~= nil then
-    if string.find(reply['err'], 'Unknown command', 1, true) == nil then return reply end
-    redis.call('HSET', row, 'state', 'pending', 'attempts', '0', 'payload', payload)
-    redis.call('ZADD', pending, 0, id)
-    return nil
+  if has_module ~= false then
+    local reply = redis.pcall('EMQ.ENQUEUE', '2', row, pending, id, payload)
+    local failed = type(reply) == 'table' and reply['err'] ~= nil
+    if not failed or string.find(reply['err'], 'Unknown command', 1, true) == nil then
+      if not failed then has_module = true end
+      if failed then return reply end
+      if reply == 0 then return 0 end
+      if reply ~= 1 then return refuse('ERR EMQ.ENQUEUE answered ' .. tostring(reply)) end
+      return nil
+    end
+    has_module = false
   end
-  if reply ~= 1 then return refuse('ERR EMQ.ENQUEUE answered ' .. tostring(reply)) end
+  if redis.call('EXISTS', row) == 1 then return 0 end
+  local kind = type_of(pending)
+  if kind ~= 'none' and kind ~= 'zset' then return refuse(WRONGTYPE) end
+  redis.call('HSET', row, 'state', 'pending', 'attempts', '0', 'payload', payload)
+  redis.call('ZADD', pending, 0, id)
   return nil
 end
 
@@ -80,9 +95,6 @@ local function emq_enqueue(keys, args)
   local row, pending, id, payload = keys[1], keys[2], args[1], args[2]
   if queue_of(row, pending, id) == nil then return refuse(LAYOUT2) end
   if string.sub(id, 1, 3) ~= 'JOB' then return refuse(KIND) end
-  if redis.call('EXISTS', row) == 1 then return 0 end
-  local kind = type_of(pending)
-  if kind ~= 'none' and kind ~= 'zset' then return refuse(WRONGTYPE) end
   local failed = write_row(row, pending, id, payload)
   if failed ~= nil then return failed end
   return 1
@@ -118,10 +130,8 @@ local function emq_admit(keys, args)
     return { 0, earlier }
   end
 
-  if redis.call('EXISTS', row) == 1 then return { 2, id } end
-  local kind = type_of(pending)
-  if kind ~= 'none' and kind ~= 'zset' then return refuse(WRONGTYPE) end
   local failed = write_row(row, pending, id, payload)
+  if failed == 0 then return { 2, id } end
   if failed ~= nil then return failed end
   redis.call('SET', dedupe, id, 'PX', ttl)
   return { 1, id }

@@ -2,14 +2,22 @@
 // replies, byte-identical rows and records (DUMP), and every refusal leaves the dataset as it
 // was (DEBUG DIGEST of every primary).
 import type { Cluster, Command, Valkey } from 'iovalkey';
-import { describe, expect, it } from 'vitest';
-import { type Connection, dedupeKey, type Executor, jobKey, pendingKey } from '../../src/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type Connection,
+  dedupeKey,
+  type Executor,
+  install,
+  jobKey,
+  pendingKey,
+} from '../../src/index.js';
 import { connectTo, withFencedServers } from '../support/emq.js';
 import {
   type ClusterHandle,
   digestOf,
   randomQueue,
   type ServerHandle,
+  startStandalone,
 } from '../support/servers.js';
 
 let targets: { standalone: ServerHandle; cluster: ClusterHandle } | undefined;
@@ -131,5 +139,59 @@ describe.each(['standalone', 'cluster'] as const)('on a %s target', (topology) =
       else expect(text.startsWith(prefix)).toBe(true);
       expect(await snapshot()).toEqual(before);
     }
+  });
+});
+
+describe('the function family on a server without the module (ElastiCache-like)', () => {
+  let plain: ServerHandle;
+  beforeAll(async () => {
+    plain = await startStandalone();
+    await install(await connectTo(plain, { checkFence: false }));
+  });
+  afterAll(() => plain.stop());
+
+  it('answers and writes exactly as the native family does on a module server', async () => {
+    if (targets === undefined) throw new Error('servers not started');
+    const fn = await connectTo(plain);
+    const native = await connectTo(targets.standalone, { executor: 'native' });
+    expect(fn.executor.kind).toBe('function');
+    const payload = Buffer.from([0, 255, 10, 13]);
+    const results: { replies: unknown[]; dumps: (Buffer | null)[] }[] = [];
+    for (const conn of [native, fn]) {
+      const queue = randomQueue('plain');
+      const c = calls(queue, 'JOB0KHTOWnGLuC', 'k', payload);
+      const other = calls(queue, 'JOB0KHTOWnGLuD', 'k', Buffer.from('x'));
+      const taken = calls(queue, 'JOB0KHTOWnGLuC', 'k2', payload);
+      const replies = [
+        await send(conn.client, conn.executor.admit(c.admit)),
+        await send(conn.client, conn.executor.admit(c.admit)),
+        await send(conn.client, conn.executor.admit(other.admit)),
+        await send(conn.client, conn.executor.admit(taken.admit)),
+        await send(conn.client, conn.executor.enqueue(c.enqueue)),
+      ];
+      const dumps = await Promise.all(
+        [c.admit.jobKey, c.admit.pendingKey, c.admit.dedupeKey].map((key) =>
+          conn.client.dumpBuffer(key),
+        ),
+      );
+      results.push({ replies, dumps });
+    }
+    const [a, b] = results;
+    expect(b?.replies).toEqual(a?.replies);
+    a?.dumps.forEach((dump, at) => {
+      expect(dump).not.toBeNull();
+      expect(b?.dumps[at]?.equals(dump ?? Buffer.alloc(0))).toBe(true);
+    });
+  });
+
+  it('refuses a pending key of the wrong type and writes nothing', async () => {
+    const fn = await connectTo(plain);
+    const queue = randomQueue('plain-wrong');
+    const c = calls(queue, 'JOB0KHTOWnGLuC', 'k', Buffer.from('p'));
+    await fn.client.set(c.admit.pendingKey, 'x');
+    const before = await digestOf(plain);
+    const reply = await send(fn.client, fn.executor.admit(c.admit));
+    expect((reply as Error).message).toMatch(/^WRONGTYPE/);
+    expect(await digestOf(plain)).toBe(before);
   });
 });
