@@ -9,6 +9,7 @@ import {
   readFence,
   UnavailableError,
 } from '../../src/index.js';
+import { startRoundTripProxy } from '../fixtures/sqs/round-trip-proxy.js';
 import { connectTo } from '../support/emq.js';
 import { freePort, type ServerHandle, startStandalone } from '../support/servers.js';
 
@@ -145,5 +146,28 @@ describe('connect', () => {
     }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UnavailableError);
     expect((failure as Error).message).not.toContain(String(port));
+  });
+});
+
+describe('the connect-time checks', () => {
+  it('take one round trip per primary after the client is ready', async () => {
+    const installer = await connectTo(withModule, { checkFence: false });
+    await installFence(installer);
+    const proxy = await startRoundTripProxy(withModule.port);
+    try {
+      const ready = await connect({ urls: [proxy.url], checkFence: false, executor: 'function' });
+      const readyTrips = proxy.roundTrips();
+      await ready.close();
+      proxy.reset();
+      // The same open with every check of SPEC §6 and §11 judged: no trip more.
+      const checked = await connect({ urls: [proxy.url] });
+      expect(proxy.roundTrips()).toBe(readyTrips);
+      await checked.close();
+      // iovalkey's ready check (INFO) is one trip; the pipeline that reads the node (module
+      // commands, identity, library, memory policy) is the other.
+      expect(readyTrips).toBe(2);
+    } finally {
+      await proxy.close();
+    }
   });
 });
