@@ -39,7 +39,7 @@ export async function countRoundTrips(port: number): Promise<RoundTripCount[]> {
     return Math.max(...seen);
   };
   try {
-    for (const executor of ['native', 'script'] as const) {
+    for (const executor of ['native', 'function'] as const) {
       await useContainer(executor, proxy.url);
       const sqs = await countEach(async () => {
         const event: SQSEvent = firstDeliveries(10);
@@ -52,7 +52,7 @@ export async function countRoundTrips(port: number): Promise<RoundTripCount[]> {
         await sqsHandler(event, lambdaContext());
       });
       counts.push({
-        what: 'SQS handler, 10 redeliveries (safe order)',
+        what: 'SQS handler, 10 redeliveries',
         executor,
         perBatch: redelivered,
       });

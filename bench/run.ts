@@ -24,7 +24,7 @@ import {
   sqsCase,
 } from './cases/faces.js';
 import { enqueueCase, enqueueManyCase, enqueueManyKeyedCase } from './cases/library.js';
-import { rawPipelineCase, rawSingleCase, scriptSha } from './cases/raw.js';
+import { rawPipelineCase, rawSingleCase } from './cases/raw.js';
 import { chartSvg } from './chart.js';
 import {
   bundleTable,
@@ -83,9 +83,8 @@ try {
   };
   await reset();
   const native = await connect({ urls: [server.url], executor: 'native' });
-  const script = await connect({ urls: [server.url], executor: 'script' });
-  connections.push(native, script);
-  const sha = await scriptSha(raw);
+  const fn = await connect({ urls: [server.url], executor: 'function' });
+  connections.push(native, fn);
   // BullMQ 6 takes ioredis as an optional peer, not installed here; iovalkey is the ioredis
   // fork BullMQ's adapter drives unchanged (the same client code on both sides of the ratio).
   bullClient = new Valkey({ host: '127.0.0.1', port: server.port, maxRetriesPerRequest: null });
@@ -95,28 +94,28 @@ try {
 
   const all: BenchCase[] = [
     enqueueCase(native),
-    enqueueCase(script),
+    enqueueCase(fn),
     httpCase('native'),
-    httpCase('script'),
-    rawSingleCase(raw, 'native', sha),
-    rawSingleCase(raw, 'script', sha),
+    httpCase('function'),
+    rawSingleCase(raw, 'native'),
+    rawSingleCase(raw, 'function'),
     bullAddCase(bull),
     enqueueManyCase(native, 10),
-    enqueueManyCase(script, 10),
+    enqueueManyCase(fn, 10),
     enqueueManyKeyedCase(native, 10),
-    enqueueManyKeyedCase(script, 10),
+    enqueueManyKeyedCase(fn, 10),
     sqsCase('native', 10),
-    sqsCase('script', 10),
-    rawPipelineCase(raw, 'native', sha, 10),
-    rawPipelineCase(raw, 'script', sha, 10),
+    sqsCase('function', 10),
+    rawPipelineCase(raw, 'native', 10),
+    rawPipelineCase(raw, 'function', 10),
     bullBulkCase(bull, 10),
     sqsCase('native', 10, 8),
-    sqsCase('script', 10, 8),
-    rawPipelineCase(raw, 'native', sha, 10, 8),
+    sqsCase('function', 10, 8),
+    rawPipelineCase(raw, 'native', 10, 8),
     bullBulkCase(bull, 10, 8),
     enqueueManyCase(native, 100),
-    enqueueManyCase(script, 100),
-    rawPipelineCase(raw, 'native', sha, 100),
+    enqueueManyCase(fn, 100),
+    rawPipelineCase(raw, 'native', 100),
     bullBulkCase(bull, 100),
   ];
   const cases = opts.only === undefined ? all : all.filter((c) => opts.only?.includes(c.id));

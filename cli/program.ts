@@ -5,7 +5,7 @@
 import { Command } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
 import { enqueueCommand } from './commands/enqueue.js';
-import { fenceCommand } from './commands/fence.js';
+import { fenceCommand, installCommand } from './commands/fence.js';
 import { getCommand } from './commands/get.js';
 import { pendingCommand } from './commands/pending.js';
 import { sqsCommand } from './commands/sqs.js';
@@ -39,6 +39,7 @@ export async function run(args: readonly string[], io: Io): Promise<ExitCode> {
     getCommand(session),
     pendingCommand(session),
     fenceCommand(session),
+    installCommand(session),
     sqsCommand(session),
   ]) {
     program.addCommand(inherit(command, program));

@@ -5,7 +5,7 @@
 import { assertQueue } from './keyspace.js';
 import { ConfigError, EmqError } from './outcomes.js';
 
-export type ExecutorChoice = 'auto' | 'native' | 'script';
+export type ExecutorChoice = 'auto' | 'native' | 'function';
 
 /**
  * Every default, defined once: the config module, the connector and the CDK stack (infra)
@@ -43,7 +43,7 @@ export interface Config {
   urls: string[];
   /** `EMQ_CLUSTER`: talk to a Valkey cluster. Default `false`. */
   cluster: boolean;
-  /** `EMQ_EXECUTOR`: `native` (EMQ.ENQUEUE), `script` (Lua) or `auto` (native where every primary loads the module). Default `auto`. */
+  /** `EMQ_EXECUTOR`: `native` (EMQ.ENQUEUE, EMQ.ADMIT), `function` (FCALL of the `emq` library) or `auto` (native where every primary loads the module). Default `auto`. */
   executor: ExecutorChoice;
   /** `EMQ_WIRE`: the wire identity this host expects in `{emq}:version`. Default `1`. */
   wire: string;
@@ -94,7 +94,7 @@ export function loadConfig(env: Env = process.env): Config {
     executor: oneOf('EMQ_EXECUTOR', read('EMQ_EXECUTOR') ?? DEFAULTS.executor, [
       'auto',
       'native',
-      'script',
+      'function',
     ]),
     wire: wire(read('EMQ_WIRE') ?? DEFAULTS.wire),
     defaultQueue: queue(read('EMQ_DEFAULT_QUEUE') ?? DEFAULTS.defaultQueue),

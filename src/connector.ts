@@ -1,24 +1,26 @@
 /**
  * The connector: one iovalkey client (standalone or cluster), the executor chosen for it,
- * and the fence checked before the connection is handed out (SPEC §6).
+ * and every primary checked before the connection is handed out: wire identity, function
+ * library and memory policy (SPEC §6, §11), one pipeline per primary.
  */
 import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import { Cluster, type ClusterOptions, type RedisOptions, Valkey } from 'iovalkey';
-import type { Config, ExecutorChoice } from './config.js';
+import { DEFAULTS as CONFIG, type Config, type ExecutorChoice } from './config.js';
 import type { Executor, ExecutorKind } from './executors/executor.js';
+import { functionExecutor } from './executors/function.js';
 import { nativeExecutor } from './executors/native.js';
-import { createScriptExecutor } from './executors/script.js';
-import { checkFence } from './fence.js';
 import { mintJobId } from './ids.js';
+import { checkNodes, type FenceReading, readNodes } from './install.js';
 import type { AdmissionTarget } from './jobs.js';
-import { ConfigError, classifyFailure, EmqError, RefusedError } from './outcomes.js';
+import { classifyFailure } from './outcome-rules.js';
+import { ConfigError } from './outcomes.js';
 
 export interface ConnectOptions {
   /** Server URLs: one, or several cluster seeds. `rediss://` turns TLS on. Default `['redis://127.0.0.1:6379']`. */
   readonly urls?: readonly string[];
   /** Talk to a Valkey cluster. Default `false`. */
   readonly cluster?: boolean;
-  /** `native`, `script`, or `auto`: native where every primary loads the module. Default `auto`. */
+  /** `native`, `function`, or `auto`: native where every primary loads the module. Default `auto`. */
   readonly executor?: ExecutorChoice;
   /** The wire identity this host expects in `{emq}:version`. Default `'1'`. */
   readonly wire?: string;
@@ -36,19 +38,30 @@ export interface ConnectOptions {
   readonly dedupeTtlMs?: number;
   /** The largest payload admitted. Default 262144 bytes. */
   readonly maxPayloadBytes?: number;
-  /** Check the fence before serving. Default `true`; off only for the tools that install it. */
+  /** Replicas that must confirm every write before it is acknowledged (WAIT). Default `0`. */
+  readonly ackReplicas?: number;
+  /** How long WAIT may wait for them. Default 1000 ms. */
+  readonly ackTimeoutMs?: number;
+  /** Serve on a `volatile-*` memory policy, with a warning at every connect. Default `false`. */
+  readonly allowVolatileEviction?: boolean;
+  /**
+   * Check identity, library and memory policy before serving. Default `true`; off only for
+   * the tools that install them.
+   */
   readonly checkFence?: boolean;
   /** Mints ids for requests without one. Default: this process's monotonic minter (SPEC §2). */
   readonly mintId?: () => string;
-  /** Told about surprises an operator should see. Default: ignore them. */
+  /** Told about what an operator should see (an evicting memory policy allowed). Default: ignore. */
   readonly onWarning?: (event: string, fields: Readonly<Record<string, string>>) => void;
 }
 
-/** A connected client with its executor; the argument of every function in jobs.ts and fence.ts. */
+/** A connected client with its executor; the argument of every function in jobs.ts and install.ts. */
 export interface Connection extends AdmissionTarget {
   readonly client: Valkey | Cluster;
   readonly executor: Executor;
   readonly wire: string;
+  /** Told about what an operator should see. */
+  readonly onWarning: (event: string, fields: Readonly<Record<string, string>>) => void;
   /** The primaries as they are now: the client itself, or the cluster's masters. */
   primaries(): Valkey[];
   close(): Promise<void>;
@@ -60,14 +73,17 @@ type Resolved = Required<
   ConnectOptions;
 
 const DEFAULTS: Resolved = {
-  urls: ['redis://127.0.0.1:6379'],
+  urls: [CONFIG.url],
   cluster: false,
-  executor: 'auto',
-  wire: '1',
-  commandTimeoutMs: 2_000,
-  connectTimeoutMs: 3_000,
-  dedupeTtlMs: 3_600_000,
-  maxPayloadBytes: 262_144,
+  executor: CONFIG.executor,
+  wire: CONFIG.wire,
+  commandTimeoutMs: CONFIG.commandTimeoutMs,
+  connectTimeoutMs: CONFIG.connectTimeoutMs,
+  dedupeTtlMs: CONFIG.dedupeTtlMs,
+  maxPayloadBytes: CONFIG.maxPayloadBytes,
+  ackReplicas: CONFIG.ackReplicas,
+  ackTimeoutMs: CONFIG.ackTimeoutMs,
+  allowVolatileEviction: CONFIG.allowVolatileEviction,
   checkFence: true,
 };
 
@@ -84,37 +100,51 @@ export function connectOptionsFrom(config: Config): ConnectOptions {
     connectTimeoutMs: config.connectTimeoutMs,
     dedupeTtlMs: config.dedupeTtlMs,
     maxPayloadBytes: config.maxPayloadBytes,
+    ackReplicas: config.ackReplicas,
+    ackTimeoutMs: config.ackTimeoutMs,
+    allowVolatileEviction: config.allowVolatileEviction,
     ...(config.tlsCa === undefined ? {} : { tls: { ca: config.tlsCa } }),
   };
 }
 
 /**
- * Opens a connection, chooses the executor and checks the fence. Throws a retryable
- * UnavailableError or FenceError when the servers cannot serve now, and a RefusedError
- * (EMQ_NO_MODULE) when `native` is asked of a server without the module.
+ * Opens a connection, reads every primary (one pipeline each), chooses the executor and
+ * checks identity, library and memory policy. Throws a retryable UnavailableError or
+ * FenceError when the servers cannot serve now, and a ConfigError for a setup an operator
+ * must change (`native` asked of a server without the module, an evicting memory policy).
  */
 export async function connect(options: ConnectOptions = {}): Promise<Connection> {
   const o: Resolved = { ...DEFAULTS, ...withoutUndefined(options) };
   const client = o.cluster ? clusterClient(o) : standaloneClient(o);
+  const onWarning = o.onWarning ?? (() => {});
   // Without a listener iovalkey prints socket errors, addresses included, to stderr; commands
   // report failures themselves, so only the error's code reaches the operator.
   client.on('error', (error: unknown) => {
     const code = (error as { code?: unknown }).code;
-    o.onWarning?.('connection-error', { code: typeof code === 'string' ? code : 'unknown' });
+    onWarning('connection-error', { code: typeof code === 'string' ? code : 'unknown' });
   });
   try {
     await client.connect();
     const primaries = (): Valkey[] =>
       client instanceof Cluster ? client.nodes('master') : [client];
-    const executor = await chooseExecutor(client, primaries(), o.executor);
-    const connection: Connection = {
+    const readings = await readNodes({ client, wire: o.wire, primaries });
+    const executor = chooseExecutor(readings, o.executor);
+    if (o.checkFence) {
+      checkNodes(readings, o.wire, {
+        allowVolatileEviction: o.allowVolatileEviction,
+        warn: onWarning,
+      });
+    }
+    return {
       client,
       executor,
       wire: o.wire,
       dedupeTtlMs: o.dedupeTtlMs,
       maxPayloadBytes: o.maxPayloadBytes,
+      ackReplicas: o.ackReplicas,
+      ackTimeoutMs: o.ackTimeoutMs,
       mintId: o.mintId ?? mintJobId,
-      onWarning: o.onWarning ?? (() => {}),
+      onWarning,
       primaries,
       nodeOf:
         client instanceof Cluster
@@ -122,8 +152,6 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
           : () => '',
       close: () => close(client),
     };
-    if (o.checkFence) await checkFence(connection);
-    return connection;
   } catch (error) {
     client.disconnect();
     throw classifyFailure(error);
@@ -146,6 +174,9 @@ function nodeOptions(o: Resolved, url: URL): RedisOptions {
     // A Lambda should answer 503 fast rather than queue work behind a dead socket.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
+    // A write whose reply was lost may have run: resending it after a reconnect could run it
+    // twice. The caller hears "unavailable" and retries with the same key instead (SPEC §5).
+    autoResendUnfulfilledCommands: false,
     retryStrategy: (times) => Math.min(50 * 2 ** times, 1_000),
   };
 }
@@ -214,30 +245,24 @@ function redirectionsWithin(commandTimeoutMs: number): number {
   return Math.min(16, Math.max(3, Math.floor(commandTimeoutMs / RETRY_DELAY_MS)));
 }
 
-async function chooseExecutor(
-  client: Valkey | Cluster,
-  primaries: Valkey[],
-  choice: ExecutorChoice,
-): Promise<Executor> {
-  if (choice === 'script') return createScriptExecutor(client);
-  const loaded = await Promise.all(primaries.map(hasModule));
-  if (loaded.every(Boolean)) return nativeExecutor;
-  if (choice === 'auto') return createScriptExecutor(client);
-  throw new RefusedError(
-    'EMQ_NO_MODULE',
-    `EMQ_EXECUTOR is native but ${loaded.filter((x) => !x).length} of ${loaded.length} primaries do not load the EchoMQ module; load it or use EMQ_EXECUTOR=script.`,
-  );
-}
-
-async function hasModule(node: Valkey): Promise<boolean> {
-  try {
-    await node.call('EMQ.WIRE');
-    return true;
-  } catch (error) {
-    const outcome = classifyFailure(error);
-    if (outcome instanceof EmqError && outcome.code === 'EMQ_NO_MODULE') return false;
-    throw error;
+/**
+ * Native where every primary knows EMQ.ENQUEUE (admit natively too where every primary
+ * knows EMQ.ADMIT); else the function family. `native` without the module is a setup fault.
+ */
+function chooseExecutor(readings: readonly FenceReading[], choice: ExecutorChoice): Executor {
+  if (choice === 'function') return functionExecutor;
+  const missing = readings.filter((reading) => !reading.commands.enqueue).length;
+  if (missing === 0) {
+    return nativeExecutor({ admitCommand: readings.every((reading) => reading.commands.admit) });
   }
+  if (choice === 'auto') return functionExecutor;
+  throw new ConfigError(
+    `EMQ_EXECUTOR is native but ${missing} of ${readings.length} primaries do not load the EchoMQ module; load it or use EMQ_EXECUTOR=function.`,
+    {
+      code: 'EMQ_NO_MODULE',
+      publicMessage: 'A Valkey primary does not load the EchoMQ module; an operator must act.',
+    },
+  );
 }
 
 async function close(client: Valkey | Cluster): Promise<void> {

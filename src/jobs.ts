@@ -1,27 +1,32 @@
 /**
- * Admission (SPEC §5): enqueue, enqueueMany and readJob over a connected client. Each request
- * is a small flow of steps; rounds.ts sends the steps of a whole batch together.
+ * Admission (SPEC §5): every request is one server call. A caller's id is its own key
+ * (`enqueue`); every other request carries an idempotency key (`admit`), so running a call
+ * twice can never make a second job. A batch sends one pipeline per node per round; a round
+ * after the first only carries the rare follow-ups (a minted id that was taken, or a caller
+ * id's duplicate whose payload must be compared).
  */
-import { isJobId, jobIdAt } from './ids.js';
+
+import { Command } from 'iovalkey';
 import {
   assertIdempotencyKey,
   assertJobId,
   assertQueue,
-  idempotencyDigest,
   jobKey,
+  type KeyNamespace,
   trustedDedupeKey,
+  trustedJobKey,
+  trustedPendingKey,
 } from './keyspace.js';
+import { classifyFailure } from './outcome-rules.js';
 import {
   ConflictError,
-  classify,
-  classifyFailure,
   EmqError,
   InvalidInputError,
-  RefusedError,
   UnavailableError,
+  UnconfirmedError,
   type WriteStatus,
 } from './outcomes.js';
-import { type Flow, type Op, type Reply, type RoundTarget, runFlows } from './rounds.js';
+import { type Answer, type RoundTarget, type Sent, sendRound } from './rounds.js';
 
 export interface EnqueueRequest {
   /** The queue: 1 to 64 of `A-Z a-z 0-9 . _ -`. */
@@ -30,14 +35,13 @@ export interface EnqueueRequest {
   readonly payload: Uint8Array | string;
   /** The caller's own job id: it is its own idempotency key. Default: a minted id. */
   readonly id?: string | undefined;
-  /** Maps retries of one request to one job for the dedupe TTL. Ignored when `id` is given. */
-  readonly idempotencyKey?: string | undefined;
   /**
-   * With `idempotencyKey`: propose the same id on every attempt, derived from this time (ms)
-   * and the key, instead of minting. `firstAttempt` says a previous attempt is unlikely (an
-   * SQS first delivery), so the dedupe record and the write go out in one round trip.
+   * Maps every attempt of one request to one job for the dedupe TTL. Ignored when `id` is
+   * given. Default: a key of this call alone (a resend within the call stays harmless).
    */
-  readonly derive?: { readonly timeMs: number; readonly firstAttempt: boolean } | undefined;
+  readonly idempotencyKey?: string | undefined;
+  /** Where the key comes from, so one face cannot claim another's keys. Default `call`. */
+  readonly keyNamespace?: KeyNamespace | undefined;
 }
 
 export interface Admitted {
@@ -57,12 +61,10 @@ export interface AdmissionTarget extends RoundTarget {
   readonly maxPayloadBytes: number;
   /** Mints ids for requests that bring none. */
   readonly mintId: () => string;
-  /** Told about surprises an operator should see (a second row taken back). */
-  readonly onWarning: (event: string, fields: Readonly<Record<string, string>>) => void;
 }
 
-/** Bounded: each probe is a fresh id, so a long run of collisions means something is wrong. */
-const MAX_PROBES = 4;
+/** Bounded: each proposal is a fresh id, so a long run of taken ids means something is wrong. */
+const MAX_PROPOSALS = 4;
 
 /** Admits one job. Throws an EmqError when it is not admitted. */
 export async function enqueue(target: AdmissionTarget, request: EnqueueRequest): Promise<Admitted> {
@@ -72,19 +74,51 @@ export async function enqueue(target: AdmissionTarget, request: EnqueueRequest):
   return result;
 }
 
+/** A request on its way: what to send next, and how many ids it has proposed. */
+interface Pending {
+  readonly index: number;
+  readonly queue: string;
+  readonly payload: Buffer;
+  /** The caller's id (enqueue), or undefined (admit). */
+  readonly callerId: string | undefined;
+  readonly dedupe: string;
+  proposals: number;
+  /** A caller id answered 0: compare its stored payload next round. */
+  compare: boolean;
+}
+
 /**
- * Admits many jobs with as few round trips as the keyspace allows: one pipeline per node per
- * step. Returns one result or EmqError per request, in input order; invalid requests are
- * refused without I/O and do not hold back the others.
+ * Admits many jobs with as few round trips as the keyspace allows: one pipeline per node.
+ * Returns one result or EmqError per request, in input order; invalid requests are refused
+ * without I/O and do not hold back the others.
  */
-export function enqueueMany(
+export async function enqueueMany(
   target: AdmissionTarget,
   requests: readonly EnqueueRequest[],
 ): Promise<(Admitted | EmqError)[]> {
-  return runFlows(
-    target,
-    requests.map((request) => admit(target, request)),
-  );
+  const results = new Array<Admitted | EmqError>(requests.length);
+  let live: Pending[] = [];
+  requests.forEach((request, index) => {
+    try {
+      live.push(prepare(target, request, index));
+    } catch (error) {
+      results[index] = classifyFailure(error);
+    }
+  });
+  const ttl = String(target.dedupeTtlMs);
+  while (live.length > 0) {
+    const round = live.map((item) => sentOf(target, item, ttl));
+    const answers = await sendRound(target, round);
+    const next: Pending[] = [];
+    live.forEach((item, at) => {
+      const sent = round[at] as Sent & { readonly id: string };
+      const outcome = settle(item, sent.id, answers[at] as Answer);
+      if (outcome === undefined) next.push(item);
+      else results[item.index] = outcome;
+    });
+    live = next;
+  }
+  return results;
 }
 
 /** Reads a job row back, or null when there is none. */
@@ -106,9 +140,9 @@ export async function readJob(
 }
 
 /**
- * Checks a request without any I/O: queue, id, idempotency key and payload size. The flows
- * run it first; a face may run it before it even opens a connection, so bad input is refused
- * while Valkey is down too. Throws InvalidInputError.
+ * Checks a request without any I/O: queue, id, idempotency key and payload size. Admission
+ * runs it first; a face may run it before it even opens a connection, so bad input is
+ * refused while Valkey is down too. Throws InvalidInputError.
  */
 export function checkRequest(
   request: EnqueueRequest,
@@ -129,171 +163,96 @@ export function checkRequest(
   }
 }
 
-function* admit(target: AdmissionTarget, request: EnqueueRequest): Flow<Admitted> {
+function prepare(target: AdmissionTarget, request: EnqueueRequest, index: number): Pending {
   checkRequest(request, target);
-  const { queue, id, idempotencyKey, derive } = request;
-  const payload = toBuffer(request.payload);
-  if (id !== undefined) return yield* withCallerId(queue, id, payload);
-  if (idempotencyKey !== undefined) {
-    const digest = idempotencyDigest(idempotencyKey);
-    const proposals = derive === undefined ? minted(target.mintId) : derived(derive.timeMs, digest);
-    const dedupe = trustedDedupeKey(queue, digest);
-    return yield* withKey(target, queue, dedupe, payload, proposals, derive?.firstAttempt);
-  }
-  return yield* withMintedId(target, queue, payload);
+  const { queue, id } = request;
+  // Without a key the request gets one of its own: a call resent by the client library then
+  // answers duplicate instead of writing a second job.
+  const key = request.idempotencyKey ?? target.mintId();
+  const namespace =
+    request.idempotencyKey === undefined ? 'call' : (request.keyNamespace ?? 'call');
+  return {
+    index,
+    queue,
+    payload: toBuffer(request.payload),
+    callerId: id,
+    dedupe: id === undefined ? trustedDedupeKey(queue, namespace, key) : '',
+    proposals: 0,
+    compare: false,
+  };
 }
 
-/** A caller's id is its own key: enqueued, duplicate, or a conflict if the payload differs. */
-function* withCallerId(queue: string, id: string, payload: Buffer): Flow<Admitted> {
-  const [reply] = yield [{ kind: 'enqueue', queue, id, payload }];
-  if (written(reply) === 'enqueued') return { queue, id, status: 'enqueued' };
-  if (yield* samePayload(queue, id, payload)) return { queue, id, status: 'duplicate' };
-  throw new ConflictError(
-    'EMQ_CONFLICT',
-    `Job ${id} already exists in queue ${queue} with a different payload. Use a new id, or resend the original payload.`,
-  );
+function sentOf(target: AdmissionTarget, item: Pending, ttl: string): Sent & { id: string } {
+  const { queue, payload, callerId } = item;
+  if (callerId !== undefined && item.compare) {
+    const command = new Command('hget', [trustedJobKey(queue, callerId), 'payload'], {
+      replyEncoding: null,
+    });
+    return { queue, command, writes: false, id: callerId };
+  }
+  const jobKey = (id: string) => trustedJobKey(queue, id);
+  const pendingKey = trustedPendingKey(queue);
+  if (callerId !== undefined) {
+    const call = { jobKey: jobKey(callerId), pendingKey, id: callerId, payload };
+    return { queue, command: target.executor.enqueue(call), writes: true, id: callerId };
+  }
+  item.proposals += 1;
+  const id = target.mintId();
+  const call = { jobKey: jobKey(id), pendingKey, dedupeKey: item.dedupe, id, payload, ttlMs: ttl };
+  return { queue, command: target.executor.admit(call), writes: true, id };
 }
 
-/** No id, no key: mint one. A minted id that comes back duplicate was a collision: mint again. */
-function* withMintedId(target: AdmissionTarget, queue: string, payload: Buffer): Flow<Admitted> {
-  for (let probe = 0; probe < MAX_PROBES; probe++) {
-    const id = target.mintId();
-    const [reply] = yield [{ kind: 'enqueue', queue, id, payload }];
-    if (written(reply) === 'enqueued') return { queue, id, status: 'enqueued' };
-  }
-  throw collisions();
-}
+/** The request's result from its answer, or undefined when it needs another round. */
+function settle(item: Pending, sentId: string, answer: Answer): Admitted | EmqError | undefined {
+  const { queue } = item;
+  const { reply } = answer;
+  if (reply instanceof Error) return classifyFailure(reply);
+  const done = (id: string, status: WriteStatus): Admitted | EmqError =>
+    answer.confirmed ? { queue, id, status } : unconfirmed(queue, id);
 
-/**
- * An idempotency key maps to one id through its dedupe record (`dedupe`, the record's key).
- * The first attempt either claims the record and writes in one round trip (optimistic) or
- * claims first and then writes the id the record yields (safe order).
- */
-function* withKey(
-  target: AdmissionTarget,
-  queue: string,
-  dedupe: string,
-  payload: Buffer,
-  proposals: Iterator<string>,
-  optimistic: boolean | undefined,
-): Flow<Admitted> {
-  let proposal = next(proposals);
-  const [claimReply, writeReply] = optimistic
-    ? yield [
-        { kind: 'claim', queue, dedupe, id: proposal },
-        { kind: 'enqueue', queue, id: proposal, payload },
-      ]
-    : yield [{ kind: 'claim', queue, dedupe, id: proposal }];
-  const stored = claimed(claimReply);
-
-  if (stored !== null && stored !== proposal) {
-    // An earlier attempt recorded another id: that id is the job. A row the optimistic write
-    // just made under the proposal would be a second job, so it is taken back in the same trip.
-    const tookBack = optimistic === true && written(writeReply) === 'enqueued';
-    const [reply] = yield [
-      { kind: 'enqueue', queue, id: stored, payload },
-      ...(tookBack ? takeBack(queue, proposal) : []),
-    ];
-    if (tookBack) target.onWarning('second-row-removed', { queue, id: proposal, kept: stored });
-    return yield* settleKeyed(queue, stored, payload, written(reply));
-  }
-
-  // This attempt holds the record for `proposal` (set now, or by an earlier attempt).
-  let status = optimistic
-    ? written(writeReply)
-    : written((yield [enqueueOf(queue, proposal, payload)])[0]);
-  for (let probe = 1; ; probe++) {
-    if (status === 'enqueued' || stored === proposal) {
-      return yield* settleKeyed(queue, proposal, payload, status);
+  if (item.callerId !== undefined) {
+    const id = item.callerId;
+    if (item.compare) {
+      // The row is gone (consumed) or holds this payload: the same job, answered again.
+      if (reply === null || (Buffer.isBuffer(reply) && reply.equals(item.payload))) {
+        return { queue, id, status: 'duplicate' };
+      }
+      return new ConflictError(
+        'EMQ_CONFLICT',
+        `Job ${id} already exists in queue ${queue} with a different payload. Use a new id, or resend the original payload.`,
+      );
     }
-    // The record was new but the row existed: an expired record's replay (same payload)
-    // or another request's id (a collision): then propose the next id and repoint the record.
-    if (yield* samePayload(queue, proposal, payload))
-      return { queue, id: proposal, status: 'duplicate' };
-    if (probe >= MAX_PROBES) throw collisions();
-    proposal = next(proposals);
-    const [, reply] = yield [
-      { kind: 'repoint', queue, dedupe, id: proposal },
-      { kind: 'enqueue', queue, id: proposal, payload },
-    ];
-    status = written(reply);
+    if (reply === 1) return done(id, 'enqueued');
+    if (reply === 0) {
+      item.compare = true;
+      return undefined;
+    }
+    return classifyFailure(reply);
   }
-}
 
-/** The id of a key's record is settled: a duplicate must carry the same payload. */
-function* settleKeyed(
-  queue: string,
-  id: string,
-  payload: Buffer,
-  status: WriteStatus,
-): Flow<Admitted> {
-  if (status === 'enqueued' || (yield* samePayload(queue, id, payload))) {
-    return { queue, id, status };
-  }
-  throw new ConflictError(
-    'EMQ_IDEMPOTENCY_MISMATCH',
-    `This idempotency key was already used for job ${id} with a different payload. Use a new key for a new request.`,
-  );
-}
-
-/** True when the stored row holds `payload`, or is gone (consumed): nothing to compare. */
-function* samePayload(queue: string, id: string, payload: Buffer): Flow<boolean> {
-  const [reply] = yield [{ kind: 'readPayload', queue, id }];
-  if (reply instanceof Error) throw classifyFailure(reply);
-  return reply === null || (Buffer.isBuffer(reply) && reply.equals(payload));
-}
-
-function enqueueOf(queue: string, id: string, payload: Buffer): Op {
-  return { kind: 'enqueue', queue, id, payload };
-}
-
-function takeBack(queue: string, id: string): Op[] {
-  return [
-    { kind: 'deleteRow', queue, id },
-    { kind: 'unlist', queue, id },
-  ];
-}
-
-function written(reply: Reply): WriteStatus {
-  const outcome = classify(reply);
-  if (outcome instanceof EmqError) throw outcome;
-  return outcome;
-}
-
-function claimed(reply: Reply): string | null {
-  if (reply === null) return null;
-  if (typeof reply === 'string' && isJobId(reply)) return reply;
-  if (typeof reply === 'string') {
-    throw new RefusedError(
-      'EMQ_UNKNOWN',
-      'A dedupe record holds something that is not a job id; inspect the emq:{queue}:dedupe:* keys.',
+  const [status, id] = Array.isArray(reply) ? reply : [];
+  if (typeof id !== 'string') return classifyFailure(reply);
+  if (status === 1) return done(id, 'enqueued');
+  if (status === 0) return done(id, 'duplicate');
+  if (status === -1) {
+    return new ConflictError(
+      'EMQ_IDEMPOTENCY_MISMATCH',
+      `This idempotency key was already used for job ${id} with a different payload. Use a new key for a new request.`,
     );
   }
-  throw classifyFailure(reply);
+  if (status === 2 && id === sentId) {
+    if (item.proposals < MAX_PROPOSALS) return undefined;
+    return new UnavailableError(
+      'Could not find a free job id after several tries (id collisions); retry the request.',
+    );
+  }
+  return classifyFailure(reply);
 }
 
-function* minted(mintId: () => string): Iterator<string> {
-  for (;;) yield mintId();
-}
-
-/**
- * Ids derived from a time and the key (its sha256 digest): every attempt proposes the same
- * sequence. The low 22 bits are the digest's first 22 bits.
- */
-function* derived(timeMs: number, digest: Buffer): Iterator<string> {
-  const low = digest.readUInt32BE(0) >>> 10;
-  for (let probe = 0; ; probe++) yield jobIdAt(timeMs, low + probe);
-}
-
-function next(ids: Iterator<string>): string {
-  const step = ids.next();
-  if (step.done) throw collisions();
-  return step.value;
-}
-
-function collisions(): UnavailableError {
-  return new UnavailableError(
-    'Could not find a free job id after several tries (id collisions); retry the request.',
+function unconfirmed(queue: string, id: string): UnconfirmedError {
+  return new UnconfirmedError(
+    id,
+    `Job ${id} of queue ${queue} was written but not yet confirmed by enough replicas; retry with the same key (or PUT this id).`,
   );
 }
 

@@ -58,11 +58,14 @@ export function pendingKey(queue: string): string {
   return trustedPendingKey(queue);
 }
 
-/** The dedupe record of an idempotency key: `emq:{q}:dedupe:<base64url(sha256(key))>`. */
-export function dedupeKey(queue: string, idempotencyKey: string): string {
+/** Where an idempotency key comes from; one face cannot claim another's keys (SPEC §5). */
+export type KeyNamespace = 'http' | 'sqs' | 'call';
+
+/** The dedupe record of an idempotency key: `emq:{q}:dedupe:<base64url(sha256(ns:key))>`. */
+export function dedupeKey(queue: string, namespace: KeyNamespace, idempotencyKey: string): string {
   assertQueue(queue);
   assertIdempotencyKey(idempotencyKey);
-  return trustedDedupeKey(queue, idempotencyDigest(idempotencyKey));
+  return trustedDedupeKey(queue, namespace, idempotencyKey);
 }
 
 /** The cluster slot of a key: CRC16/XMODEM of its hash tag, mod 16384. */
@@ -74,14 +77,6 @@ export function slotOf(key: string): number {
 export function queueSlot(queue: string): number {
   assertQueue(queue);
   return trustedQueueSlot(queue);
-}
-
-/**
- * sha256 of an idempotency key, once per request: it names the key's dedupe record and
- * seeds the ids derived from the key (jobs.ts), so one digest serves both.
- */
-export function idempotencyDigest(idempotencyKey: string): Buffer {
-  return hash('sha256', idempotencyKey, 'buffer');
 }
 
 // The trusted builders skip validation: admission validates every request before its first
@@ -98,9 +93,10 @@ export function trustedPendingKey(queue: string): string {
   return `emq:{${queue}}:pending`;
 }
 
-/** `emq:{q}:dedupe:<h>` for a validated queue and the key's idempotencyDigest. */
-export function trustedDedupeKey(queue: string, digest: Buffer): string {
-  return `emq:{${queue}}:dedupe:${digest.toString('base64url')}`;
+/** `emq:{q}:dedupe:<h>` for a validated queue and key. */
+export function trustedDedupeKey(queue: string, namespace: KeyNamespace, key: string): string {
+  const digest = hash('sha256', `${namespace}:${key}`, 'base64url');
+  return `emq:{${queue}}:dedupe:${digest}`;
 }
 
 /** The slot of a validated queue's keys. */

@@ -1,6 +1,8 @@
 /**
- * The outcome model of SPEC §7: one base error, one subclass per outcome class, and the one
- * table that turns a server reply or client failure into an outcome.
+ * The outcome model of SPEC §7: one base error, one subclass per outcome class, the one
+ * table that says what each code means (class, retryable, HTTP status, Retry-After, whether
+ * the record itself is at fault), and beside it the text rules that turn a server reply or
+ * client failure into an outcome.
  */
 
 export type InvalidInputCode =
@@ -9,35 +11,113 @@ export type InvalidInputCode =
   | 'EMQ_INVALID_REQUEST'
   | 'EMQ_PAYLOAD_TOO_LARGE';
 export type ConflictCode = 'EMQ_CONFLICT' | 'EMQ_IDEMPOTENCY_MISMATCH';
-export type RefusedCode =
-  | 'EMQKIND'
-  | 'EMQLAYOUT'
-  | 'EMQ_WRONGTYPE'
-  | 'EMQ_NO_MODULE'
-  | 'EMQ_UNKNOWN';
+export type RefusedCode = 'EMQKIND' | 'EMQLAYOUT' | 'EMQ_WRONGTYPE' | 'EMQ_UNKNOWN';
+export type ConfigCode = 'EMQ_CONFIG' | 'EMQ_NO_MODULE';
 export type ErrorCode =
   | InvalidInputCode
   | ConflictCode
   | RefusedCode
-  | 'EMQ_CONFIG'
+  | ConfigCode
   | 'EMQWIRE'
   | 'EMQ_PAUSED'
+  | 'EMQ_UNCONFIRMED'
   | 'EMQ_UNAVAILABLE';
+
+export type OutcomeClass =
+  | 'invalid input'
+  | 'conflict'
+  | 'refused'
+  | 'configuration'
+  | 'fence'
+  | 'paused'
+  | 'unconfirmed'
+  | 'unavailable'
+  | 'unknown';
+
+export interface Outcome {
+  readonly class: OutcomeClass;
+  readonly retryable: boolean;
+  /** The HTTP status the HTTP face answers with. */
+  readonly status: number;
+  /** Retry-After, in seconds, on retryable outcomes. */
+  readonly retryAfterSeconds?: number;
+  /** The record itself is at fault: SQS sends it to the DLQ. Everything else is retried. */
+  readonly recordFault: boolean;
+}
+
+const invalid = (status: number): Outcome => ({
+  class: 'invalid input',
+  retryable: false,
+  status,
+  recordFault: true,
+});
+const refused: Outcome = { class: 'refused', retryable: false, status: 500, recordFault: true };
+const configuration: Outcome = {
+  class: 'configuration',
+  retryable: false,
+  status: 500,
+  recordFault: false,
+};
+const retry = (kind: OutcomeClass, retryAfterSeconds: number): Outcome => ({
+  class: kind,
+  retryable: true,
+  status: 503,
+  retryAfterSeconds,
+  recordFault: false,
+});
+
+/** SPEC §7, one row per code. */
+export const OUTCOMES: Readonly<Record<ErrorCode, Outcome>> = {
+  EMQ_INVALID_QUEUE: invalid(400),
+  EMQ_INVALID_ID: invalid(400),
+  EMQ_INVALID_REQUEST: invalid(400),
+  EMQ_PAYLOAD_TOO_LARGE: invalid(413),
+  EMQ_CONFLICT: { class: 'conflict', retryable: false, status: 409, recordFault: true },
+  EMQ_IDEMPOTENCY_MISMATCH: { class: 'conflict', retryable: false, status: 422, recordFault: true },
+  EMQKIND: refused,
+  EMQLAYOUT: refused,
+  EMQ_WRONGTYPE: refused,
+  EMQ_CONFIG: configuration,
+  EMQ_NO_MODULE: configuration,
+  EMQWIRE: retry('fence', 5),
+  EMQ_PAUSED: retry('paused', 1),
+  EMQ_UNCONFIRMED: retry('unconfirmed', 1),
+  EMQ_UNAVAILABLE: retry('unavailable', 1),
+  EMQ_UNKNOWN: { class: 'unknown', retryable: false, status: 500, recordFault: false },
+};
 
 export interface EmqErrorOptions {
   /** The original failure, kept for operators; never shown to callers (it may name hosts). */
   cause?: unknown;
+  /**
+   * What a public response may say, where the message carries operator detail (node ids,
+   * fence values, setting names). Default: the message.
+   */
+  publicMessage?: string;
 }
 
 /** Every failure this package surfaces. `code` and `retryable` are stable API. */
 export abstract class EmqError extends Error {
   abstract readonly code: ErrorCode;
-  abstract readonly retryable: boolean;
-  /** The HTTP status the HTTP face answers with. */
-  abstract readonly status: number;
+  readonly publicMessage: string;
 
   constructor(message: string, options: EmqErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.publicMessage = options.publicMessage ?? message;
+  }
+
+  get retryable(): boolean {
+    return OUTCOMES[this.code].retryable;
+  }
+
+  /** The HTTP status the HTTP face answers with. */
+  get status(): number {
+    return OUTCOMES[this.code].status;
+  }
+
+  /** The record itself is at fault (SQS: to the DLQ); a server or configuration fault is not. */
+  get recordFault(): boolean {
+    return OUTCOMES[this.code].recordFault;
   }
 }
 
@@ -45,38 +125,30 @@ export abstract class EmqError extends Error {
 export class InvalidInputError extends EmqError {
   // Spelled out: bundles are minified, so constructor names are not kept.
   override readonly name = 'InvalidInputError';
-  readonly retryable = false;
-  readonly status: number;
   constructor(
     readonly code: InvalidInputCode,
     message: string,
     options?: EmqErrorOptions,
   ) {
     super(message, options);
-    this.status = code === 'EMQ_PAYLOAD_TOO_LARGE' ? 413 : 400;
   }
 }
 
 /** The id or idempotency key is already taken by a different payload. */
 export class ConflictError extends EmqError {
   override readonly name = 'ConflictError';
-  readonly retryable = false;
-  readonly status: number;
   constructor(
     readonly code: ConflictCode,
     message: string,
     options?: EmqErrorOptions,
   ) {
     super(message, options);
-    this.status = code === 'EMQ_CONFLICT' ? 409 : 422;
   }
 }
 
-/** The server refused for a reason a retry cannot change (a bug or a misconfiguration). */
+/** The server refused for a reason a retry cannot change, or answered something unknown. */
 export class RefusedError extends EmqError {
   override readonly name = 'RefusedError';
-  readonly retryable = false;
-  readonly status = 500;
   constructor(
     readonly code: RefusedCode,
     message: string,
@@ -86,154 +158,55 @@ export class RefusedError extends EmqError {
   }
 }
 
-/** A setting is missing or malformed; raised at start-up, before any I/O. */
+/** A setting, a credential, a permission or the servers' setup is wrong: an operator must act. */
 export class ConfigError extends EmqError {
   override readonly name = 'ConfigError';
-  readonly code = 'EMQ_CONFIG';
-  readonly retryable = false;
-  readonly status = 500;
+  readonly code: ConfigCode;
+  constructor(message: string, options?: EmqErrorOptions & { code?: ConfigCode }) {
+    super(message, options);
+    this.code = options?.code ?? 'EMQ_CONFIG';
+  }
 }
 
 /** Base of the outcomes that a later attempt can succeed on. */
 export abstract class RetryableError extends EmqError {
-  readonly retryable = true;
-  readonly status = 503;
   /** A hint for Retry-After, in seconds. */
-  abstract readonly retryAfterSeconds: number;
+  get retryAfterSeconds(): number {
+    return OUTCOMES[this.code].retryAfterSeconds ?? 1;
+  }
 }
 
-/** The node's wire identity is missing or differs from this host's (SPEC §6). */
+/** The node's wire identity or function library is missing or differs (SPEC §6). */
 export class FenceError extends RetryableError {
   override readonly name = 'FenceError';
   readonly code = 'EMQWIRE';
-  readonly retryAfterSeconds = 5;
 }
 
 /** The server is pausing writes (CLIENT PAUSE WRITE, a failover, a read-only replica). */
 export class PausedError extends RetryableError {
   override readonly name = 'PausedError';
   readonly code = 'EMQ_PAUSED';
-  readonly retryAfterSeconds = 1;
+}
+
+/** Written, but fewer replicas confirmed it than EMQ_ACK_REPLICAS asks (SPEC §11). */
+export class UnconfirmedError extends RetryableError {
+  override readonly name = 'UnconfirmedError';
+  readonly code = 'EMQ_UNCONFIRMED';
+  constructor(
+    /** The job the unconfirmed write names: a keyless caller can retry with PUT on it. */
+    readonly jobId: string,
+    message: string,
+    options?: EmqErrorOptions,
+  ) {
+    super(message, options);
+  }
 }
 
 /** The server could not be reached or cannot serve now (connect, timeout, loading, resharding). */
 export class UnavailableError extends RetryableError {
   override readonly name = 'UnavailableError';
   readonly code = 'EMQ_UNAVAILABLE';
-  readonly retryAfterSeconds = 1;
 }
 
 /** What a write reply means when it is not a failure. */
 export type WriteStatus = 'enqueued' | 'duplicate';
-
-interface Rule {
-  readonly test: RegExp;
-  readonly make: (cause: unknown) => EmqError;
-}
-
-const unavailable = (cause: unknown) =>
-  new UnavailableError('Valkey is unavailable right now; retry the request.', { cause });
-
-/**
- * The one reply-to-outcome table. Rows are matched in order against the failure text (a
- * server reply, or a client error message or errno code). Messages here are the ones callers
- * see, so they name no host and echo no server text that could carry one.
- */
-const RULES: readonly Rule[] = [
-  {
-    test: /^EMQWIRE\b/,
-    make: (cause) =>
-      new FenceError(
-        "The Valkey node's wire identity does not match this host's; retry later. Operators: run `emq fence check`, then `emq fence install`.",
-        { cause },
-      ),
-  },
-  {
-    test: /^(ERR EMQ write-paused|READONLY\b)/,
-    make: (cause) =>
-      new PausedError('Valkey is pausing writes (failover or maintenance); retry shortly.', {
-        cause,
-      }),
-  },
-  {
-    test: /^EMQKIND\b/,
-    make: (cause) =>
-      new RefusedError('EMQKIND', 'The server refused the job id: it must start with JOB.', {
-        cause,
-      }),
-  },
-  {
-    test: /^EMQLAYOUT\b/,
-    make: (cause) =>
-      new RefusedError(
-        'EMQLAYOUT',
-        'The server refused the key layout: keys must be emq:{q}:job:<id> and emq:{q}:pending.',
-        { cause },
-      ),
-  },
-  {
-    test: /^WRONGTYPE\b/,
-    make: (cause) =>
-      new RefusedError(
-        'EMQ_WRONGTYPE',
-        "A key of this queue holds the wrong type (the pending set is not a sorted set); inspect the queue's keys.",
-        { cause },
-      ),
-  },
-  {
-    test: /^ERR unknown command '?EMQ\./i,
-    make: (cause) =>
-      new RefusedError(
-        'EMQ_NO_MODULE',
-        'The server does not load the EchoMQ module; set EMQ_EXECUTOR=script or load the module.',
-        { cause },
-      ),
-  },
-  {
-    // The slot moved (failover, resharding) after the client read its slot map: the command
-    // did not run. rounds.ts refreshes the map, so a retry reaches the new owner.
-    test: /^(MOVED|ASK) /,
-    make: unavailable,
-  },
-  {
-    test: /^(LOADING|MASTERDOWN|BUSY|TRYAGAIN|CLUSTERDOWN|OOM)\b/,
-    make: unavailable,
-  },
-  {
-    test: /^(Too many Cluster redirections|Connection is closed|Command timed out|Stream isn't writeable|None of startup nodes is available|Failed to refresh slots cache|Reached the max retries per request limit|connect ETIMEDOUT)/,
-    make: unavailable,
-  },
-  {
-    test: /^(ECONNRESET|ECONNREFUSED|ECONNABORTED|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN)$/,
-    make: unavailable,
-  },
-];
-
-function textsOf(failure: unknown): string[] {
-  if (failure instanceof Error) {
-    const code = (failure as { code?: unknown }).code;
-    return typeof code === 'string' ? [failure.message, code] : [failure.message];
-  }
-  return [String(failure)];
-}
-
-/** Classifies a failure (an Error thrown by iovalkey, or a server error reply) into an EmqError. */
-export function classifyFailure(failure: unknown): EmqError {
-  if (failure instanceof EmqError) return failure;
-  const texts = textsOf(failure);
-  for (const rule of RULES) {
-    if (texts.some((text) => rule.test.test(text))) return rule.make(failure);
-  }
-  return new RefusedError(
-    'EMQ_UNKNOWN',
-    'The server answered in a way this host does not understand; nothing can be assumed written. See the logs.',
-    { cause: failure },
-  );
-}
-
-/** Classifies a write reply: 1 enqueued, 0 duplicate, an error reply or anything else a failure. */
-export function classify(replyOrFailure: unknown): WriteStatus | EmqError {
-  if (replyOrFailure === 1) return 'enqueued';
-  if (replyOrFailure === 0) return 'duplicate';
-  return classifyFailure(replyOrFailure);
-}

@@ -12,7 +12,7 @@ import v2Post from '../../test/fixtures/http/v2-post.json' with { type: 'json' }
 import { sqsRecord } from '../../test/fixtures/sqs/records.js';
 import { type BenchCase, PAYLOAD } from '../case.js';
 
-export type ExecutorKind = 'native' | 'script';
+export type ExecutorKind = 'native' | 'function';
 
 const SQS_QUEUE = 'bench-sqs';
 const HTTP_QUEUE = 'bench-http';
@@ -81,7 +81,7 @@ export function firstDeliveries(size: number): SQSEvent {
 }
 
 function topLevelOf(executor: ExecutorKind): string[] {
-  return executor === 'native' ? ['emq.enqueue', 'set'] : ['evalsha', 'eval', 'set'];
+  return executor === 'native' ? ['emq.enqueue', 'emq.admit', 'fcall'] : ['fcall'];
 }
 
 export function sqsCase(executor: ExecutorKind, size: number, inFlight = 1): BenchCase {

@@ -11,7 +11,7 @@ function requests(size: number): EnqueueRequest[] {
 
 /** Top-level commands of the library: the write of its executor (no dedupe here). */
 function topLevelOf(connection: Connection): string[] {
-  return connection.executor.kind === 'native' ? ['emq.enqueue'] : ['evalsha', 'eval'];
+  return connection.executor.kind === 'native' ? ['emq.enqueue', 'emq.admit', 'fcall'] : ['fcall'];
 }
 
 export function enqueueCase(connection: Connection): BenchCase {
@@ -45,8 +45,8 @@ export function enqueueManyCase(connection: Connection, size: number): BenchCase
 }
 
 /**
- * What the SQS face hands the core for a batch of first deliveries (idempotency key, id
- * derived from the send time, dedupe record and write in one round trip), without the face:
+ * What the SQS face hands the core for a batch (a messageId key each, one admit call per
+ * record, one round trip), without the face:
  * the gap to the SQS case is the face's own cost.
  */
 export function enqueueManyKeyedCase(connection: Connection, size: number): BenchCase {
@@ -56,15 +56,14 @@ export function enqueueManyKeyedCase(connection: Connection, size: number): Benc
     label: `library enqueueMany ×${size}, keyed first deliveries (${kind})`,
     side: 'ours',
     jobsPerUnit: size,
-    topLevel: [...topLevelOf(connection), 'set'],
+    topLevel: topLevelOf(connection),
     round: async (units) => {
-      const now = Date.now();
       const batches = Array.from({ length: units }, () =>
         Array.from({ length: size }, () => ({
           queue: QUEUE,
           payload: Buffer.from(PAYLOAD),
           idempotencyKey: randomUUID(),
-          derive: { timeMs: now, firstAttempt: true },
+          keyNamespace: 'sqs' as const,
         })),
       );
       return (i) => enqueueMany(connection, batches[i] ?? []);

@@ -3,7 +3,7 @@
  * primary (SPEC §6). Both connect without the fence check, which is what they inspect.
  */
 import { Command } from 'commander';
-import { type FenceReading, installFence, readFence } from '../../src/index.js';
+import { type FenceReading, install, LIBRARY_VERSION, readNodes } from '../../src/index.js';
 import { type ConnectionFlags, withConnection, withConnectionFlags } from '../connection.js';
 import { EXIT_FAILED, EXIT_OK } from '../failures.js';
 import type { CommandResult, OutputFlags } from '../output.js';
@@ -27,29 +27,37 @@ export function fenceCommand(session: Session): Command {
       .action((flags: FenceFlags) =>
         session.run(flags, async () => {
           const readings = await withConnection(session.io, flags, UNFENCED, (connection) =>
-            readFence(connection).then((nodes) => ({ wire: connection.wire, nodes })),
+            readNodes(connection).then((nodes) => ({ wire: connection.wire, nodes })),
           );
           return resultOf(readings.wire, readings.nodes, 'check');
         }),
       ),
   );
-  fence.addCommand(
-    fenceFlags(new Command('install'))
-      .description("write this host's wire identity on every primary (idempotent)")
-      .addHelpText(
-        'after',
-        "\nRefused (EMQWIRE) where a node's module is built for another identity.\nExit codes: 0 installed everywhere, 1 refused or failed, 2 usage.",
-      )
-      .action((flags: FenceFlags) =>
-        session.run(flags, async () => {
-          const readings = await withConnection(session.io, flags, UNFENCED, (connection) =>
-            installFence(connection).then((nodes) => ({ wire: connection.wire, nodes })),
-          );
-          return resultOf(readings.wire, readings.nodes, 'install');
-        }),
-      ),
-  );
+  fence.addCommand(installCommand(session));
   return fence;
+}
+
+/**
+ * `emq install` (also `emq fence install`): on every primary, this host's wire identity and
+ * the emq function library (SPEC §6), idempotently.
+ */
+export function installCommand(session: Session): Command {
+  return fenceFlags(new Command('install'))
+    .description(
+      "install this host's wire identity and the emq function library on every primary (idempotent)",
+    )
+    .addHelpText(
+      'after',
+      "\nRefused (EMQWIRE) where a node's module is built for another identity.\nExit codes: 0 installed everywhere, 1 refused or failed, 2 usage.",
+    )
+    .action((flags: FenceFlags) =>
+      session.run(flags, async () => {
+        const readings = await withConnection(session.io, flags, UNFENCED, (connection) =>
+          install(connection).then((nodes) => ({ wire: connection.wire, nodes })),
+        );
+        return resultOf(readings.wire, readings.nodes, 'install');
+      }),
+    );
 }
 
 function fenceFlags(command: Command): Command {
@@ -66,11 +74,12 @@ function resultOf(
 ): CommandResult {
   const bad = nodes.filter((node) => !node.ok).length;
   const ok = bad === 0;
-  const header = ['node', 'module', 'value', 'ok'];
+  const header = ['node', 'module', 'value', 'library', 'ok'];
   const rows = nodes.map((node) => [
     node.node,
     node.module ?? '-',
     node.value ?? '(missing)',
+    node.library ?? '(missing)',
     node.ok ? 'yes' : 'NO',
   ]);
   return {
@@ -78,7 +87,7 @@ function resultOf(
     text: columns([header, ...rows]),
     note: ok
       ? undefined
-      : `emq: EMQWIRE: ${bad} of ${nodes.length} primaries do not hold wire identity '${wire}'${verb === 'check' ? '; run `emq fence install` once hosts and module agree' : ''}.`,
+      : `emq: EMQWIRE: ${bad} of ${nodes.length} primaries do not hold wire identity '${wire}' and emq library ${LIBRARY_VERSION}${verb === 'check' ? '; run `emq install` once hosts and module agree' : ''}.`,
     exitCode: ok ? EXIT_OK : EXIT_FAILED,
   };
 }

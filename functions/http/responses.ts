@@ -55,7 +55,7 @@ export function problemOf(error: unknown): Problem {
     return {
       status: error.status,
       code: error.code,
-      detail: error.message,
+      detail: error.publicMessage,
       retryable: error.retryable,
       retryAfterSeconds: error instanceof RetryableError ? error.retryAfterSeconds : undefined,
     };

@@ -8,6 +8,7 @@ import {
   assertQueue,
   type Connection,
   checkRequest,
+  type EnqueueRequest,
   enqueue,
   readJob,
 } from '../../src/index.js';
@@ -141,10 +142,14 @@ async function route(
     };
   }
 
-  const post = {
+  // Without the caller's key, this invocation's request id is the key: a command the client
+  // library resends within the invocation then cannot make a second job (SPEC §5).
+  const header = request.headers['idempotency-key'];
+  const post: EnqueueRequest = {
     queue: match.queue,
     payload: request.body,
-    idempotencyKey: request.headers['idempotency-key'],
+    idempotencyKey: header ?? requestId,
+    keyNamespace: header === undefined ? 'call' : 'http',
   };
   checkRequest(post, limits);
   const admitted = await enqueue(await services.connection(), post);

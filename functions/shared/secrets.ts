@@ -3,7 +3,7 @@
  * secret is JSON `{"username": "...", "password": "..."}`; nothing of it is ever logged.
  */
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { ConfigError } from '../../src/index.js';
+import { ConfigError, UnavailableError } from '../../src/index.js';
 
 export interface Credentials {
   readonly username: string | undefined;
@@ -19,7 +19,15 @@ export async function readCredentials(
     '@aws-sdk/client-secrets-manager'
   );
   const sender = client ?? new SecretsManagerClient({});
-  const { SecretString } = await sender.send(new GetSecretValueCommand({ SecretId: secretArn }));
+  let SecretString: string | undefined;
+  try {
+    ({ SecretString } = await sender.send(new GetSecretValueCommand({ SecretId: secretArn })));
+  } catch (error) {
+    // Throttling, a network fault, an outage: the next invocation can succeed (SPEC §7).
+    throw new UnavailableError('The credentials store cannot be read right now; retry later.', {
+      cause: error,
+    });
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(SecretString ?? '');

@@ -9,7 +9,9 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import {
   type Admitted,
   type Connection,
+  checkRequest,
   classifyFailure,
+  DEFAULTS,
   EmqError,
   type EnqueueRequest,
   enqueueMany,
@@ -34,6 +36,8 @@ export interface SqsBatchOptions {
   readonly defaultQueue?: string;
   /** The DLQ for permanent failures. Default: none, so they become batch item failures. */
   readonly dlqUrl?: string | undefined;
+  /** The payload cap, checked before any connection is opened. Default 262144 bytes. */
+  readonly maxPayloadBytes?: number;
 }
 
 export async function handleSqsBatch(
@@ -61,15 +65,17 @@ export async function handleSqsBatch(
     if (live.length === 0) continue;
     wavesRun += 1;
 
+    const limits = { maxPayloadBytes: options.maxPayloadBytes ?? DEFAULTS.maxPayloadBytes };
     const results = await admit(
-      live.map((index) => requestOf(records[index] as SQSRecord, defaultQueue)),
+      live.map((index) => checked(requestOf(records[index] as SQSRecord, defaultQueue), limits)),
       connection,
     );
     const permanent: DeadLetter[] = [];
     live.forEach((index, at) => {
       const result = results[at] ?? missing();
       if (!(result instanceof EmqError)) outcomes[index] = { kind: 'admitted', admitted: result };
-      else if (result.retryable) outcomes[index] = { kind: 'retry', error: result };
+      // SPEC §7: only a record's own fault goes to the DLQ; every other failure is retried.
+      else if (!result.recordFault) outcomes[index] = { kind: 'retry', error: result };
       else permanent.push({ index, record: records[index] as SQSRecord, error: result });
     });
     await deadLetter(permanent, deps.sqs, options.dlqUrl, outcomes, letters);
@@ -97,6 +103,20 @@ export async function handleSqsBatch(
     records.map((record) => record.messageId),
     outcomes,
   );
+}
+
+/** The request, or why it cannot be one: judged without I/O, so even while Valkey is down. */
+function checked(
+  request: EnqueueRequest | EmqError,
+  limits: { readonly maxPayloadBytes: number },
+): EnqueueRequest | EmqError {
+  if (request instanceof EmqError) return request;
+  try {
+    checkRequest(request, limits);
+    return request;
+  } catch (error) {
+    return classifyFailure(error);
+  }
 }
 
 /** One core call for the requests; records the face refused itself skip it. */

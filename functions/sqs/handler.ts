@@ -38,6 +38,10 @@ export const handler = middy<SQSEvent, SQSBatchResponse>().handler(async (event)
       connection: containerConnection,
       sqs: { send: async (command) => (await sqsClient()).send(command) },
     },
-    { defaultQueue: config.defaultQueue, dlqUrl: config.dlqUrl },
+    {
+      defaultQueue: config.defaultQueue,
+      dlqUrl: config.dlqUrl,
+      maxPayloadBytes: config.maxPayloadBytes,
+    },
   );
 });

@@ -30,7 +30,7 @@ export function requestOf(
       textAttribute(attributes[ENCODING_ATTRIBUTE], ENCODING_ATTRIBUTE),
     );
     if (id !== undefined) return { queue, payload, id };
-    return { queue, payload, idempotencyKey: record.messageId, derive: deriveOf(record) };
+    return { queue, payload, idempotencyKey: record.messageId, keyNamespace: 'sqs' };
   } catch (error) {
     if (error instanceof InvalidInputError) return error;
     throw error;
@@ -77,15 +77,4 @@ function payloadOf(body: string, encoding: string | undefined): Buffer {
     );
   }
   return Buffer.from(text, 'base64');
-}
-
-/**
- * Every delivery of a message proposes the same id, from its SentTimestamp and messageId.
- * On a first delivery a previous attempt is unlikely, so the dedupe record and the write share
- * one round trip; a redelivery takes the safe order. Without a usable timestamp the core mints.
- */
-function deriveOf(record: SQSRecord): EnqueueRequest['derive'] {
-  const timeMs = Number(record.attributes?.SentTimestamp);
-  if (!Number.isSafeInteger(timeMs) || timeMs <= 0) return undefined;
-  return { timeMs, firstAttempt: record.attributes.ApproximateReceiveCount === '1' };
 }

@@ -13,7 +13,7 @@ export interface CacheConnectionEnvironment {
   readonly EMQ_URL: string;
   readonly EMQ_CLUSTER: 'true' | 'false';
   /** `script` where the server loads no module (ElastiCache), else `native`. */
-  readonly EMQ_EXECUTOR: 'native' | 'script';
+  readonly EMQ_EXECUTOR: 'native' | 'function';
   /** The secret `{"username","password"}` read at cold start, where the cache needs AUTH. */
   readonly EMQ_SECRET_ARN?: string;
 }

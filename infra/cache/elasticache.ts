@@ -130,7 +130,7 @@ export class ElastiCacheValkey extends Construct implements EchoMqCache {
     this.connectionEnvironment = {
       EMQ_URL: `rediss://${address}:${port}`,
       EMQ_CLUSTER: 'true',
-      EMQ_EXECUTOR: 'script',
+      EMQ_EXECUTOR: 'function',
       EMQ_SECRET_ARN: this.credentials.secretArn,
     };
     // The whole construct: the cluster, its users and the security group rules that admit the functions.

@@ -1,4 +1,4 @@
-import type { Pipeline } from 'iovalkey';
+import type { Command } from 'iovalkey';
 
 /** One enqueue as SPEC §4 sends it: two keys, the id and the payload. */
 export interface EnqueueCall {
@@ -8,13 +8,23 @@ export interface EnqueueCall {
   readonly payload: Buffer;
 }
 
-export type ExecutorKind = 'native' | 'script';
+/** One admit (SPEC §4): the enqueue's keys plus the idempotency key's record and its TTL. */
+export interface AdmitCall extends EnqueueCall {
+  readonly dedupeKey: string;
+  /** The record's lifetime in ms, as the decimal string the call sends. */
+  readonly ttlMs: string;
+}
+
+/** `native`: the module's commands; `function`: FCALL of the `emq` library (ElastiCache). */
+export type ExecutorKind = 'native' | 'function';
 
 /**
- * One write, two ways. An executor adds an enqueue to a pipeline; its reply is integer 1
- * (enqueued), 0 (duplicate) or an error reply, the same on both.
+ * One write, two families. Each method returns the command to send, which names its keys
+ * (so the cluster client routes it by slot) and encodes itself as one RESP buffer. Replies
+ * are the same on both: enqueue 1 or 0, admit [status, id], or an error reply.
  */
 export interface Executor {
   readonly kind: ExecutorKind;
-  enqueue(pipeline: Pipeline, call: EnqueueCall): void;
+  enqueue(call: EnqueueCall): Command;
+  admit(call: AdmitCall): Command;
 }

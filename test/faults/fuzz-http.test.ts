@@ -51,7 +51,7 @@ function isResponse(value: unknown): value is HttpResponse {
   );
 }
 
-describe.each(['native', 'script'] as const)('with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s executor', (executor) => {
   it('answers every generated event below 500 and writes only on a 201', async () => {
     await configureContainer(server, {
       EMQ_EXECUTOR: executor,

@@ -56,7 +56,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-describe.each(['native', 'script'] as const)('with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s executor', (executor) => {
   it('never throws, retries nothing, dead-letters only bad input and writes only new jobs', async () => {
     const connection = await connectTo(server, { executor, maxPayloadBytes: FUZZ_CAP_BYTES });
     const queues = queuePool();

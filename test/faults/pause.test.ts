@@ -27,7 +27,7 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-describe.each(['native', 'script'] as const)('with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s executor', (executor) => {
   it(
     'loses and doubles nothing when a primary pauses writes past the command timeout',
     async () => {

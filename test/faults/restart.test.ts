@@ -27,7 +27,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-describe.each(['native', 'script'] as const)('with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s executor', (executor) => {
   it(
     'keeps every acknowledged job across a SIGKILL and restart',
     async () => {

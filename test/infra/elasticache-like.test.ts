@@ -7,7 +7,7 @@ import { type FenceEventOptions, onFenceEvent } from '../../functions/fence/on-e
 import { setLogSink } from '../../functions/shared/log.js';
 import { APP_USERNAME } from '../../infra/cache/elasticache.js';
 import { DEFAULT_ACCESS_STRING } from '../../infra/settings.js';
-import { type Connection, connect, enqueue, readJob } from '../../src/index.js';
+import { type Connection, connect, enqueue, LIBRARY_VERSION, readJob } from '../../src/index.js';
 import { type ClusterHandle, randomQueue, startCluster } from '../support/servers.js';
 import { createEvent } from './support/cfn-events.js';
 
@@ -36,7 +36,7 @@ beforeAll(async () => {
   env = {
     EMQ_URL: cluster.seeds.join(','),
     EMQ_CLUSTER: 'true',
-    EMQ_EXECUTOR: 'script',
+    EMQ_EXECUTOR: 'function',
     EMQ_SECRET_ARN: SECRET_ARN,
   };
 });
@@ -60,7 +60,7 @@ async function asApp(): Promise<Connection> {
   const connection = await connect({
     urls: cluster.seeds,
     cluster: true,
-    executor: 'script',
+    executor: 'function',
     username: APP_USERNAME,
     password: APP_PASSWORD,
   });
@@ -73,9 +73,13 @@ describe('on an ElastiCache-like cluster', () => {
     const asked: string[] = [];
     const result = await onFenceEvent(createEvent('1'), { env, secrets: secretsManager(asked) });
     expect(asked).toEqual([SECRET_ARN]);
-    expect(result).toEqual({ PhysicalResourceId: 'emq-fence', Data: { Wire: '1', Nodes: 1 } });
+    // Every primary: each gets the emq function library; the identity is the one routed key.
+    expect(result).toEqual({ PhysicalResourceId: 'emq-fence', Data: { Wire: '1', Nodes: 3 } });
     const admin = await cluster.clusterClient();
     expect(await admin.get('{emq}:version')).toBe('1');
+    for (const node of admin.nodes('master')) {
+      expect(await node.call('FCALL_RO', 'emq_version', '0')).toBe(LIBRARY_VERSION);
+    }
   });
 
   it('the functions user enqueues and reads a job back with the script executor', async () => {

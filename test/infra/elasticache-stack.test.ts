@@ -161,7 +161,7 @@ describe('functions', () => {
           ],
         },
         EMQ_CLUSTER: 'true',
-        EMQ_EXECUTOR: 'script',
+        EMQ_EXECUTOR: 'function',
       });
     }
   });
@@ -338,7 +338,7 @@ describe('fence installer', () => {
     const [, fence] = onlyResource(template, FENCE_RESOURCE_TYPE);
     const [replication] = onlyResource(template, 'AWS::ElastiCache::ReplicationGroup');
     const [endpoint] = onlyResource(template, 'AWS::EC2::VPCEndpoint', 'SecretsManager');
-    expect(fence.Properties).toMatchObject({ Wire: '1', Executor: 'script' });
+    expect(fence.Properties).toMatchObject({ Wire: '1', Executor: 'function' });
     expect(fence.DependsOn).toEqual(expect.arrayContaining([replication, endpoint]));
     const [, onEvent] = functionNamed('FenceOnEvent');
     expect(onEvent.Properties.Timeout).toBe(300);

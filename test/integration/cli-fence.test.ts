@@ -1,7 +1,7 @@
 // `emq fence check | install` on real servers: a fresh standalone server per test (the fence is
 // server-wide state), one without the module (script executor), and one 3-primary cluster.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fenceKey } from '../../src/index.js';
+import { fenceKey, LIBRARY_VERSION } from '../../src/index.js';
 import { assertBuilt, emq } from '../support/cli.js';
 import {
   type ClusterHandle,
@@ -47,16 +47,28 @@ describe('emq fence check', () => {
     expect(fenceOf(run.stdout)).toEqual({
       wire: '1',
       ok: false,
-      nodes: [{ node: 'server', module: '1', value: null, ok: false }],
+      nodes: [
+        {
+          node: 'server',
+          module: '1',
+          commands: { enqueue: true, admit: expect.any(Boolean) },
+          value: null,
+          library: null,
+          policy: 'noeviction',
+          ok: false,
+        },
+      ],
     });
   });
 
   it('says on stderr what to run when the fence does not match', async () => {
     const server = await startStandalone({ module: true });
     const run = await emq(['fence', 'check', '--url', server.url]);
-    expect(run.stdout).toBe('node    module  value      ok\nserver  1       (missing)  NO\n');
+    expect(run.stdout).toBe(
+      'node    module  value      library    ok\nserver  1       (missing)  (missing)  NO\n',
+    );
     expect(run.stderr).toContain('emq: EMQWIRE: 1 of 1 primaries');
-    expect(run.stderr).toContain('emq fence install');
+    expect(run.stderr).toContain('emq install');
   });
 
   it('exits 0 once the fence is installed', async () => {
@@ -64,7 +76,18 @@ describe('emq fence check', () => {
     await emq(['fence', 'install', '--url', server.url]);
     const run = await emq(['fence', 'check', '--url', server.url]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe('node    module  value  ok\nserver  1       1      yes\n');
+    expect(run.stdout).toBe(
+      `node    module  value  library  ok\nserver  1       1      ${LIBRARY_VERSION}        yes\n`,
+    );
+  });
+});
+
+describe('emq install', () => {
+  it('installs identity and library, the same as emq fence install', async () => {
+    const server = await startStandalone({ module: true });
+    const run = await emq(['install', '--url', server.url, '--json']);
+    expect(run.code).toBe(0);
+    expect(fenceOf(run.stdout).nodes).toMatchObject([{ value: '1', library: LIBRARY_VERSION }]);
   });
 });
 
@@ -87,14 +110,14 @@ describe('emq fence install', () => {
     expect(await valueOn(server)).toBeNull();
   });
 
-  it('writes the routed key on a server without the module (script executor)', async () => {
+  it('writes the key and loads the library on a server without the module (function executor)', async () => {
     const server = await startStandalone();
     const run = await emq(['fence', 'install', '--url', server.url, '--json'], {
       env: { EMQ_WIRE: 'v7' },
     });
     expect(run.code).toBe(0);
-    expect(fenceOf(run.stdout).nodes).toEqual([
-      { node: 'server', module: null, value: 'v7', ok: true },
+    expect(fenceOf(run.stdout).nodes).toMatchObject([
+      { node: 'server', module: null, value: 'v7', library: LIBRARY_VERSION, ok: true },
     ]);
     expect(await valueOn(server)).toBe('v7');
   });

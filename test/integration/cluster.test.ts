@@ -22,7 +22,7 @@ beforeAll(async () => {
   cluster = await startCluster({ primaries: 3, module: true });
   await installFence(await connectTo(cluster, { checkFence: false }));
   native = await connectTo(cluster, { executor: 'native' });
-  script = await connectTo(cluster, { executor: 'script' });
+  script = await connectTo(cluster, { executor: 'function' });
 });
 
 afterAll(() => cluster.stop());
@@ -51,7 +51,7 @@ describe('the fence on a cluster', () => {
 
 describe.each([
   ['native', () => native],
-  ['script', () => script],
+  ['function', () => script],
 ])('enqueueMany through the %s executor', (_, conn) => {
   it('writes 100 queues spread over every primary with no MOVED redirection', async () => {
     const queues = Array.from({ length: 100 }, () => randomQueue('spread'));

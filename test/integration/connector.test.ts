@@ -1,6 +1,15 @@
 // The connector opens only where the fence holds this host's wire identity (SPEC §6).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, FenceError, installFence, readFence, UnavailableError } from '../../src/index.js';
+import {
+  ConfigError,
+  connect,
+  FenceError,
+  installFence,
+  LIBRARY_VERSION,
+  readFence,
+  UnavailableError,
+} from '../../src/index.js';
+import { startRoundTripProxy } from '../fixtures/sqs/round-trip-proxy.js';
 import { connectTo } from '../support/emq.js';
 import { freePort, type ServerHandle, startStandalone } from '../support/servers.js';
 
@@ -31,7 +40,17 @@ describe('connect', () => {
     const installer = await connectTo(withModule, { checkFence: false });
     const first = await installFence(installer);
     const second = await installFence(installer);
-    expect(first).toEqual([{ node: 'server', module: '1', value: '1', ok: true }]);
+    expect(first).toEqual([
+      {
+        node: 'server',
+        module: '1',
+        commands: { enqueue: true, admit: expect.any(Boolean) },
+        value: '1',
+        library: LIBRARY_VERSION,
+        policy: 'noeviction',
+        ok: true,
+      },
+    ]);
     expect(second).toEqual(first);
     const conn = await connectTo(withModule);
     expect(conn.executor.kind).toBe('native');
@@ -53,8 +72,8 @@ describe('connect', () => {
   it('will not install an identity the module was not built for', async () => {
     const installer = await connectTo(otherWire, { checkFence: false });
     await expect(installFence(installer)).rejects.toThrow(/module is built for '2'/);
-    expect(await readFence(installer)).toEqual([
-      { node: 'server', module: '2', value: null, ok: false },
+    expect(await readFence(installer)).toMatchObject([
+      { node: 'server', module: '2', value: null, library: null, ok: false },
     ]);
   });
 
@@ -65,6 +84,60 @@ describe('connect', () => {
     expect(conn.wire).toBe('2');
   });
 
+  it('refuses, retryably, a server without the emq library or with another version', async () => {
+    const admin = await withModule.client();
+    try {
+      await admin.call('FUNCTION', 'DELETE', 'emq');
+      const missing = await connect({ urls: [withModule.url] }).catch((error: unknown) => error);
+      expect(missing).toMatchObject({ code: 'EMQWIRE', retryable: true });
+      expect((missing as Error).message).toMatch(
+        new RegExp(
+          `the server: it has no emq function library; this host expects '${LIBRARY_VERSION}'`,
+        ),
+      );
+      expect((missing as FenceError).publicMessage).not.toMatch(/'/);
+      await admin.call(
+        'FUNCTION',
+        'LOAD',
+        "#!lua name=emq\nredis.register_function{function_name='emq_version', callback=function() return 'old' end, flags={'no-writes'}}",
+      );
+      const old = await connect({ urls: [withModule.url] }).catch((error: unknown) => error);
+      expect((old as Error).message).toMatch(/it has emq library 'old'/);
+    } finally {
+      await installFence(await connectTo(withModule, { checkFence: false }));
+      admin.disconnect();
+    }
+  });
+
+  it.each([
+    ['allkeys-lru', false],
+    ['volatile-lru', false],
+    ['volatile-lru', true],
+  ] as const)('judges maxmemory-policy %s (allowVolatileEviction %s)', async (policy, allow) => {
+    const admin = await withModule.client();
+    const warnings: string[] = [];
+    try {
+      await admin.config('SET', 'maxmemory-policy', policy);
+      const outcome = await connect({
+        urls: [withModule.url],
+        allowVolatileEviction: allow,
+        onWarning: (event, fields) => warnings.push(`${event} ${fields.policy}`),
+      }).catch((error: unknown) => error);
+      if (allow) {
+        expect(outcome).not.toBeInstanceOf(Error);
+        expect(warnings).toEqual([`volatile-eviction ${policy}`]);
+        await (outcome as { close(): Promise<void> }).close();
+      } else {
+        expect(outcome).toBeInstanceOf(ConfigError);
+        expect(outcome).toMatchObject({ code: 'EMQ_CONFIG', retryable: false });
+        expect((outcome as Error).message).toMatch(/maxmemory-policy noeviction/);
+      }
+    } finally {
+      await admin.config('SET', 'maxmemory-policy', 'noeviction');
+      admin.disconnect();
+    }
+  });
+
   it('fails retryably, without naming the address, when nothing listens', async () => {
     const port = await freePort();
     const failure = await connect({
@@ -73,5 +146,28 @@ describe('connect', () => {
     }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UnavailableError);
     expect((failure as Error).message).not.toContain(String(port));
+  });
+});
+
+describe('the connect-time checks', () => {
+  it('take one round trip per primary after the client is ready', async () => {
+    const installer = await connectTo(withModule, { checkFence: false });
+    await installFence(installer);
+    const proxy = await startRoundTripProxy(withModule.port);
+    try {
+      const ready = await connect({ urls: [proxy.url], checkFence: false, executor: 'function' });
+      const readyTrips = proxy.roundTrips();
+      await ready.close();
+      proxy.reset();
+      // The same open with every check of SPEC §6 and §11 judged: no trip more.
+      const checked = await connect({ urls: [proxy.url] });
+      expect(proxy.roundTrips()).toBe(readyTrips);
+      await checked.close();
+      // iovalkey's ready check (INFO) is one trip; the pipeline that reads the node (module
+      // commands, identity, library, memory policy) is the other.
+      expect(readyTrips).toBe(2);
+    } finally {
+      await proxy.close();
+    }
   });
 });

@@ -12,7 +12,7 @@ let script: Connection;
 beforeAll(async () => {
   server = await startFencedServer();
   native = await connectTo(server, { executor: 'native', maxPayloadBytes: 2 * 1024 * 1024 });
-  script = await connectTo(server, { executor: 'script', maxPayloadBytes: 2 * 1024 * 1024 });
+  script = await connectTo(server, { executor: 'function', maxPayloadBytes: 2 * 1024 * 1024 });
 });
 
 afterAll(() => server.stop());
@@ -28,7 +28,7 @@ const payloads: [string, Buffer][] = [
 describe('the two executors', () => {
   it('choose native where the module is loaded', () => {
     expect(native.executor.kind).toBe('native');
-    expect(script.executor.kind).toBe('script');
+    expect(script.executor.kind).toBe('function');
   });
 
   it.each(payloads)('write byte-identical rows for %s', async (_, payload) => {
@@ -62,7 +62,7 @@ describe('the two executors', () => {
 
   it.each([
     ['native', () => native],
-    ['script', () => script],
+    ['function', () => script],
   ])(
     '%s writes exactly state, attempts, payload and a pending entry at score 0',
     async (_, conn) => {
@@ -75,13 +75,18 @@ describe('the two executors', () => {
       expect(await readJob(conn(), queue, id)).toEqual({ state: 'pending', attempts: 0, payload });
       expect(await client.zrange(`emq:{${queue}}:pending`, 0, -1, 'WITHSCORES')).toEqual([id, '0']);
       expect(await client.ttl(`emq:{${queue}}:job:${id}`)).toBe(-1);
-      expect(await client.keys(`emq:{${queue}}:*`)).toHaveLength(2);
+      // A keyless request carries a key of its own call: its record, with a TTL, is the third key.
+      const keys = (await client.keys(`emq:{${queue}}:*`)).sort();
+      expect(keys).toHaveLength(3);
+      const record = keys.find((key) => key.includes(':dedupe:')) ?? '';
+      expect(await client.get(record)).toBe(id);
+      expect(await client.pttl(record)).toBeGreaterThan(0);
     },
   );
 
   it.each([
     ['native', () => native],
-    ['script', () => script],
+    ['function', () => script],
   ])('%s answers duplicate for an existing row and writes nothing', async (_, conn) => {
     const queue = randomQueue('dup');
     const first = await enqueue(conn(), { queue, payload: 'same' });

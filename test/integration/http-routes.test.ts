@@ -34,13 +34,13 @@ import {
 } from '../support/servers.js';
 
 type Target = ServerHandle | ClusterHandle;
-type Choice = 'auto' | 'script';
+type Choice = 'auto' | 'function';
 
 interface Topology {
   readonly name: string;
   readonly start: () => Promise<Target>;
   /** EMQ_EXECUTOR, and the executor the connection must end up with. */
-  readonly executors: ReadonlyArray<readonly [Choice, 'native' | 'script']>;
+  readonly executors: ReadonlyArray<readonly [Choice, 'native' | 'function']>;
 }
 
 const TOPOLOGIES: readonly Topology[] = [
@@ -49,20 +49,20 @@ const TOPOLOGIES: readonly Topology[] = [
     start: () => startStandalone({ module: true }),
     executors: [
       ['auto', 'native'],
-      ['script', 'script'],
+      ['function', 'function'],
     ],
   },
   {
     name: 'a standalone server without the module',
     start: () => startStandalone(),
-    executors: [['auto', 'script']],
+    executors: [['auto', 'function']],
   },
   {
     name: 'a 3-primary cluster with the module',
     start: () => startCluster({ module: true }),
     executors: [
       ['auto', 'native'],
-      ['script', 'script'],
+      ['function', 'function'],
     ],
   },
 ];
@@ -170,7 +170,7 @@ describe.each(TOPOLOGIES)('on $name', ({ start, executors }) => {
         expect(await digest()).toEqual(before);
         const id = String(first.body.id);
         expect(await jobsOf(reader, queue)).toEqual({ rows: [id], pending: [id] });
-        expect(await reader.client.get(dedupeKey(queue, FIXTURE_IDEMPOTENCY_KEY))).toBe(id);
+        expect(await reader.client.get(dedupeKey(queue, 'http', FIXTURE_IDEMPOTENCY_KEY))).toBe(id);
       });
 
       it('POST with a used Idempotency-Key and another body answers 422 and writes nothing', async () => {

@@ -1,11 +1,14 @@
-// SPEC §5 on real servers: one job per idempotency key or caller id, collisions re-minted,
-// and a write held past its timeout then retried leaves exactly one job.
+// SPEC §5 on real servers, both families: one job per idempotency key or caller id, with the
+// defects of issue 14 each reproduced: a taken minted id re-proposed (never a false
+// duplicate), one key raced with two bodies (one job, one 422), a consumed job never
+// re-admitted, and a write held past its timeout then retried leaving exactly one job.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ConflictError,
   type Connection,
+  dedupeKey,
   enqueue,
-  jobIdAt,
+  enqueueMany,
   UnavailableError,
 } from '../../src/index.js';
 import { connectTo, jobsOf, startFencedServer } from '../support/emq.js';
@@ -19,16 +22,13 @@ beforeAll(async () => {
 
 afterAll(() => server.stop());
 
-const SENT = Date.UTC(2026, 10, 30, 9, 0, 0);
-
-describe.each(['native', 'script'] as const)('with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s executor', (executor) => {
   let conn: Connection;
-  const warnings: string[] = [];
   beforeAll(async () => {
-    conn = await connectTo(server, { executor, onWarning: (event) => warnings.push(event) });
+    conn = await connectTo(server, { executor });
   });
 
-  it('answers a replayed idempotency key with the same id and writes nothing', async () => {
+  it('answers a replayed idempotency key with the same id and changes nothing', async () => {
     const queue = randomQueue('replay');
     const first = await enqueue(conn, { queue, payload: 'p', idempotencyKey: 'order-1' });
     const before = await digestOf(server);
@@ -36,6 +36,25 @@ describe.each(['native', 'script'] as const)('with the %s executor', (executor) 
     expect(again).toEqual({ queue, id: first.id, status: 'duplicate' });
     expect(first.status).toBe('enqueued');
     expect(await digestOf(server)).toBe(before);
+  });
+
+  it('keeps the namespaces of the faces apart', async () => {
+    const queue = randomQueue('ns');
+    const http = await enqueue(conn, {
+      queue,
+      payload: 'p',
+      idempotencyKey: 'k',
+      keyNamespace: 'http',
+    });
+    const sqs = await enqueue(conn, {
+      queue,
+      payload: 'p',
+      idempotencyKey: 'k',
+      keyNamespace: 'sqs',
+    });
+    expect(sqs.id).not.toBe(http.id);
+    expect(await conn.client.get(dedupeKey(queue, 'http', 'k'))).toBe(http.id);
+    expect(await conn.client.get(dedupeKey(queue, 'sqs', 'k'))).toBe(sqs.id);
   });
 
   it('refuses an idempotency key reused with another payload and writes nothing', async () => {
@@ -48,6 +67,22 @@ describe.each(['native', 'script'] as const)('with the %s executor', (executor) 
     expect(failure).toBeInstanceOf(ConflictError);
     expect(failure).toMatchObject({ code: 'EMQ_IDEMPOTENCY_MISMATCH', status: 422 });
     expect(await digestOf(server)).toBe(before);
+  });
+
+  it('answers one 201 and one 422 for one key raced with two bodies (issue 14, defect 3)', async () => {
+    const queue = randomQueue('race');
+    const other = await connectTo(server, { executor });
+    const results = await Promise.allSettled([
+      enqueue(conn, { queue, payload: 'a', idempotencyKey: 'raced' }),
+      enqueue(other, { queue, payload: 'b', idempotencyKey: 'raced' }),
+    ]);
+    const admitted = results.filter((result) => result.status === 'fulfilled');
+    const refused = results.filter((result) => result.status === 'rejected');
+    expect(admitted).toHaveLength(1);
+    expect(refused.map((result) => (result.reason as ConflictError).code)).toEqual([
+      'EMQ_IDEMPOTENCY_MISMATCH',
+    ]);
+    expect((await jobsOf(conn, queue)).rows).toHaveLength(1);
   });
 
   it('answers duplicate for a caller id sent twice with the same payload', async () => {
@@ -73,7 +108,7 @@ describe.each(['native', 'script'] as const)('with the %s executor', (executor) 
     expect(await digestOf(server)).toBe(before);
   });
 
-  it('mints again when a minted id collides with an existing row', async () => {
+  it('proposes another id when the minted one is taken, even with an equal payload (defects 2 and 4)', async () => {
     const queue = randomQueue('collide');
     const taken = 'JOB0KHTOWnGLuC';
     const fresh = 'JOB0KHTOWnGLuD';
@@ -82,78 +117,52 @@ describe.each(['native', 'script'] as const)('with the %s executor', (executor) 
       executor,
       mintId: () => ids.shift() ?? 'JOB00000000000',
     });
-    await enqueue(conn, { queue, id: taken, payload: 'someone else' });
-    const admitted = await enqueue(minting, { queue, payload: 'mine' });
+    // Another message's job already holds the id, with the same body.
+    await enqueue(conn, { queue, id: taken, payload: 'same' });
+    const admitted = await enqueue(minting, {
+      queue,
+      payload: 'same',
+      idempotencyKey: 'message-2',
+      keyNamespace: 'sqs',
+    });
     expect(admitted).toEqual({ queue, id: fresh, status: 'enqueued' });
     expect(await jobsOf(conn, queue)).toEqual({ rows: [taken, fresh], pending: [taken, fresh] });
   });
 
-  it('probes the next derived id when the first one belongs to another message', async () => {
-    const queue = randomQueue('derived');
-    const key = 'message-1';
-    const derive = { timeMs: SENT, firstAttempt: true };
-    // Find the first candidate by admitting once on a scratch queue, then occupy it here.
-    const scratch = await enqueue(conn, {
-      queue: randomQueue('scratch'),
-      payload: 'x',
-      idempotencyKey: key,
-      derive,
-    });
-    await enqueue(conn, { queue, id: scratch.id, payload: 'another message' });
+  it('gives up, retryably, after a bounded run of taken ids and writes nothing', async () => {
+    const queue = randomQueue('bounded');
+    const taken = 'JOB0KHTOWnGLuC';
+    await enqueue(conn, { queue, id: taken, payload: 'x' });
+    const stuck = await connectTo(server, { executor, mintId: () => taken });
+    const before = await digestOf(server);
+    await expect(
+      enqueue(stuck, { queue, payload: 'y', idempotencyKey: 'k' }),
+    ).rejects.toBeInstanceOf(UnavailableError);
+    expect(await digestOf(server)).toBe(before);
+  });
 
-    const admitted = await enqueue(conn, { queue, payload: 'mine', idempotencyKey: key, derive });
-    expect(admitted.id).not.toBe(scratch.id);
-    expect(admitted.status).toBe('enqueued');
-    const replay = await enqueue(conn, {
-      queue,
-      payload: 'mine',
-      idempotencyKey: key,
-      derive: { timeMs: SENT, firstAttempt: false },
-    });
-    expect(replay).toEqual({ queue, id: admitted.id, status: 'duplicate' });
+  it('never re-admits a consumed job on a replay within the TTL (defect 5)', async () => {
+    const queue = randomQueue('consumed');
+    const first = await enqueue(conn, { queue, payload: 'p', idempotencyKey: 'once' });
+    // A worker consumes the job: its row and pending entry go.
+    await conn.client.del(`emq:{${queue}}:job:${first.id}`);
+    await conn.client.zrem(`emq:{${queue}}:pending`, first.id);
+    const replay = await enqueue(conn, { queue, payload: 'p', idempotencyKey: 'once' });
+    expect(replay).toEqual({ queue, id: first.id, status: 'duplicate' });
+    expect(await jobsOf(conn, queue)).toEqual({ rows: [], pending: [] });
+  });
+
+  it('admits keyless requests of one batch as separate jobs, one round trip', async () => {
+    const queue = randomQueue('keyless');
+    const results = await enqueueMany(conn, [
+      { queue, payload: 'same' },
+      { queue, payload: 'same' },
+    ]);
+    expect(results.map((result) => ('status' in result ? result.status : result))).toEqual([
+      'enqueued',
+      'enqueued',
+    ]);
     expect((await jobsOf(conn, queue)).rows).toHaveLength(2);
-  });
-
-  it('recognises a replay whose dedupe record expired by its equal payload', async () => {
-    const queue = randomQueue('expired');
-    const derive = { timeMs: SENT, firstAttempt: true };
-    const first = await enqueue(conn, { queue, payload: 'p', idempotencyKey: 'm', derive });
-    const records = await conn.client.keys(`emq:{${queue}}:dedupe:*`);
-    expect(records).toHaveLength(1);
-    await conn.client.del(...records);
-    const again = await enqueue(conn, { queue, payload: 'p', idempotencyKey: 'm', derive });
-    expect(again).toEqual({ queue, id: first.id, status: 'duplicate' });
-    expect((await jobsOf(conn, queue)).rows).toEqual([first.id]);
-  });
-
-  it('keeps the id an earlier attempt recorded and takes back the optimistic second row', async () => {
-    const queue = randomQueue('authority');
-    const earlier = 'JOB0000000000A';
-    const key = 'message-2';
-    // An earlier attempt recorded `earlier` for this key and then failed before writing.
-    const scratch = await enqueue(conn, {
-      queue: randomQueue('scratch'),
-      payload: 'x',
-      idempotencyKey: key,
-      derive: { timeMs: SENT, firstAttempt: true },
-    });
-    const dedupe = (await conn.client.keys(`emq:{${scratch.queue}}:dedupe:*`))[0] ?? '';
-    await conn.client.set(dedupe.replace(scratch.queue, queue), earlier);
-    warnings.length = 0;
-
-    const admitted = await enqueue(conn, {
-      queue,
-      payload: 'p',
-      idempotencyKey: key,
-      derive: { timeMs: SENT, firstAttempt: true },
-    });
-    expect(admitted).toEqual({ queue, id: earlier, status: 'enqueued' });
-    expect(await jobsOf(conn, queue)).toEqual({ rows: [earlier], pending: [earlier] });
-    expect(warnings).toEqual(['second-row-removed']);
-  });
-
-  it('derives the same id for the same message and time on every attempt', () => {
-    expect(jobIdAt(SENT, 5)).toBe(jobIdAt(SENT, 5));
   });
 
   it('leaves exactly one job when a write held past its timeout is retried with its key', async () => {
@@ -168,11 +177,13 @@ describe.each(['native', 'script'] as const)('with the %s executor', (executor) 
         idempotencyKey: 'retry-me',
       }).catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(UnavailableError);
-      // The held commands run when the pause ends; the caller's retry must find that job.
-      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      // The held command runs when the pause ends; the caller's retry must find that job.
+      await expect
+        .poll(() => conn.client.exists(dedupeKey(queue, 'call', 'retry-me')), { timeout: 3_000 })
+        .toBe(1);
       const retried = await enqueue(conn, { queue, payload: 'p', idempotencyKey: 'retry-me' });
-      const jobs = await jobsOf(conn, queue);
-      expect(jobs).toEqual({ rows: [retried.id], pending: [retried.id] });
+      expect(retried.status).toBe('duplicate');
+      expect(await jobsOf(conn, queue)).toEqual({ rows: [retried.id], pending: [retried.id] });
     } finally {
       await admin.call('CLIENT', 'UNPAUSE');
       admin.disconnect();

@@ -1,7 +1,7 @@
 // Every refusal of SPEC §4 leaves the dataset byte-for-byte as it was and maps to its class.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import lua from '../../src/executors/enqueue-2.lua';
 import {
+  ConfigError,
   type Connection,
   classifyFailure,
   connect,
@@ -23,7 +23,7 @@ let script: Connection;
 beforeAll(async () => {
   server = await startFencedServer();
   native = await connectTo(server, { executor: 'native' });
-  script = await connectTo(server, { executor: 'script' });
+  script = await connectTo(server, { executor: 'function' });
 });
 
 afterAll(() => server.stop());
@@ -48,13 +48,13 @@ function rawNative(keys: [string, string], argv: [string, string]): Promise<unkn
   return native.client.call('EMQ.ENQUEUE', '2', ...keys, ...argv);
 }
 
-function rawScript(keys: [string, string], argv: [string, string]): Promise<unknown> {
-  return script.client.eval(lua, 2, ...keys, ...argv);
+function rawFunction(keys: [string, string], argv: [string, string]): Promise<unknown> {
+  return script.client.call('FCALL', 'emq_enqueue', '2', ...keys, ...argv);
 }
 
 describe.each([
   ['native', rawNative],
-  ['script', rawScript],
+  ['function', rawFunction],
 ])('the %s write refuses', (_, send) => {
   it('keys of two queues (EMQLAYOUT)', async () => {
     const [a, b] = [randomQueue('la'), randomQueue('lb')];
@@ -86,7 +86,7 @@ describe.each([
 
 describe.each([
   ['native', () => native],
-  ['script', () => script],
+  ['function', () => script],
 ])('through the %s executor', (_, conn) => {
   it('a pending key of the wrong type is refused (EMQ_WRONGTYPE)', async () => {
     const queue = randomQueue('wt');
@@ -115,12 +115,16 @@ describe.each([
   });
 });
 
-describe('the native fence', () => {
+// Where the module is loaded, the function family writes through EMQ.ENQUEUE: the fence holds.
+describe.each([
+  ['native', () => native],
+  ['function', () => script],
+])('the module fence, %s family', (_, conn) => {
   it('refuses every write while {emq}:version is missing (EMQWIRE, retryable)', async () => {
     await native.client.del('{emq}:version');
     try {
       const outcome = await refusal(() =>
-        enqueue(native, { queue: randomQueue('f'), payload: 'x' }),
+        enqueue(conn(), { queue: randomQueue('f'), payload: 'x' }),
       );
       expect(outcome).toBeInstanceOf(FenceError);
       expect(outcome).toMatchObject({ code: 'EMQWIRE', retryable: true, status: 503 });
@@ -133,7 +137,7 @@ describe('the native fence', () => {
     await native.client.set('{emq}:version', '2');
     try {
       const outcome = await refusal(() =>
-        enqueue(native, { queue: randomQueue('f'), payload: 'x' }),
+        enqueue(conn(), { queue: randomQueue('f'), payload: 'x', id }),
       );
       expect(outcome.code).toBe('EMQWIRE');
     } finally {
@@ -192,14 +196,14 @@ describe('a server without the module', () => {
       executor: 'native',
       checkFence: false,
     }).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(RefusedError);
-    expect(failure).toMatchObject({ code: 'EMQ_NO_MODULE' });
-    expect(String((failure as Error).message)).toMatch(/EMQ_EXECUTOR=script/);
+    expect(failure).toBeInstanceOf(ConfigError);
+    expect(failure).toMatchObject({ code: 'EMQ_NO_MODULE', retryable: false });
+    expect(String((failure as Error).message)).toMatch(/EMQ_EXECUTOR=function/);
   });
 
-  it('opens an auto connection with the script executor', async () => {
+  it('opens an auto connection with the function executor', async () => {
     await installFence(await connectTo(plain, { checkFence: false }));
     const conn = await connectTo(plain);
-    expect(conn.executor.kind).toBe('script');
+    expect(conn.executor.kind).toBe('function');
   });
 });

@@ -33,10 +33,10 @@ function ids(...records: SQSRecord[]): string[] {
 }
 
 async function dedupeExists(conn: Connection, queue: string, record: SQSRecord) {
-  return (await conn.client.exists(dedupeKey(queue, record.messageId))) === 1;
+  return (await conn.client.exists(dedupeKey(queue, 'sqs', record.messageId))) === 1;
 }
 
-describe.each(['native', 'script'] as const)(
+describe.each(['native', 'function'] as const)(
   'on a standalone server with the %s executor',
   (executor) => {
     it('stops a group at a permanent failure that has no DLQ to go to', async () => {
@@ -85,7 +85,7 @@ describe.each(['native', 'script'] as const)(
   },
 );
 
-describe.each(['native', 'script'] as const)('on a cluster with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('on a cluster with the %s executor', (executor) => {
   it('short-circuits only the groups whose record timed out on a paused node', async () => {
     const conn = await connectTo(cluster, { executor });
     const impatient = await connectTo(cluster, { executor, commandTimeoutMs: 150 });

@@ -56,9 +56,9 @@ async function pauseWrites(targets: readonly ServerHandle[], ms: number): Promis
 
 describe.each([
   ['standalone', 'native'],
-  ['standalone', 'script'],
+  ['standalone', 'function'],
   ['cluster', 'native'],
-  ['cluster', 'script'],
+  ['cluster', 'function'],
 ] as const)('on a %s server with the %s executor', (topology, executor) => {
   let conn: Connection;
   let impatient: Connection;
@@ -138,7 +138,7 @@ describe.each([
   });
 });
 
-describe.each(['native', 'script'] as const)('on a cluster with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('on a cluster with the %s executor', (executor) => {
   it('admits each message once when one node times out mid-batch and its records come back', async () => {
     const conn = await connectTo(cluster, { executor });
     const impatient = await connectTo(cluster, { executor, commandTimeoutMs: 150 });

@@ -80,10 +80,10 @@ afterAll(async () => {
 });
 
 type Target = ServerHandle | ClusterHandle;
-type Executor = 'native' | 'script' | 'auto';
+type Executor = 'native' | 'function' | 'auto';
 const topologies: readonly (readonly [string, () => Target, readonly Executor[]])[] = [
-  ['standalone server with the module', () => standalone, ['native', 'script']],
-  ['cluster with the module', () => cluster, ['native', 'script']],
+  ['standalone server with the module', () => standalone, ['native', 'function']],
+  ['cluster with the module', () => cluster, ['native', 'function']],
   ['standalone server without the module', () => plain, ['auto']],
 ];
 
@@ -110,8 +110,8 @@ describe.each(topologies)('on a %s', (_name, targetOf, executors) => {
     // The script path first: where the module is loaded, EMQ.WIRE.INSTALL then covers every
     // primary, not only the one the routed SET reaches.
     for (const executor of executors.includes('native')
-      ? (['script', 'native'] as const)
-      : ['script' as const]) {
+      ? (['function', 'native'] as const)
+      : ['function' as const]) {
       const installer = await connect({
         ...urlsOf(target),
         username: FENCE,
@@ -127,7 +127,7 @@ describe.each(topologies)('on a %s', (_name, targetOf, executors) => {
     }
     const reader = await connectTo(target, {
       checkFence: false,
-      executor: executors.includes('native') ? 'native' : 'script',
+      executor: executors.includes('native') ? 'native' : 'function',
     });
     const readings = await readFence(reader);
     expect(readings.map((reading) => reading.ok)).toEqual(readings.map(() => true));
@@ -254,7 +254,7 @@ describe('the functions user', () => {
       urls: [standalone.url],
       username: FUNCTIONS,
       password: PASSWORD,
-      executor: 'script',
+      executor: 'function',
       checkFence: false,
     });
     try {

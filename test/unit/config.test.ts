@@ -29,7 +29,7 @@ describe('loadConfig', () => {
     const config = loadConfig({
       EMQ_URL: 'rediss://a:6379, rediss://b:6379',
       EMQ_CLUSTER: 'true',
-      EMQ_EXECUTOR: 'script',
+      EMQ_EXECUTOR: 'function',
       EMQ_WIRE: '2',
       EMQ_DEFAULT_QUEUE: 'orders',
       EMQ_DLQ_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/dlq',
@@ -44,7 +44,7 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({
       urls: ['rediss://a:6379', 'rediss://b:6379'],
       cluster: true,
-      executor: 'script',
+      executor: 'function',
       wire: '2',
       defaultQueue: 'orders',
       maxPayloadBytes: 1024,

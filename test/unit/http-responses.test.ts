@@ -31,7 +31,7 @@ describe('problemOf', () => {
     [new ConflictError('EMQ_CONFLICT', 'other payload'), 409, 'EMQ_CONFLICT'],
     [new ConflictError('EMQ_IDEMPOTENCY_MISMATCH', 'other body'), 422, 'EMQ_IDEMPOTENCY_MISMATCH'],
     [new RefusedError('EMQ_WRONGTYPE', 'wrong type'), 500, 'EMQ_WRONGTYPE'],
-    [new RefusedError('EMQ_NO_MODULE', 'no module'), 500, 'EMQ_NO_MODULE'],
+    [new ConfigError('no module', { code: 'EMQ_NO_MODULE' }), 500, 'EMQ_NO_MODULE'],
     [new ConfigError('EMQ_URL is invalid'), 500, 'EMQ_CONFIG'],
   ])('maps a permanent %o to its status and code, without Retry-After', (error, status, code) => {
     const problem = problemOf(error);

@@ -81,18 +81,18 @@ describe('keys', () => {
     expect(fenceKey).toBe('{emq}:version');
   });
 
-  it('names a dedupe record by the base64url sha256 of the key', () => {
-    // sha256("abc") = ba7816bf...; its base64url form is fixed by the standard.
-    expect(dedupeKey('orders', 'abc')).toBe(
-      'emq:{orders}:dedupe:ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0',
+  it('names a dedupe record by the base64url sha256 of namespace:key', () => {
+    expect(dedupeKey('orders', 'call', 'abc')).toBe(
+      'emq:{orders}:dedupe:cOfVtpSr_o7e35VdlTWH8uxpYtMiSZrnpGRrV6t_S0I',
     );
+    expect(dedupeKey('orders', 'http', 'abc')).not.toBe(dedupeKey('orders', 'sqs', 'abc'));
   });
 
   it('refuses to build a key for an invalid queue or id', () => {
     expect(codeOf(() => jobKey('a:b', id))).toBe('EMQ_INVALID_QUEUE');
     expect(codeOf(() => jobKey('orders', 'JOBX'))).toBe('EMQ_INVALID_ID');
-    expect(codeOf(() => dedupeKey('orders', ''))).toBe('EMQ_INVALID_REQUEST');
-    expect(codeOf(() => dedupeKey('orders', 'k'.repeat(257)))).toBe('EMQ_INVALID_REQUEST');
+    expect(codeOf(() => dedupeKey('orders', 'http', ''))).toBe('EMQ_INVALID_REQUEST');
+    expect(codeOf(() => dedupeKey('orders', 'http', 'k'.repeat(257)))).toBe('EMQ_INVALID_REQUEST');
   });
 
   it('puts every key of a queue on one slot', () => {
@@ -100,7 +100,7 @@ describe('keys', () => {
       const slot = queueSlot(queue);
       expect(slotOf(jobKey(queue, id))).toBe(slot);
       expect(slotOf(pendingKey(queue))).toBe(slot);
-      expect(slotOf(dedupeKey(queue, 'message-1'))).toBe(slot);
+      expect(slotOf(dedupeKey(queue, 'sqs', 'message-1'))).toBe(slot);
     }
   });
 

@@ -1,14 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
+  ConfigError,
   ConflictError,
   classify,
   classifyFailure,
   EmqError,
   FenceError,
   InvalidInputError,
+  OUTCOMES,
   PausedError,
   RefusedError,
   UnavailableError,
+  UnconfirmedError,
 } from '../../src/index.js';
 
 class ReplyError extends Error {}
@@ -43,11 +46,50 @@ describe('classify', () => {
     ],
     [
       "ERR unknown command 'EMQ.ENQUEUE', with args beginning with: ",
-      RefusedError,
+      ConfigError,
       'EMQ_NO_MODULE',
       false,
       500,
     ],
+    // Issue 14, defect 6: each of these was a permanent EMQ_UNKNOWN (DLQ, HTTP 500).
+    [
+      'NOREPLICAS Not enough good replicas to write.',
+      UnavailableError,
+      'EMQ_UNAVAILABLE',
+      true,
+      503,
+    ],
+    [
+      'MISCONF Errors writing to the AOF file: No space left on device',
+      UnavailableError,
+      'EMQ_UNAVAILABLE',
+      true,
+      503,
+    ],
+    [
+      "Cluster isn't ready and enableOfflineQueue options is false",
+      UnavailableError,
+      'EMQ_UNAVAILABLE',
+      true,
+      503,
+    ],
+    ['Node is disconnected', UnavailableError, 'EMQ_UNAVAILABLE', true, 503],
+    [
+      "NOPERM User emq has no permissions to run the 'fcall' command",
+      ConfigError,
+      'EMQ_CONFIG',
+      false,
+      500,
+    ],
+    ['NOAUTH Authentication required.', ConfigError, 'EMQ_CONFIG', false, 500],
+    [
+      'WRONGPASS invalid username-password pair or user is disabled.',
+      ConfigError,
+      'EMQ_CONFIG',
+      false,
+      500,
+    ],
+    ['ERR Function not found', FenceError, 'EMQWIRE', true, 503],
     [
       'LOADING Valkey is loading the dataset in memory',
       UnavailableError,
@@ -85,12 +127,19 @@ describe('classify', () => {
     expect(outcome).toMatchObject({ code, retryable, status });
   });
 
-  it.each([['ECONNRESET'], ['ECONNREFUSED'], ['ETIMEDOUT'], ['EPIPE'], ['EHOSTUNREACH']])(
-    'maps the socket error %s to unavailable',
-    (code) => {
-      expect(classifyFailure(errnoError(code))).toBeInstanceOf(UnavailableError);
-    },
-  );
+  it.each([
+    ['ECONNRESET'],
+    ['ECONNREFUSED'],
+    ['ETIMEDOUT'],
+    ['EPIPE'],
+    ['EHOSTUNREACH'],
+    ['EADDRNOTAVAIL'],
+    ['ENETDOWN'],
+    ['EHOSTDOWN'],
+    ['EPROTO'],
+  ])('maps the socket error %s to unavailable', (code) => {
+    expect(classifyFailure(errnoError(code))).toBeInstanceOf(UnavailableError);
+  });
 
   it('keeps the original failure as the cause of an unknown reply', () => {
     const original = new ReplyError('ERR something new');
@@ -119,6 +168,8 @@ describe('the error family', () => {
       [new FenceError('x'), 'EMQWIRE', true, 503],
       [new PausedError('x'), 'EMQ_PAUSED', true, 503],
       [new UnavailableError('x'), 'EMQ_UNAVAILABLE', true, 503],
+      [new UnconfirmedError('JOB0KHTOWnGLuC', 'x'), 'EMQ_UNCONFIRMED', true, 503],
+      [new ConfigError('x', { code: 'EMQ_NO_MODULE' }), 'EMQ_NO_MODULE', false, 500],
     ];
     for (const [error, code, retryable, status] of rows) {
       expect(error).toBeInstanceOf(EmqError);
@@ -128,6 +179,37 @@ describe('the error family', () => {
         status,
       });
     }
+  });
+
+  it("sends to the DLQ only what is the record's own fault (SPEC §7)", () => {
+    const dead = Object.entries(OUTCOMES)
+      .filter(([, outcome]) => outcome.recordFault)
+      .map(([code]) => code)
+      .sort();
+    expect(dead).toEqual(
+      [
+        'EMQKIND',
+        'EMQLAYOUT',
+        'EMQ_CONFLICT',
+        'EMQ_IDEMPOTENCY_MISMATCH',
+        'EMQ_INVALID_ID',
+        'EMQ_INVALID_QUEUE',
+        'EMQ_INVALID_REQUEST',
+        'EMQ_PAYLOAD_TOO_LARGE',
+        'EMQ_WRONGTYPE',
+      ].sort(),
+    );
+    expect(new ConfigError('x').recordFault).toBe(false);
+    expect(new RefusedError('EMQ_UNKNOWN', 'x').recordFault).toBe(false);
+  });
+
+  it('gives every retryable outcome a Retry-After and names the job of an unconfirmed write', () => {
+    for (const outcome of Object.values(OUTCOMES)) {
+      expect(outcome.retryable ? outcome.retryAfterSeconds : undefined).toSatisfy(
+        (value: number | undefined) => (outcome.retryable ? (value ?? 0) > 0 : value === undefined),
+      );
+    }
+    expect(new UnconfirmedError('JOB0KHTOWnGLuC', 'x').jobId).toBe('JOB0KHTOWnGLuC');
   });
 
   it('names each error after its class', () => {

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setLogSink } from '../../functions/shared/log.js';
 import { handleSqsBatch, type SqsBatchDeps } from '../../functions/sqs/batch.js';
 import type { DlqSender } from '../../functions/sqs/dlq.js';
-import { RefusedError, UnavailableError } from '../../src/index.js';
+import { ConfigError, UnavailableError } from '../../src/index.js';
 import { sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
 
 const DLQ = 'https://sqs.us-east-2.amazonaws.com/123456789012/emq-dead';
@@ -92,7 +92,7 @@ describe('handleSqsBatch without Valkey', () => {
 
   it('retries good records rather than dead-lettering them when the connection fails for good', async () => {
     const { sqs, sent } = acceptingSqs();
-    const noModule = new RefusedError('EMQ_NO_MODULE', 'no module');
+    const noModule = new ConfigError('no module', { code: 'EMQ_NO_MODULE' });
     const record = sqsRecord({ body: 'a' });
     const response = await handleSqsBatch(sqsEvent([record]), deps(unreachable(noModule), sqs), {
       dlqUrl: DLQ,
@@ -102,6 +102,29 @@ describe('handleSqsBatch without Valkey', () => {
     const failures = lines.filter((line) => line.message === 'sqs connection failed');
     expect(failures).toHaveLength(1);
     expect(failures[0]).toMatchObject({ level: 'error', code: 'EMQ_NO_MODULE' });
+  });
+
+  it('dead-letters a bad queue, a bad id and an oversized body while Valkey is down, and retries the good one', async () => {
+    const { sqs, sent } = acceptingSqs();
+    const bad = [
+      sqsRecord({ body: 'a', queue: 'no{braces}' }),
+      sqsRecord({ body: 'b', jobId: 'JOB-not-an-id' }),
+      sqsRecord({ body: 'x'.repeat(64) }),
+    ];
+    const good = sqsRecord({ body: 'fine' });
+    const response = await handleSqsBatch(sqsEvent([...bad, good]), deps(unreachable(), sqs), {
+      dlqUrl: DLQ,
+      maxPayloadBytes: 32,
+    });
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: good.messageId }]);
+    const lettered = sent.flatMap((input) => input.Entries ?? []);
+    expect(lettered).toHaveLength(3);
+    expect(records(lines).map((line) => line.code)).toEqual([
+      'EMQ_INVALID_QUEUE',
+      'EMQ_INVALID_ID',
+      'EMQ_PAYLOAD_TOO_LARGE',
+      'EMQ_UNAVAILABLE',
+    ]);
   });
 
   it('makes a permanent failure a batch item failure, logged once, when no DLQ is set', async () => {

@@ -20,14 +20,14 @@ function refusal(value: EnqueueRequest | InvalidInputError): InvalidInputError {
 }
 
 describe('requestOf', () => {
-  it('keys a text record by its messageId and derives its id from SentTimestamp', () => {
+  it('keys a text record by its messageId, in the sqs namespace', () => {
     const [record] = standard.Records;
     if (record === undefined) throw new Error('fixture has no record');
     expect(requestOf(record, 'default')).toEqual({
       queue: 'reports',
       payload: Buffer.from('{"report":"monthly","month":"2026-10"}'),
       idempotencyKey: '059f36b4-87a3-44ab-83d2-661975830a7d',
-      derive: { timeMs: 1_764_498_000_000, firstAttempt: true },
+      keyNamespace: 'sqs',
     });
   });
 
@@ -45,15 +45,12 @@ describe('requestOf', () => {
     expect(request(requestOf(sqsRecord({ body: 'x' }), 'fallback')).queue).toBe('fallback');
   });
 
-  it('marks a redelivery as not a first attempt', () => {
-    const derived = request(requestOf(sqsRecord({ receiveCount: 3 }), 'q')).derive;
-    expect(derived?.firstAttempt).toBe(false);
-  });
-
-  it('lets the core mint when SentTimestamp is missing', () => {
-    const record = sqsRecord({ body: 'x' });
-    const withoutTime = { ...record, attributes: { ...record.attributes, SentTimestamp: '' } };
-    expect(request(requestOf(withoutTime, 'q')).derive).toBeUndefined();
+  it('keys a record by its messageId in the sqs namespace, first delivery or not', () => {
+    const record = sqsRecord({ receiveCount: 3 });
+    expect(request(requestOf(record, 'q'))).toMatchObject({
+      idempotencyKey: record.messageId,
+      keyNamespace: 'sqs',
+    });
   });
 
   it('keeps every byte of a text body, empty included', () => {

@@ -1,0 +1,78 @@
+/**
+ * A TCP proxy in front of one valkey-server that can lose a reply: once armed, the first
+ * client write that matches is forwarded and executed, but its reply is dropped and the
+ * client's connection closed, as a network fault after the server ran the command would.
+ * A client library that resends the command after reconnecting then runs it twice.
+ */
+import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
+import { LOOPBACK } from '../../support/ports.js';
+
+export interface ReplyDropProxy {
+  readonly port: number;
+  readonly url: string;
+  /** Drops the reply to the next client write whose bytes contain `marker`. */
+  dropReplyTo(marker: string): void;
+  /** How many replies were dropped so far. */
+  dropped(): number;
+  close(): Promise<void>;
+}
+
+/** What proxies in front of one cluster share: one armed drop for all of them. */
+export interface DropTrigger {
+  marker: string | undefined;
+}
+
+export async function startReplyDropProxy(
+  upstreamPort: number,
+  trigger: DropTrigger = { marker: undefined },
+): Promise<ReplyDropProxy> {
+  let dropped = 0;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const upstream = tcpConnect(upstreamPort, LOOPBACK);
+    sockets.add(client);
+    sockets.add(upstream);
+    let doomed = false;
+    client.on('data', (bytes) => {
+      if (trigger.marker !== undefined && bytes.includes(trigger.marker)) {
+        trigger.marker = undefined;
+        doomed = true;
+      }
+      upstream.write(bytes);
+    });
+    upstream.on('data', (bytes) => {
+      if (!doomed) {
+        client.write(bytes);
+        return;
+      }
+      // The server answered: the command ran. Its reply is lost with the connection.
+      dropped += 1;
+      end();
+    });
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    client.on('close', end);
+    upstream.on('close', end);
+    client.on('error', end);
+    upstream.on('error', end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, LOOPBACK, resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('proxy has no port');
+  return {
+    port: address.port,
+    url: `redis://${LOOPBACK}:${address.port}`,
+    dropReplyTo: (text) => {
+      trigger.marker = text;
+    },
+    dropped: () => dropped,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
