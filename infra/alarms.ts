@@ -10,11 +10,21 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { CacheMetrics } from './cache/cache.js';
+
+/** Memory use, in % of the node (or the storage limit), above which an operator must act. */
+export const CACHE_MEMORY_ALARM_PERCENT = 80;
+/** Seconds a replica may trail its primary: writes acknowledged by WAIT wait on this lag. */
+export const REPLICATION_LAG_ALARM_SECONDS = 5;
+/** An alarm's math expression may read at most this many metrics. */
+const METRICS_PER_ALARM = 10;
 
 export interface EchoMqAlarmsProps {
   readonly functions: Readonly<Record<string, lambda.IFunction>>;
   readonly deadLetters: sqs.IQueue;
   readonly stage: apigw.HttpStage;
+  /** The cache's metrics, where the stack owns the cache. Default: none (no cache alarms). */
+  readonly cache?: CacheMetrics | undefined;
   /** SNS topic the alarms notify. Default: none. */
   readonly topicArn?: string | undefined;
 }
@@ -52,18 +62,64 @@ export class EchoMqAlarms extends Construct {
       props.stage.metricServerError({ period: PERIOD, statistic: 'Sum' }),
     );
 
+    if (props.cache !== undefined) this.addCacheAlarms(props.cache);
+
     if (props.topicArn !== undefined) {
       const action = new SnsAction(sns.Topic.fromTopicArn(this, 'Topic', props.topicArn));
       for (const alarm of this.alarms) alarm.addAlarmAction(action);
     }
   }
 
-  private add(id: string, description: string, metric: cloudwatch.IMetric): void {
+  private addCacheAlarms(cache: CacheMetrics): void {
+    const watch = (
+      id: string,
+      description: string,
+      metrics: readonly cloudwatch.IMetric[],
+      threshold: number,
+    ) => {
+      // MAX over the nodes: one node evicting or full is enough to break a promise.
+      for (let start = 0; start < metrics.length; start += METRICS_PER_ALARM) {
+        const chunk = metrics.slice(start, start + METRICS_PER_ALARM);
+        const suffix =
+          metrics.length > METRICS_PER_ALARM ? String(start / METRICS_PER_ALARM + 1) : '';
+        const metric =
+          chunk.length === 1 && chunk[0] !== undefined
+            ? chunk[0]
+            : new cloudwatch.MathExpression({
+                expression: `MAX([${chunk.map((_, index) => `m${index}`).join(',')}])`,
+                usingMetrics: Object.fromEntries(chunk.map((m, index) => [`m${index}`, m])),
+                period: Duration.minutes(1),
+                label: id,
+              });
+        this.add(`${id}${suffix}`, description, metric, threshold);
+      }
+    };
+    watch(
+      'CacheEvictions',
+      'The cache evicted keys: dedupe records or rows may be gone (SPEC §11); add memory or shards.',
+      cache.evictions,
+      1,
+    );
+    watch(
+      'CacheMemory',
+      `Cache memory use is above ${CACHE_MEMORY_ALARM_PERCENT} %: writes will be refused (noeviction) when it is full; scale up or out.`,
+      cache.memoryPercent,
+      CACHE_MEMORY_ALARM_PERCENT,
+    );
+    watch(
+      'CacheReplicationLag',
+      `A replica trails its primary by ${REPLICATION_LAG_ALARM_SECONDS} s or more: acknowledged writes (EMQ_ACK_REPLICAS) wait or answer EMQ_UNCONFIRMED.`,
+      cache.replicationLag,
+      REPLICATION_LAG_ALARM_SECONDS,
+    );
+  }
+
+  private add(id: string, description: string, metric: cloudwatch.IMetric, threshold = 1): void {
     this.alarms.push(
       new cloudwatch.Alarm(this, id, {
         alarmDescription: `echomq-lambda: ${description}`,
         metric,
-        threshold: 1,
+        threshold,
         evaluationPeriods: 1,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,

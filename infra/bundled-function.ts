@@ -9,7 +9,7 @@ import { Construct } from 'constructs';
 import { BUNDLE_HANDLER, type BundleName, bundlePath } from './bundles.js';
 import type { EchoMqCache } from './cache/cache.js';
 import type { EchoMqNetwork } from './network.js';
-import type { ResolvedSettings } from './settings.js';
+import type { ResolvedSettings, RuntimeName } from './settings.js';
 
 export interface BundledFunctionProps {
   readonly bundle: BundleName;
@@ -23,8 +23,11 @@ export interface BundledFunctionProps {
   readonly cache: EchoMqCache;
 }
 
-/** The runtime SPEC §10 targets (middy 7 and the tests run on Node 22). */
-export const RUNTIME = lambda.Runtime.NODEJS_22_X;
+/** The Lambda runtimes a deployment may choose (settings.runtime); the bundles target Node 22. */
+export const RUNTIMES: Readonly<Record<RuntimeName, lambda.Runtime>> = {
+  'nodejs22.x': lambda.Runtime.NODEJS_22_X,
+  'nodejs24.x': lambda.Runtime.NODEJS_24_X,
+};
 
 export class BundledFunction extends Construct {
   readonly function: lambda.Function;
@@ -41,7 +44,7 @@ export class BundledFunction extends Construct {
       description: props.description,
       code: lambda.Code.fromAsset(bundlePath(settings.bundleDir, props.bundle)),
       handler: BUNDLE_HANDLER,
-      runtime: RUNTIME,
+      runtime: RUNTIMES[settings.runtime],
       architecture: lambda.Architecture.ARM_64,
       timeout: Duration.seconds(props.timeoutSeconds),
       memorySize: props.memoryMiB,
@@ -49,14 +52,13 @@ export class BundledFunction extends Construct {
       logGroup: this.logGroup,
       vpc: network.vpc,
       vpcSubnets: network.functionSubnets,
-      securityGroups: [network.functionsSecurityGroup],
+      securityGroups: network.functionsSecurityGroups,
     });
     cache.grantCredentials(this.function);
 
     Validations.of(this.function).acknowledge({
       id: 'AwsSolutions-L1',
-      reason:
-        'The bundles target Node 22 (esbuild target node22, middy 7 and the test suite run on Node 22); nodejs22.x is a supported Lambda runtime.',
+      reason: `The bundles target Node 22 (esbuild target node22; the handlers run on Node 22 and 24); ${settings.runtime} is a supported Lambda runtime the deployment chose.`,
     });
     for (const policy of ['AWSLambdaBasicExecutionRole', 'AWSLambdaVPCAccessExecutionRole']) {
       Validations.of(this.function).acknowledge({

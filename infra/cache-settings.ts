@@ -6,8 +6,13 @@ import { existsSync } from 'node:fs';
 import { ARM64_MODULE } from '../module/artifacts.js';
 
 /** Where the functions find Valkey. */
-export type CacheKind = 'elasticache' | 'existing' | 'selfmanaged';
-export const CACHE_KINDS: readonly CacheKind[] = ['elasticache', 'existing', 'selfmanaged'];
+export type CacheKind = 'elasticache' | 'serverless' | 'existing' | 'selfmanaged';
+export const CACHE_KINDS: readonly CacheKind[] = [
+  'elasticache',
+  'serverless',
+  'existing',
+  'selfmanaged',
+];
 
 /**
  * The ACL rules of the functions' ElastiCache user: the EchoMQ keys only; reads, writes,
@@ -29,6 +34,26 @@ export interface ElastiCacheSettings {
   readonly engineVersion?: string;
   /** TCP port of the nodes. Default `6379`. */
   readonly port?: number;
+  /** ACL rules of the functions' RBAC user. Default DEFAULT_ACCESS_STRING. */
+  readonly accessString?: string;
+  /** Days of automatic daily snapshots kept; 0 turns them off. Default `1`. */
+  readonly snapshotRetentionDays?: number;
+}
+
+/**
+ * ElastiCache Serverless for Valkey: one TLS endpoint in cluster mode, billed by data stored and
+ * ElastiCache Processing Units. It forces `volatile-lru`, so the functions run with
+ * EMQ_ALLOW_VOLATILE_EVICTION=true (SPEC §11): at the storage limit, dedupe records (the keys
+ * with a TTL) are evicted and a late replay of an evicted key admits a second job.
+ */
+export interface ServerlessCacheSettings {
+  readonly kind: 'serverless';
+  /** Valkey major version. Default `'8'`. */
+  readonly majorEngineVersion?: string;
+  /** Most data stored, in GB (1 to 5000): above it the service evicts keys with a TTL. Default `10`. */
+  readonly dataStorageMaxGb?: number;
+  /** Most ElastiCache Processing Units per second (1000 to 15,000,000). Default `100000`. */
+  readonly ecpuPerSecondMax?: number;
   /** ACL rules of the functions' RBAC user. Default DEFAULT_ACCESS_STRING. */
   readonly accessString?: string;
   /** Days of automatic daily snapshots kept; 0 turns them off. Default `1`. */
@@ -83,13 +108,18 @@ export interface SelfManagedCacheSettings {
   readonly replacedNodes?: readonly number[];
 }
 
-export type CacheSettings = ElastiCacheSettings | ExistingCacheSettings | SelfManagedCacheSettings;
+export type CacheSettings =
+  | ElastiCacheSettings
+  | ServerlessCacheSettings
+  | ExistingCacheSettings
+  | SelfManagedCacheSettings;
 
 /** A settings object with every default applied. */
 export type Resolved<T> = { readonly [K in keyof T]-?: Exclude<T[K], undefined> };
 
 export type ResolvedCache =
   | Resolved<ElastiCacheSettings>
+  | Resolved<ServerlessCacheSettings>
   | (Resolved<Omit<ExistingCacheSettings, 'secretArn'>> & {
       readonly secretArn: string | undefined;
     })
@@ -123,10 +153,29 @@ export function resolveCache(
       int('shards', cache.shards, 1, 500);
       int('replicasPerShard', cache.replicasPerShard, 1, 5);
       check(
-        /^(7\.2|[89]\.\d+)$/.test(cache.engineVersion),
-        "engineVersion must be a Valkey version from 7.2 (for example '8.0').",
+        /^(7\.2|8\.[0-2]|9\.[0-1])$/.test(cache.engineVersion),
+        'engineVersion must be a Valkey version ElastiCache offers: 7.2, 8.0 to 8.2, 9.0 or 9.1.',
       );
       int('port', cache.port, 1_024, 65_535);
+      check(/^on\s/.test(cache.accessString), "accessString must start with 'on'.");
+      int('snapshotRetentionDays', cache.snapshotRetentionDays, 0, 35);
+      return cache;
+    }
+    case 'serverless': {
+      const cache = {
+        kind: input.kind,
+        majorEngineVersion: input.majorEngineVersion ?? '8',
+        dataStorageMaxGb: input.dataStorageMaxGb ?? 10,
+        ecpuPerSecondMax: input.ecpuPerSecondMax ?? 100_000,
+        accessString: input.accessString ?? DEFAULT_ACCESS_STRING,
+        snapshotRetentionDays: input.snapshotRetentionDays ?? 1,
+      };
+      check(
+        /^(7|8|9)$/.test(cache.majorEngineVersion),
+        "serverlessEngineVersion must be a Valkey major version: '7', '8' or '9'.",
+      );
+      int('dataStorageMaxGb', cache.dataStorageMaxGb, 1, 5_000);
+      int('ecpuPerSecondMax', cache.ecpuPerSecondMax, 1_000, 15_000_000);
       check(/^on\s/.test(cache.accessString), "accessString must start with 'on'.");
       int('snapshotRetentionDays', cache.snapshotRetentionDays, 0, 35);
       return cache;

@@ -2,11 +2,14 @@
  * Reads the deployment's choices from CDK context (`-c key=value` or cdk.json "context") into
  * settings, collecting every problem, including keys that do not fit the chosen cache or auth.
  */
+import { unknownKeys } from './context-keys.js';
 import {
   CACHE_KINDS,
   type CacheKind,
   type CacheSettings,
   type EchoMqSettings,
+  RUNTIMES,
+  type RuntimeName,
 } from './settings.js';
 
 /** Reads one context value; `node.tryGetContext` fits. */
@@ -15,7 +18,15 @@ export type ContextReader = (key: string) => unknown;
 /** Context keys that only mean something for one cache kind. */
 const CACHE_KEYS: Readonly<Record<CacheKind, readonly string[]>> = {
   elasticache: ['nodeType', 'shards', 'replicasPerShard', 'engineVersion'],
-  existing: ['valkeyEndpoint', 'valkeyCluster', 'valkeySecretArn'],
+  serverless: ['serverlessEngineVersion', 'dataStorageMaxGb', 'ecpuPerSecondMax'],
+  existing: [
+    'valkeyEndpoint',
+    'valkeyCluster',
+    'valkeySecretArn',
+    'vpcId',
+    'subnetIds',
+    'securityGroupIds',
+  ],
   selfmanaged: [
     'moduleArtifact',
     'selfManagedShards',
@@ -31,6 +42,7 @@ const JWT_KEYS = ['jwtIssuer', 'jwtAudience'];
 export const CONTEXT_KEYS = [
   'cache',
   ...CACHE_KEYS.elasticache,
+  ...CACHE_KEYS.serverless,
   ...CACHE_KEYS.existing,
   ...CACHE_KEYS.selfmanaged,
   'auth',
@@ -40,6 +52,17 @@ export const CONTEXT_KEYS = [
   'throttleRate',
   'throttleBurst',
   'maxConcurrency',
+  'provisionedPollers',
+  'batchSize',
+  'maxBatchingWindowSeconds',
+  'fifo',
+  'visibilityTimeoutSeconds',
+  'maxReceiveCount',
+  'dedupeTtlMs',
+  'ackReplicas',
+  'ackTimeoutMs',
+  'interfaceEndpoints',
+  'runtime',
   'logRetentionDays',
   'keepLogsOnDelete',
   'alarmTopicArn',
@@ -47,12 +70,19 @@ export const CONTEXT_KEYS = [
   'stackName',
 ] as const;
 
-export function settingsFromContext(read: ContextReader): {
+/**
+ * @param keys every context key present (`node.getAllContext()`); each one the app does not
+ * read is a problem naming the closest known key. Default: none checked.
+ */
+export function settingsFromContext(
+  read: ContextReader,
+  keys: readonly string[] = [],
+): {
   settings: EchoMqSettings;
   stackName: string;
   problems: string[];
 } {
-  const problems: string[] = [];
+  const problems: string[] = unknownKeys(keys, CONTEXT_KEYS);
   const text = (key: string): string | undefined => {
     const value = read(key);
     if (value === undefined || value === null || value === '') return undefined;
@@ -105,7 +135,13 @@ export function settingsFromContext(read: ContextReader): {
   const settings: EchoMqSettings = {
     ...(cache === undefined ? {} : { cache }),
     bundleDir: text('bundleDir'),
-    emq: { wire: text('wire'), defaultQueue: text('defaultQueue') },
+    emq: {
+      wire: text('wire'),
+      defaultQueue: text('defaultQueue'),
+      dedupeTtlMs: number('dedupeTtlMs'),
+      ackReplicas: number('ackReplicas'),
+      ackTimeoutMs: number('ackTimeoutMs'),
+    },
     http: {
       auth:
         auth === 'jwt'
@@ -114,7 +150,22 @@ export function settingsFromContext(read: ContextReader): {
       throttleRate: number('throttleRate'),
       throttleBurst: number('throttleBurst'),
     },
-    sqs: { maxConcurrency: number('maxConcurrency') },
+    sqs: {
+      maxConcurrency: number('maxConcurrency'),
+      provisionedPollers: pollers(text('provisionedPollers'), problems),
+      batchSize: number('batchSize'),
+      maxBatchingWindowSeconds: number('maxBatchingWindowSeconds'),
+      fifo: flag('fifo'),
+      visibilityTimeoutSeconds: number('visibilityTimeoutSeconds'),
+      maxReceiveCount: number('maxReceiveCount'),
+    },
+    network: {
+      interfaceEndpoints: flag('interfaceEndpoints'),
+      vpcId: text('vpcId'),
+      subnetIds: list('subnetIds'),
+      securityGroupIds: list('securityGroupIds'),
+    },
+    runtime: runtimeOf(text('runtime'), problems),
     logRetentionDays: number('logRetentionDays'),
     keepLogsOnDelete: flag('keepLogsOnDelete'),
     alarmTopicArn: text('alarmTopicArn'),
@@ -143,6 +194,13 @@ function cacheFromContext(kind: string, read: Readers): CacheSettings | undefine
         replicasPerShard: read.number('replicasPerShard'),
         engineVersion: read.text('engineVersion'),
       };
+    case 'serverless':
+      return {
+        kind,
+        majorEngineVersion: read.text('serverlessEngineVersion'),
+        dataStorageMaxGb: read.number('dataStorageMaxGb'),
+        ecpuPerSecondMax: read.number('ecpuPerSecondMax'),
+      };
     case 'existing':
       return {
         kind,
@@ -163,4 +221,26 @@ function cacheFromContext(kind: string, read: Readers): CacheSettings | undefine
     default:
       return undefined;
   }
+}
+
+/** `min,max` of provisionedPollers. */
+function pollers(
+  value: string | undefined,
+  problems: string[],
+): { min: number; max: number } | undefined {
+  if (value === undefined) return undefined;
+  const match = /^(\d+)\s*,\s*(\d+)$/.exec(value);
+  if (match === null) {
+    problems.push('provisionedPollers must be min,max (for example 2,20).');
+    return undefined;
+  }
+  return { min: Number(match[1]), max: Number(match[2]) };
+}
+
+function runtimeOf(value: string | undefined, problems: string[]): RuntimeName | undefined {
+  if (value === undefined) return undefined;
+  const known = RUNTIMES.find((runtime) => runtime === value);
+  if (known === undefined)
+    problems.push(`runtime must be one of ${RUNTIMES.join(', ')}; got '${value}'.`);
+  return known;
 }

@@ -17,7 +17,10 @@ export interface EchoMqAppOptions extends AppProps {
 export function createEchoMqApp(options: EchoMqAppOptions = {}): { app: App; stack: EchoMqStack } {
   const { env = defaultEnvironment(), ...appProps } = options;
   const app = new App(appProps);
-  const fromContext = settingsFromContext((key) => app.node.tryGetContext(key));
+  const fromContext = settingsFromContext(
+    (key) => app.node.tryGetContext(key),
+    Object.keys(app.node.getAllContext()),
+  );
   const { settings, problems } = resolveSettings(fromContext.settings);
   const all = [...fromContext.problems, ...problems, ...missingBundles(settings.bundleDir)];
   if (all.length > 0) throw new InvalidSettingsError(all);

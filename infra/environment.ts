@@ -12,5 +12,7 @@ export function emqEnvironment(settings: ResolvedSettings): Record<string, strin
     EMQ_DEDUPE_TTL_MS: String(emq.dedupeTtlMs),
     EMQ_COMMAND_TIMEOUT_MS: String(emq.commandTimeoutMs),
     EMQ_CONNECT_TIMEOUT_MS: String(emq.connectTimeoutMs),
+    EMQ_ACK_REPLICAS: String(emq.ackReplicas),
+    EMQ_ACK_TIMEOUT_MS: String(emq.ackTimeoutMs),
   };
 }

@@ -2,6 +2,7 @@
  * The two faces: the HTTP function behind the API and the SQS function fed by the source
  * queue (batches of 10, partial batch responses, bounded concurrency).
  */
+import { Duration } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { BundledFunction } from './bundled-function.js';
@@ -56,8 +57,21 @@ export class EchoMqFunctions extends Construct {
       target: this.sqs,
       eventSourceArn: queues.source.queueArn,
       batchSize: settings.sqs.batchSize,
+      ...(settings.sqs.maxBatchingWindowSeconds > 0
+        ? { maxBatchingWindow: Duration.seconds(settings.sqs.maxBatchingWindowSeconds) }
+        : {}),
       reportBatchItemFailures: true,
-      maxConcurrency: settings.sqs.maxConcurrency,
+      ...(settings.sqs.maxConcurrency === undefined
+        ? {}
+        : { maxConcurrency: settings.sqs.maxConcurrency }),
+      ...(settings.sqs.provisionedPollers === undefined
+        ? {}
+        : {
+            provisionedPollerConfig: {
+              minimumPollers: settings.sqs.provisionedPollers.min,
+              maximumPollers: settings.sqs.provisionedPollers.max,
+            },
+          }),
     });
   }
 }

@@ -19,13 +19,18 @@ export class EchoMqQueues extends Construct {
   constructor(scope: Construct, id: string, props: EchoMqQueuesProps) {
     super(scope, id);
     const { sqs: settings } = props.settings;
+    // A FIFO source redrives only into a FIFO DLQ; the function sends dead letters with their
+    // group id and messageId as the deduplication id (functions/sqs/dlq.ts).
+    const fifo = settings.fifo ? { fifo: true } : {};
     this.deadLetters = new sqs.Queue(this, 'DeadLetters', {
+      ...fifo,
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       // The longest SQS keeps anything: time for an operator to look and redrive.
       retentionPeriod: Duration.days(14),
     });
     this.source = new sqs.Queue(this, 'Source', {
+      ...fifo,
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       visibilityTimeout: Duration.seconds(settings.visibilityTimeoutSeconds),

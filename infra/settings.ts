@@ -8,12 +8,15 @@
 
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULTS } from '../src/config.js';
+import { checkAckReplicas, defaultAckReplicas } from './ack-settings.js';
 import {
   type CacheSettings,
   type Resolved,
   type ResolvedCache,
   resolveCache,
 } from './cache-settings.js';
+import { resolveNetwork } from './network-settings.js';
+import { checkDedupeTtl, type ResolvedSqs, resolveSqs, type SqsSettings } from './sqs-settings.js';
 
 export {
   CACHE_KINDS,
@@ -26,7 +29,9 @@ export {
   type ResolvedCache,
   SELFMANAGED_ACCESS_STRING,
   type SelfManagedCacheSettings,
+  type ServerlessCacheSettings,
 } from './cache-settings.js';
+export type { SqsSettings } from './sqs-settings.js';
 
 /** The EMQ_* tunables every function receives (see src/config.ts for their meaning). */
 export interface EmqSettings {
@@ -42,6 +47,14 @@ export interface EmqSettings {
   readonly commandTimeoutMs?: number;
   /** `EMQ_CONNECT_TIMEOUT_MS`. Default `3000`. */
   readonly connectTimeoutMs?: number;
+  /**
+   * `EMQ_ACK_REPLICAS` (SPEC §11): replicas that must confirm each write before it is
+   * acknowledged. Default `1` where the stack knows every shard has a replica (elasticache,
+   * selfmanaged with replicas), else `0` (existing, serverless, no replicas).
+   */
+  readonly ackReplicas?: number;
+  /** `EMQ_ACK_TIMEOUT_MS`: how long WAIT may wait for them. Default `1000`. */
+  readonly ackTimeoutMs?: number;
 }
 
 export type ApiAuth =
@@ -67,29 +80,30 @@ export interface HttpSettings {
   readonly memoryMiB?: number;
 }
 
-export interface SqsSettings {
-  /** Records per invocation, 1 to 10. Default `10`. */
-  readonly batchSize?: number;
-  /** Most concurrent invocations the queue drives, 2 to 1000. Default `10`. */
-  readonly maxConcurrency?: number;
-  /** Function timeout in seconds. Default `30`. */
-  readonly timeoutSeconds?: number;
-  /** Visibility timeout of the source queue; at least 6 × the function timeout. Default 6 × timeoutSeconds. */
-  readonly visibilityTimeoutSeconds?: number;
-  /** Receives before SQS moves a message to the DLQ. Default `5`. */
-  readonly maxReceiveCount?: number;
-  /** Function memory in MiB. Default `512`. */
-  readonly memoryMiB?: number;
-}
-
 export interface NetworkSettings {
   /** CIDR of the VPC the stack creates. Default `'10.40.0.0/16'`. */
   readonly cidr?: string;
   /** Availability zones used, 2 or 3 (Multi-AZ needs 2). Default `2`. */
   readonly maxAzs?: number;
-  /** Create SQS and Secrets Manager interface endpoints (no NAT needed). Default `true`. */
+  /**
+   * Create SQS and Secrets Manager interface endpoints. Default `true` in the stack's own VPC,
+   * `false` in the user's (vpcId): that VPC may already have them, or a NAT.
+   */
   readonly interfaceEndpoints?: boolean;
+  /** Deploy the functions into this existing VPC (cache=existing only). Default: a VPC of the stack's own. */
+  readonly vpcId?: string;
+  /** The functions' subnets in that VPC, at least two. Required with vpcId. */
+  readonly subnetIds?: readonly string[];
+  /**
+   * Security groups the functions use in that VPC; the user's rules apply as they are. Default:
+   * a group the stack creates in that VPC, with egress to the Valkey ports and HTTPS only.
+   */
+  readonly securityGroupIds?: readonly string[];
 }
+
+/** The Lambda runtimes the bundles are built and tested for. */
+export const RUNTIMES = ['nodejs22.x', 'nodejs24.x'] as const;
+export type RuntimeName = (typeof RUNTIMES)[number];
 
 export interface EchoMqSettings {
   /** Where the functions find Valkey. Default `{ kind: 'elasticache' }`. */
@@ -102,8 +116,10 @@ export interface EchoMqSettings {
   readonly http?: HttpSettings;
   /** The queues and the SQS function. Default: each field's default. */
   readonly sqs?: SqsSettings;
-  /** The VPC the stack creates. Default: each field's default. */
+  /** The VPC the stack creates, or the user's VPC. Default: each field's default. */
   readonly network?: NetworkSettings;
+  /** Lambda runtime of every function. Default `'nodejs22.x'`. */
+  readonly runtime?: RuntimeName;
   /** Days every log group keeps events (a CloudWatch Logs retention value). Default `30`. */
   readonly logRetentionDays?: number;
   /** Keep log groups when the stack is deleted. Default `false` (a teardown leaves nothing). */
@@ -117,8 +133,11 @@ export interface ResolvedSettings {
   readonly bundleDir: string;
   readonly emq: Resolved<EmqSettings>;
   readonly http: Resolved<HttpSettings>;
-  readonly sqs: Resolved<SqsSettings>;
-  readonly network: Resolved<NetworkSettings>;
+  readonly sqs: ResolvedSqs;
+  readonly network: Resolved<Omit<NetworkSettings, 'vpcId'>> & {
+    readonly vpcId: string | undefined;
+  };
+  readonly runtime: RuntimeName;
   readonly logRetentionDays: RetentionDays;
   readonly keepLogsOnDelete: boolean;
   readonly alarmTopicArn: string | undefined;
@@ -150,7 +169,11 @@ export function resolveSettings(input: EchoMqSettings = {}): {
     dedupeTtlMs: input.emq?.dedupeTtlMs ?? DEFAULTS.dedupeTtlMs,
     commandTimeoutMs: input.emq?.commandTimeoutMs ?? DEFAULTS.commandTimeoutMs,
     connectTimeoutMs: input.emq?.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
+    ackReplicas: input.emq?.ackReplicas ?? defaultAckReplicas(resolvedCache),
+    ackTimeoutMs: input.emq?.ackTimeoutMs ?? DEFAULTS.ackTimeoutMs,
   };
+  checkAckReplicas(emq.ackReplicas, resolvedCache, check, int);
+  int('ackTimeoutMs', emq.ackTimeoutMs, 1, 60_000);
   check(/^[\x21-\x7e]{1,64}$/.test(emq.wire), 'wire must be 1 to 64 printable ASCII characters.');
   check(
     /^[A-Za-z0-9._-]{1,64}$/.test(emq.defaultQueue),
@@ -187,36 +210,12 @@ export function resolveSettings(input: EchoMqSettings = {}): {
   int('http timeoutSeconds', http.timeoutSeconds, 1, 29);
   int('http memoryMiB', http.memoryMiB, 128, 10_240);
 
-  const sqsTimeout = input.sqs?.timeoutSeconds ?? 30;
-  const sqs = {
-    batchSize: input.sqs?.batchSize ?? 10,
-    maxConcurrency: input.sqs?.maxConcurrency ?? 10,
-    timeoutSeconds: sqsTimeout,
-    visibilityTimeoutSeconds: input.sqs?.visibilityTimeoutSeconds ?? 6 * sqsTimeout,
-    maxReceiveCount: input.sqs?.maxReceiveCount ?? 5,
-    memoryMiB: input.sqs?.memoryMiB ?? 512,
-  };
-  int('batchSize', sqs.batchSize, 1, 10);
-  int('maxConcurrency', sqs.maxConcurrency, 2, 1_000);
-  int('sqs timeoutSeconds', sqs.timeoutSeconds, 1, 900);
-  int('visibilityTimeoutSeconds', sqs.visibilityTimeoutSeconds, 0, 43_200);
-  // AWS's rule for SQS-driven functions: a message must stay hidden through retries of a batch.
-  check(
-    sqs.visibilityTimeoutSeconds >= 6 * sqs.timeoutSeconds,
-    `visibilityTimeoutSeconds (${sqs.visibilityTimeoutSeconds}) must be at least 6 × the SQS function timeout (${6 * sqs.timeoutSeconds}).`,
-  );
-  int('maxReceiveCount', sqs.maxReceiveCount, 1, 1_000);
-  int('sqs memoryMiB', sqs.memoryMiB, 128, 10_240);
+  const sqs = resolveSqs(input.sqs, check, int);
+  checkDedupeTtl(emq.dedupeTtlMs, sqs, check);
 
-  const network = {
-    cidr: input.network?.cidr ?? '10.40.0.0/16',
-    maxAzs: input.network?.maxAzs ?? 2,
-    interfaceEndpoints: input.network?.interfaceEndpoints ?? true,
-  };
-  check(
-    /^(\d{1,3}\.){3}\d{1,3}\/(1[6-9]|2[0-4])$/.test(network.cidr),
-    'network cidr must be an IPv4 CIDR from /16 to /24.',
-  );
+  const network = resolveNetwork(input.network, cache.kind, check);
+  const runtime = input.runtime ?? 'nodejs22.x';
+  check(RUNTIMES.includes(runtime), `runtime must be one of ${RUNTIMES.join(', ')}.`);
   int('maxAzs', network.maxAzs, 2, 3);
 
   const logRetentionDays = input.logRetentionDays ?? RetentionDays.ONE_MONTH;
@@ -238,6 +237,7 @@ export function resolveSettings(input: EchoMqSettings = {}): {
       http,
       sqs,
       network,
+      runtime,
       logRetentionDays,
       keepLogsOnDelete: input.keepLogsOnDelete ?? false,
       alarmTopicArn,

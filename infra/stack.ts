@@ -73,6 +73,7 @@ export class EchoMqStack extends Stack {
       functions: { Http: this.functions.http, Sqs: this.functions.sqs },
       deadLetters: this.queues.deadLetters,
       stage: this.api.stage,
+      cache: this.cache.metrics,
       topicArn: settings.alarmTopicArn,
     });
 

@@ -3,23 +3,42 @@
  * existing endpoint, and later a self-managed cluster) is a construct that implements this, so
  * the functions, the fence installer and the outputs never know which one they talk to.
  */
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type { IDependable } from 'constructs';
 import type { CacheKind } from '../settings.js';
+import type { ModulelessExecutor } from './executor.js';
 
 /** The EMQ_* variables that say where Valkey is and how to talk to it; never a password. */
 export interface CacheConnectionEnvironment {
   readonly EMQ_URL: string;
   readonly EMQ_CLUSTER: 'true' | 'false';
-  /** `script` where the server loads no module (ElastiCache), else `native`. */
-  readonly EMQ_EXECUTOR: 'native' | 'function';
+  /** The script/function executor where the server loads no module (ElastiCache), else `native`. */
+  readonly EMQ_EXECUTOR: 'native' | ModulelessExecutor;
+  /** `true` where the service forces a volatile-* memory policy (Serverless; SPEC §11). */
+  readonly EMQ_ALLOW_VOLATILE_EVICTION?: 'true';
   /** The secret `{"username","password"}` read at cold start, where the cache needs AUTH. */
   readonly EMQ_SECRET_ARN?: string;
 }
 
+/** What the alarms and the dashboard watch on a cache the stack owns; each list may hold many nodes. */
+export interface CacheMetrics {
+  /** Names one series in the dashboard ("ElastiCache node"). */
+  readonly label: string;
+  /** Engine CPU % per node, or processing units where there are no nodes. */
+  readonly cpu: readonly cloudwatch.IMetric[];
+  /** Memory used, % of what the node (or the storage limit) allows. */
+  readonly memoryPercent: readonly cloudwatch.IMetric[];
+  readonly evictions: readonly cloudwatch.IMetric[];
+  /** Seconds each replica trails its primary; empty where no replica is visible. */
+  readonly replicationLag: readonly cloudwatch.IMetric[];
+}
+
 export interface EchoMqCache {
   readonly kind: CacheKind;
+  /** What to watch, where the stack owns the cache and CloudWatch has its metrics. */
+  readonly metrics?: CacheMetrics;
   readonly connectionEnvironment: CacheConnectionEnvironment;
   /** host:port of the endpoint the functions use, for the stack output; no credentials. */
   readonly endpoint: string;

@@ -6,6 +6,7 @@ import type { EchoMqCache } from './cache.js';
 import { ElastiCacheValkey } from './elasticache.js';
 import { ExistingValkey } from './existing.js';
 import { SelfManagedValkey } from './selfmanaged.js';
+import { ServerlessValkey } from './serverless.js';
 
 export function createCache(
   scope: Construct,
@@ -16,6 +17,8 @@ export function createCache(
   switch (cache.kind) {
     case 'elasticache':
       return new ElastiCacheValkey(scope, id, { settings: cache, network });
+    case 'serverless':
+      return new ServerlessValkey(scope, id, { settings: cache, network });
     case 'existing':
       return new ExistingValkey(scope, id, { settings: cache });
     case 'selfmanaged':

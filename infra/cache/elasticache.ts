@@ -4,23 +4,26 @@
  * RBAC user whose password lives in Secrets Manager. ElastiCache loads no modules, so the
  * functions run the script executor against it.
  */
-import { Names, Validations } from 'aws-cdk-lib';
+import { Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elasticache from 'aws-cdk-lib/aws-elasticache';
 import type * as iam from 'aws-cdk-lib/aws-iam';
-import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IDependable } from 'constructs';
 import type { EchoMqNetwork } from '../network.js';
 import type { ElastiCacheSettings } from '../settings.js';
-import type { CacheConnectionEnvironment, EchoMqCache } from './cache.js';
+import type { CacheConnectionEnvironment, CacheMetrics, EchoMqCache } from './cache.js';
+import { replicationGroupMetrics } from './cache-metrics.js';
+import { noEvictionParameterGroup } from './engine.js';
+import { SCRIPT_EXECUTOR } from './executor.js';
+import { createRbacUsers } from './rbac.js';
 
 export interface ElastiCacheValkeyProps {
   readonly settings: Required<ElastiCacheSettings>;
   readonly network: EchoMqNetwork;
 }
 
-/** The RBAC user the functions connect as. */
-export const APP_USERNAME = 'emq-app';
+export { APP_USERNAME } from './rbac.js';
 
 export class ElastiCacheValkey extends Construct implements EchoMqCache {
   readonly kind = 'elasticache';
@@ -31,59 +34,17 @@ export class ElastiCacheValkey extends Construct implements EchoMqCache {
   /** `{"username","password"}` of the functions' user. */
   readonly credentials: secretsmanager.Secret;
   readonly replicationGroup: elasticache.CfnReplicationGroup;
+  readonly parameterGroup: elasticache.CfnParameterGroup;
+  readonly metrics: CacheMetrics;
   private readonly port: number;
 
   constructor(scope: Construct, id: string, props: ElastiCacheValkeyProps) {
     super(scope, id);
     const { settings, network } = props;
     this.port = settings.port;
-    // User and group ids are account-wide names: derive them from this construct's path.
-    const idPrefix = rbacIdPrefix(this);
-
-    this.credentials = new secretsmanager.Secret(this, 'Credentials', {
-      description: 'echomq-lambda: Valkey RBAC user of the functions',
-      generateSecretString: {
-        secretStringTemplate: JSON.stringify({ username: APP_USERNAME }),
-        generateStringKey: 'password',
-        passwordLength: 32,
-        excludePunctuation: true,
-      },
-    });
-    // Every user group must hold a user named `default`; this one is switched off, and a
-    // Valkey user group admits only users with a password.
-    const disabledDefault = new secretsmanager.Secret(this, 'DisabledDefaultUserPassword', {
-      description: 'echomq-lambda: password of the switched-off default Valkey user',
-      generateSecretString: { passwordLength: 32, excludePunctuation: true },
-    });
-    for (const secret of [this.credentials, disabledDefault]) {
-      Validations.of(secret).acknowledge({
-        id: 'AwsSolutions-SMG4',
-        reason:
-          'ElastiCache RBAC passwords have no managed rotation; rotate by putting a new secret value and redeploying (the user accepts two passwords during the change).',
-      });
-    }
-
-    const appUser = new elasticache.CfnUser(this, 'AppUser', {
-      engine: 'valkey',
-      userId: `${idPrefix}-app`,
-      userName: APP_USERNAME,
-      accessString: settings.accessString,
-      passwords: [this.credentials.secretValueFromJson('password').unsafeUnwrap()],
-    });
-    const defaultUser = new elasticache.CfnUser(this, 'DisabledDefaultUser', {
-      engine: 'valkey',
-      userId: `${idPrefix}-default`,
-      userName: 'default',
-      accessString: 'off -@all',
-      passwords: [disabledDefault.secretValue.unsafeUnwrap()],
-    });
-    const userGroup = new elasticache.CfnUserGroup(this, 'UserGroup', {
-      engine: 'valkey',
-      userGroupId: idPrefix,
-      userIds: [appUser.userId, defaultUser.userId],
-    });
-    userGroup.addResourceDependency(appUser);
-    userGroup.addResourceDependency(defaultUser);
+    const rbac = createRbacUsers(this, settings.accessString);
+    this.credentials = rbac.credentials;
+    const userGroup = rbac.userGroup;
 
     this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: network.vpc,
@@ -95,12 +56,12 @@ export class ElastiCacheValkey extends Construct implements EchoMqCache {
       subnetIds: network.vpc.selectSubnets(network.cacheSubnets).subnetIds,
     });
 
-    const major = settings.engineVersion.split('.')[0];
+    this.parameterGroup = noEvictionParameterGroup(this, 'Parameters', settings.engineVersion);
     this.replicationGroup = new elasticache.CfnReplicationGroup(this, 'ReplicationGroup', {
       replicationGroupDescription: 'echomq-lambda job admission keyspace',
       engine: 'valkey',
       engineVersion: settings.engineVersion,
-      cacheParameterGroupName: `default.valkey${major}.cluster.on`,
+      cacheParameterGroupName: this.parameterGroup.ref,
       clusterMode: 'enabled',
       cacheNodeType: settings.nodeType,
       numNodeGroups: settings.shards,
@@ -130,9 +91,10 @@ export class ElastiCacheValkey extends Construct implements EchoMqCache {
     this.connectionEnvironment = {
       EMQ_URL: `rediss://${address}:${port}`,
       EMQ_CLUSTER: 'true',
-      EMQ_EXECUTOR: 'function',
+      EMQ_EXECUTOR: SCRIPT_EXECUTOR,
       EMQ_SECRET_ARN: this.credentials.secretArn,
     };
+    this.metrics = replicationGroupMetrics(this.replicationGroup.ref, settings);
     // The whole construct: the cluster, its users and the security group rules that admit the functions.
     this.ready = this;
   }
@@ -148,14 +110,4 @@ export class ElastiCacheValkey extends Construct implements EchoMqCache {
   grantCredentials(grantee: iam.IGrantable): void {
     this.credentials.grantRead(grantee);
   }
-}
-
-/** A lowercase id, unique per stack and construct, that ElastiCache accepts ([a-z][a-z0-9-]*). */
-function rbacIdPrefix(scope: Construct): string {
-  // The unique name keeps its hash at the end, so two stacks in one account never collide.
-  const unique = Names.uniqueResourceName(scope, { maxLength: 24, separator: '-' });
-  return `emq-${unique}`
-    .toLowerCase()
-    .replace(/[^a-z0-9-]+/g, '-')
-    .replace(/-+/g, '-');
 }

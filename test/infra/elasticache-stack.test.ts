@@ -41,10 +41,17 @@ describe('ElastiCache for Valkey', () => {
       Engine: 'valkey',
       EngineVersion: '8.0',
       ClusterMode: 'enabled',
-      CacheParameterGroupName: 'default.valkey8.cluster.on',
+      CacheParameterGroupName: ref(onlyResource(template, 'AWS::ElastiCache::ParameterGroup')[0]),
       NumNodeGroups: 2,
       ReplicasPerNodeGroup: 1,
       CacheNodeType: 'cache.t4g.small',
+    });
+  });
+
+  it('deploys its own parameter group: cluster mode, noeviction, the family of the engine version', () => {
+    template.hasResourceProperties('AWS::ElastiCache::ParameterGroup', {
+      CacheParameterGroupFamily: 'valkey8',
+      Properties: { 'cluster-enabled': 'yes', 'maxmemory-policy': 'noeviction' },
     });
   });
 
@@ -163,6 +170,16 @@ describe('functions', () => {
         EMQ_CLUSTER: 'true',
         EMQ_EXECUTOR: 'function',
       });
+    }
+  });
+
+  it('wait for one replica to confirm every write, since every shard has one', () => {
+    for (const fn of Object.values(projectFunctions(template))) {
+      expect(environmentOf(fn)).toMatchObject({
+        EMQ_ACK_REPLICAS: '1',
+        EMQ_ACK_TIMEOUT_MS: '1000',
+      });
+      expect(environmentOf(fn)).not.toHaveProperty('EMQ_ALLOW_VOLATILE_EVICTION');
     }
   });
 
@@ -347,9 +364,9 @@ describe('fence installer', () => {
 
 describe('alarms and outputs', () => {
   it('alarm on a non-empty DLQ, function errors and throttles, and API 5xx', () => {
-    const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).map(
-      (alarm) => `${alarm.Properties.Namespace} ${alarm.Properties.MetricName}`,
-    );
+    const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm'))
+      .filter((alarm) => alarm.Properties.MetricName !== undefined)
+      .map((alarm) => `${alarm.Properties.Namespace} ${alarm.Properties.MetricName}`);
     expect(alarms.sort()).toEqual([
       'AWS/ApiGateway 5xx',
       'AWS/Lambda Errors',
@@ -358,6 +375,46 @@ describe('alarms and outputs', () => {
       'AWS/Lambda Throttles',
       'AWS/SQS ApproximateNumberOfMessagesVisible',
     ]);
+  });
+
+  it('alarm on evictions, memory above 80 % and replication lag, over every node', () => {
+    const [replication] = onlyResource(template, 'AWS::ElastiCache::ReplicationGroup');
+    const cacheAlarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).filter(
+      (alarm) => alarm.Properties.Metrics !== undefined,
+    );
+    const byMetric = new Map(
+      cacheAlarms.map((alarm) => {
+        const metrics = alarm.Properties.Metrics as {
+          Expression?: string;
+          MetricStat?: { Metric: { MetricName: string; Dimensions: { Value: unknown }[] } };
+        }[];
+        const stats = metrics.flatMap((m) => (m.MetricStat === undefined ? [] : [m.MetricStat]));
+        const name = stats[0]?.Metric.MetricName ?? '';
+        return [name, { alarm, stats, expression: metrics.find((m) => m.Expression)?.Expression }];
+      }),
+    );
+    expect([...byMetric.keys()].sort()).toEqual([
+      'DatabaseMemoryUsagePercentage',
+      'Evictions',
+      'ReplicationLag',
+    ]);
+    // 2 shards x (1 primary + 1 replica): every node, named <group>-<shard>-<node>.
+    const nodeId = (shard: string, node: string) => ({
+      'Fn::Join': ['', [ref(replication), `-${shard}-${node}`]],
+    });
+    expect(byMetric.get('Evictions')?.stats.map((s) => s.Metric.Dimensions[0]?.Value)).toEqual([
+      nodeId('0001', '001'),
+      nodeId('0001', '002'),
+      nodeId('0002', '001'),
+      nodeId('0002', '002'),
+    ]);
+    expect(byMetric.get('Evictions')?.expression).toBe('MAX([m0,m1,m2,m3])');
+    expect(byMetric.get('Evictions')?.alarm.Properties.Threshold).toBe(1);
+    expect(byMetric.get('DatabaseMemoryUsagePercentage')?.alarm.Properties.Threshold).toBe(80);
+    // Replicas only: a primary has no lag.
+    expect(byMetric.get('ReplicationLag')?.stats.map((s) => s.Metric.Dimensions[0]?.Value)).toEqual(
+      [nodeId('0001', '002'), nodeId('0002', '002')],
+    );
   });
 
   it('output the API URL, the queue URLs and the cache endpoint', () => {

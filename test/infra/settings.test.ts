@@ -40,6 +40,8 @@ describe('resolveSettings', () => {
         dedupeTtlMs: 3_600_000,
         commandTimeoutMs: 2_000,
         connectTimeoutMs: 3_000,
+        ackReplicas: 1,
+        ackTimeoutMs: 1_000,
       },
       http: {
         auth: { kind: 'iam' },
@@ -49,14 +51,25 @@ describe('resolveSettings', () => {
         memoryMiB: 512,
       },
       sqs: {
+        fifo: false,
         batchSize: 10,
+        maxBatchingWindowSeconds: 0,
         maxConcurrency: 10,
+        provisionedPollers: undefined,
         timeoutSeconds: 30,
         visibilityTimeoutSeconds: 180,
         maxReceiveCount: 5,
         memoryMiB: 512,
       },
-      network: { cidr: '10.40.0.0/16', maxAzs: 2, interfaceEndpoints: true },
+      network: {
+        cidr: '10.40.0.0/16',
+        maxAzs: 2,
+        interfaceEndpoints: true,
+        vpcId: undefined,
+        subnetIds: [],
+        securityGroupIds: [],
+      },
+      runtime: 'nodejs22.x',
       logRetentionDays: 30,
       keepLogsOnDelete: false,
       alarmTopicArn: undefined,
@@ -73,7 +86,13 @@ describe('resolveSettings', () => {
       cache: { kind: 'elasticache', replicasPerShard: 0, shards: 0 },
       emq: { defaultQueue: 'bad queue', wire: '' },
       http: { auth: { kind: 'jwt', issuer: 'http://insecure', audience: [] } },
-      sqs: { timeoutSeconds: 60, visibilityTimeoutSeconds: 120, batchSize: 11, maxConcurrency: 1 },
+      sqs: {
+        timeoutSeconds: 60,
+        visibilityTimeoutSeconds: 120,
+        batchSize: 10_001,
+        maxBatchingWindowSeconds: 5,
+        maxConcurrency: 1,
+      },
       logRetentionDays: 31,
     });
     expect(problems).toEqual([
@@ -83,7 +102,7 @@ describe('resolveSettings', () => {
       'defaultQueue must be a queue name: 1 to 64 of A-Z a-z 0-9 . _ -',
       'jwtIssuer must be an https URL.',
       'jwtAudience must name at least one audience (comma-separated).',
-      'batchSize must be a whole number from 1 to 10.',
+      'batchSize must be a whole number from 1 to 10000.',
       'maxConcurrency must be a whole number from 2 to 1000.',
       'visibilityTimeoutSeconds (120) must be at least 6 × the SQS function timeout (360).',
       expect.stringMatching(/^logRetentionDays must be a CloudWatch Logs retention \(1, 3, 5,/),
@@ -175,7 +194,7 @@ describe('settingsFromContext', () => {
 
   it('names an unknown cache kind', () => {
     expect(settingsFromContext(contextOf({ cache: 'memcached' })).problems).toEqual([
-      "cache must be one of elasticache, existing, selfmanaged; got 'memcached'.",
+      "cache must be one of elasticache, serverless, existing, selfmanaged; got 'memcached'.",
     ]);
   });
 });

@@ -1,0 +1,74 @@
+/**
+ * The CloudWatch metrics of the caches the stack owns, for the alarms and the dashboard.
+ * ElastiCache publishes engine metrics per node (CacheClusterId `<group>-<shard:4>-<node:3>`);
+ * Serverless per cache (`clusterId`). Node ids are known at synthesis, so no SEARCH is needed
+ * (alarms cannot use one).
+ */
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type { CacheMetrics } from './cache.js';
+
+const NAMESPACE = 'AWS/ElastiCache';
+const PERIOD = Duration.minutes(1);
+
+function nodeMetric(metricName: string, cacheClusterId: string, statistic: string) {
+  return new cloudwatch.Metric({
+    namespace: NAMESPACE,
+    metricName,
+    dimensionsMap: { CacheClusterId: cacheClusterId },
+    statistic,
+    period: PERIOD,
+  });
+}
+
+export function replicationGroupMetrics(
+  replicationGroupId: string,
+  layout: { readonly shards: number; readonly replicasPerShard: number },
+): CacheMetrics {
+  const nodes: { id: string; replica: boolean }[] = [];
+  for (let shard = 1; shard <= layout.shards; shard++) {
+    for (let node = 1; node <= layout.replicasPerShard + 1; node++) {
+      const id = `${replicationGroupId}-${String(shard).padStart(4, '0')}-${String(node).padStart(3, '0')}`;
+      // The first node of a shard starts as its primary; after a failover the roles swap,
+      // which is why every node is watched, not only the primaries.
+      nodes.push({ id, replica: node > 1 });
+    }
+  }
+  return {
+    label: 'ElastiCache node',
+    cpu: nodes.map(({ id }) => nodeMetric('EngineCPUUtilization', id, 'Maximum')),
+    memoryPercent: nodes.map(({ id }) =>
+      nodeMetric('DatabaseMemoryUsagePercentage', id, 'Maximum'),
+    ),
+    evictions: nodes.map(({ id }) => nodeMetric('Evictions', id, 'Sum')),
+    replicationLag: nodes
+      .filter(({ replica }) => replica)
+      .map(({ id }) => nodeMetric('ReplicationLag', id, 'Maximum')),
+  };
+}
+
+export function serverlessMetrics(cacheName: string, dataStorageMaxGb: number): CacheMetrics {
+  const metric = (metricName: string, statistic: string) =>
+    new cloudwatch.Metric({
+      namespace: NAMESPACE,
+      metricName,
+      dimensionsMap: { clusterId: cacheName },
+      statistic,
+      period: PERIOD,
+    });
+  const limitBytes = dataStorageMaxGb * 1_000_000_000;
+  return {
+    label: 'Serverless cache',
+    cpu: [metric('ElastiCacheProcessingUnits', 'Sum')],
+    memoryPercent: [
+      new cloudwatch.MathExpression({
+        expression: `100 * bytes / ${limitBytes}`,
+        usingMetrics: { bytes: metric('BytesUsedForCache', 'Maximum') },
+        label: 'Data stored, % of the storage limit',
+        period: PERIOD,
+      }),
+    ],
+    evictions: [metric('Evictions', 'Sum')],
+    replicationLag: [],
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * The RBAC users of an ElastiCache cache (node-based or Serverless): the functions' user, whose
+ * password lives in Secrets Manager, and a switched-off `default` user, in one user group.
+ */
+import { Names, Validations } from 'aws-cdk-lib';
+import * as elasticache from 'aws-cdk-lib/aws-elasticache';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+
+/** The RBAC user the functions connect as. */
+export const APP_USERNAME = 'emq-app';
+
+export interface RbacUsers {
+  /** `{"username","password"}` of the functions' user. */
+  readonly credentials: secretsmanager.Secret;
+  readonly userGroup: elasticache.CfnUserGroup;
+}
+
+/** Creates the users and their group as children of `scope` (the cache construct). */
+export function createRbacUsers(scope: Construct, accessString: string): RbacUsers {
+  // User and group ids are account-wide names: derive them from the cache's path.
+  const idPrefix = rbacIdPrefix(scope);
+  const credentials = new secretsmanager.Secret(scope, 'Credentials', {
+    description: 'echomq-lambda: Valkey RBAC user of the functions',
+    generateSecretString: {
+      secretStringTemplate: JSON.stringify({ username: APP_USERNAME }),
+      generateStringKey: 'password',
+      passwordLength: 32,
+      excludePunctuation: true,
+    },
+  });
+  // Every user group must hold a user named `default`; this one is switched off, and a
+  // Valkey user group admits only users with a password.
+  const disabledDefault = new secretsmanager.Secret(scope, 'DisabledDefaultUserPassword', {
+    description: 'echomq-lambda: password of the switched-off default Valkey user',
+    generateSecretString: { passwordLength: 32, excludePunctuation: true },
+  });
+  for (const secret of [credentials, disabledDefault]) {
+    Validations.of(secret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'ElastiCache RBAC passwords have no managed rotation; rotate by putting a new secret value and redeploying (the user accepts two passwords during the change).',
+    });
+  }
+  const appUser = new elasticache.CfnUser(scope, 'AppUser', {
+    engine: 'valkey',
+    userId: `${idPrefix}-app`,
+    userName: APP_USERNAME,
+    accessString,
+    passwords: [credentials.secretValueFromJson('password').unsafeUnwrap()],
+  });
+  const defaultUser = new elasticache.CfnUser(scope, 'DisabledDefaultUser', {
+    engine: 'valkey',
+    userId: `${idPrefix}-default`,
+    userName: 'default',
+    accessString: 'off -@all',
+    passwords: [disabledDefault.secretValue.unsafeUnwrap()],
+  });
+  const userGroup = new elasticache.CfnUserGroup(scope, 'UserGroup', {
+    engine: 'valkey',
+    userGroupId: idPrefix,
+    userIds: [appUser.userId, defaultUser.userId],
+  });
+  userGroup.addResourceDependency(appUser);
+  userGroup.addResourceDependency(defaultUser);
+  return { credentials, userGroup };
+}
+
+/** A lowercase id, unique per stack and construct, that ElastiCache accepts ([a-z][a-z0-9-]*). */
+export function rbacIdPrefix(scope: Construct): string {
+  // The unique name keeps its hash at the end, so two stacks in one account never collide.
+  const unique = Names.uniqueResourceName(scope, { maxLength: 24, separator: '-' });
+  return `emq-${unique}`
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/-+/g, '-');
+}

@@ -1,0 +1,92 @@
+/**
+ * ElastiCache Serverless for Valkey: one TLS endpoint (cluster mode), usage limits, the same
+ * RBAC users as the node-based cache, in the stack's isolated subnets. The service forces
+ * `volatile-lru` and loads no module: the functions run the modules-free executor with
+ * EMQ_ALLOW_VOLATILE_EVICTION=true (SPEC §11), and the fence installer works against the one
+ * endpoint, which routes to every shard.
+ */
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as elasticache from 'aws-cdk-lib/aws-elasticache';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct, type IDependable } from 'constructs';
+import type { EchoMqNetwork } from '../network.js';
+import type { ServerlessCacheSettings } from '../settings.js';
+import type { CacheConnectionEnvironment, CacheMetrics, EchoMqCache } from './cache.js';
+import { serverlessMetrics } from './cache-metrics.js';
+import { SCRIPT_EXECUTOR } from './executor.js';
+import { createRbacUsers, rbacIdPrefix } from './rbac.js';
+
+export interface ServerlessValkeyProps {
+  readonly settings: Required<ServerlessCacheSettings>;
+  readonly network: EchoMqNetwork;
+}
+
+/** The port of a Serverless cache's endpoint (its reader endpoint listens on 6380). */
+export const SERVERLESS_PORT = 6379;
+
+export class ServerlessValkey extends Construct implements EchoMqCache {
+  readonly kind = 'serverless';
+  readonly connectionEnvironment: CacheConnectionEnvironment;
+  readonly endpoint: string;
+  readonly ready: IDependable;
+  readonly metrics: CacheMetrics;
+  readonly securityGroup: ec2.SecurityGroup;
+  readonly credentials: secretsmanager.Secret;
+  readonly cache: elasticache.CfnServerlessCache;
+
+  constructor(scope: Construct, id: string, props: ServerlessValkeyProps) {
+    super(scope, id);
+    const { settings, network } = props;
+    const rbac = createRbacUsers(this, settings.accessString);
+    this.credentials = rbac.credentials;
+
+    this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
+      vpc: network.vpc,
+      description: 'echomq-lambda Valkey Serverless: admits the functions only',
+      allowAllOutbound: false,
+    });
+    const name = rbacIdPrefix(this);
+    this.cache = new elasticache.CfnServerlessCache(this, 'ServerlessCache', {
+      serverlessCacheName: name,
+      description: 'echomq-lambda job admission keyspace',
+      engine: 'valkey',
+      majorEngineVersion: settings.majorEngineVersion,
+      cacheUsageLimits: {
+        dataStorage: { maximum: settings.dataStorageMaxGb, unit: 'GB' },
+        ecpuPerSecond: { maximum: settings.ecpuPerSecondMax },
+      },
+      subnetIds: network.vpc.selectSubnets(network.cacheSubnets).subnetIds,
+      securityGroupIds: [this.securityGroup.securityGroupId],
+      userGroupId: rbac.userGroup.userGroupId,
+      snapshotRetentionLimit: settings.snapshotRetentionDays,
+    });
+    this.cache.addResourceDependency(rbac.userGroup);
+
+    const address = this.cache.attrEndpointAddress;
+    const port = this.cache.attrEndpointPort;
+    this.endpoint = `${address}:${port}`;
+    this.connectionEnvironment = {
+      EMQ_URL: `rediss://${address}:${port}`,
+      EMQ_CLUSTER: 'true',
+      EMQ_EXECUTOR: SCRIPT_EXECUTOR,
+      EMQ_SECRET_ARN: this.credentials.secretArn,
+      // Serverless evicts keys with a TTL at its storage limit and cannot be told otherwise.
+      EMQ_ALLOW_VOLATILE_EVICTION: 'true',
+    };
+    this.metrics = serverlessMetrics(name, settings.dataStorageMaxGb);
+    this.ready = this;
+  }
+
+  allowConnectionsFrom(group: ec2.ISecurityGroup): void {
+    this.securityGroup.connections.allowFrom(
+      group,
+      ec2.Port.tcpRange(SERVERLESS_PORT, SERVERLESS_PORT + 1),
+      'echomq-lambda functions to Valkey Serverless (endpoint and reader endpoint)',
+    );
+  }
+
+  grantCredentials(grantee: iam.IGrantable): void {
+    this.credentials.grantRead(grantee);
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * The network half of the settings: the stack's own VPC, or the user's VPC named by id (for
+ * cache=existing, whose Valkey lives there). Ids come from context, so synthesis does no lookup.
+ */
+import type { CacheKind } from './cache-settings.js';
+import type { NetworkSettings, ResolvedSettings } from './settings.js';
+
+type Check = (ok: boolean, problem: string) => void;
+
+export function resolveNetwork(
+  input: NetworkSettings | undefined,
+  cacheKind: CacheKind,
+  check: Check,
+): ResolvedSettings['network'] {
+  const vpcId = input?.vpcId;
+  const network = {
+    cidr: input?.cidr ?? '10.40.0.0/16',
+    maxAzs: input?.maxAzs ?? 2,
+    interfaceEndpoints: input?.interfaceEndpoints ?? vpcId === undefined,
+    vpcId,
+    subnetIds: input?.subnetIds ?? [],
+    securityGroupIds: input?.securityGroupIds ?? [],
+  };
+  check(
+    /^(\d{1,3}\.){3}\d{1,3}\/(1[6-9]|2[0-4])$/.test(network.cidr),
+    'network cidr must be an IPv4 CIDR from /16 to /24.',
+  );
+  if (vpcId === undefined) {
+    check(
+      network.subnetIds.length === 0 && network.securityGroupIds.length === 0,
+      'subnetIds and securityGroupIds need vpcId (the VPC they belong to).',
+    );
+    return network;
+  }
+  check(
+    cacheKind === 'existing',
+    `vpcId applies only to cache=existing (cache=${cacheKind} builds its own VPC).`,
+  );
+  check(/^vpc-[0-9a-f]{8,17}$/.test(vpcId), 'vpcId must be a VPC id (vpc-0123abcd...).');
+  check(
+    network.subnetIds.length >= 2,
+    'vpcId needs subnetIds: at least two subnets of that VPC, in different AZs, with a route to Valkey.',
+  );
+  for (const id of network.subnetIds) {
+    check(
+      /^subnet-[0-9a-f]{8,17}$/.test(id),
+      `subnetIds entry ${id} must be a subnet id (subnet-...).`,
+    );
+  }
+  for (const id of network.securityGroupIds) {
+    check(
+      /^sg-[0-9a-f]{8,17}$/.test(id),
+      `securityGroupIds entry ${id} must be a security group id (sg-...).`,
+    );
+  }
+  return network;
+}

@@ -1,0 +1,117 @@
+/**
+ * The SQS half of the settings: the queues, the event source mapping's knobs and the SQS
+ * function, with their defaults and checks. settings.ts assembles it with the rest.
+ */
+import type { Resolved } from './cache-settings.js';
+
+export interface SqsSettings {
+  /** Source queue and DLQ are FIFO queues (records of one group admitted in order). Default `false`. */
+  readonly fifo?: boolean;
+  /** Records per invocation: 1 to 10,000 on a standard queue, 1 to 10 on FIFO. Default `10`. */
+  readonly batchSize?: number;
+  /**
+   * Seconds Lambda may wait to fill a batch, 0 to 300; required (at least 1) when batchSize is
+   * above 10, refused on FIFO queues. Default `0` (no window).
+   */
+  readonly maxBatchingWindowSeconds?: number;
+  /**
+   * Most concurrent invocations the queue drives, 2 to 1000. Default `10`, or none when
+   * provisionedPollers is set (the two are exclusive).
+   */
+  readonly maxConcurrency?: number;
+  /**
+   * Provisioned mode: the least and most pollers of the event source mapping (min 2 to 200,
+   * max min to 2000). Default: none (on-demand polling with maxConcurrency).
+   */
+  readonly provisionedPollers?: { readonly min: number; readonly max: number };
+  /** Function timeout in seconds. Default `30`. */
+  readonly timeoutSeconds?: number;
+  /** Visibility timeout of the source queue; at least 6 × the function timeout. Default 6 × timeoutSeconds. */
+  readonly visibilityTimeoutSeconds?: number;
+  /** Receives before SQS moves a message to the DLQ. Default `5`. */
+  readonly maxReceiveCount?: number;
+  /** Function memory in MiB. Default `512`. */
+  readonly memoryMiB?: number;
+}
+
+export type ResolvedSqs = Resolved<Omit<SqsSettings, 'maxConcurrency' | 'provisionedPollers'>> & {
+  readonly maxConcurrency: number | undefined;
+  readonly provisionedPollers: { readonly min: number; readonly max: number } | undefined;
+};
+
+/** The default SQS function timeout in seconds. */
+export const DEFAULT_SQS_TIMEOUT_SECONDS = 30;
+/** The default most concurrent SQS-driven invocations (on-demand polling). */
+export const DEFAULT_MAX_CONCURRENCY = 10;
+/**
+ * Kept beyond the redelivery window by the TTL guard: the longest batching window plus a
+ * function timeout's worth of slack for a redelivery that arrives at the window's very end.
+ */
+export const DEDUPE_MARGIN_MS = 300_000;
+
+type Check = (ok: boolean, problem: string) => void;
+type Int = (name: string, value: number, min: number, max: number) => void;
+
+export function resolveSqs(input: SqsSettings | undefined, check: Check, int: Int): ResolvedSqs {
+  const timeoutSeconds = input?.timeoutSeconds ?? DEFAULT_SQS_TIMEOUT_SECONDS;
+  const pollers = input?.provisionedPollers;
+  const sqs: ResolvedSqs = {
+    fifo: input?.fifo ?? false,
+    batchSize: input?.batchSize ?? 10,
+    maxBatchingWindowSeconds: input?.maxBatchingWindowSeconds ?? 0,
+    maxConcurrency:
+      input?.maxConcurrency ?? (pollers === undefined ? DEFAULT_MAX_CONCURRENCY : undefined),
+    provisionedPollers: pollers,
+    timeoutSeconds,
+    visibilityTimeoutSeconds: input?.visibilityTimeoutSeconds ?? 6 * timeoutSeconds,
+    maxReceiveCount: input?.maxReceiveCount ?? 5,
+    memoryMiB: input?.memoryMiB ?? 512,
+  };
+  int('batchSize', sqs.batchSize, 1, sqs.fifo ? 10 : 10_000);
+  int('maxBatchingWindowSeconds', sqs.maxBatchingWindowSeconds, 0, 300);
+  if (sqs.fifo) {
+    check(
+      sqs.maxBatchingWindowSeconds === 0,
+      'maxBatchingWindowSeconds is not allowed on a FIFO queue (Lambda offers no batching window there); remove it.',
+    );
+  } else {
+    check(
+      sqs.batchSize <= 10 || sqs.maxBatchingWindowSeconds >= 1,
+      `batchSize ${sqs.batchSize} needs maxBatchingWindowSeconds (1 to 300): Lambda requires a batching window above 10 records.`,
+    );
+  }
+  if (pollers !== undefined) {
+    check(
+      input?.maxConcurrency === undefined,
+      'provisionedPollers and maxConcurrency are exclusive: choose one (provisioned mode scales by pollers).',
+    );
+    int('provisionedPollers min', pollers.min, 2, 200);
+    int('provisionedPollers max', pollers.max, 2, 2_000);
+    check(pollers.max >= pollers.min, 'provisionedPollers must be min,max with min <= max.');
+  }
+  if (sqs.maxConcurrency !== undefined) int('maxConcurrency', sqs.maxConcurrency, 2, 1_000);
+  int('sqs timeoutSeconds', sqs.timeoutSeconds, 1, 900);
+  int('visibilityTimeoutSeconds', sqs.visibilityTimeoutSeconds, 0, 43_200);
+  // AWS's rule for SQS-driven functions: a message must stay hidden through retries of a batch.
+  check(
+    sqs.visibilityTimeoutSeconds >= 6 * sqs.timeoutSeconds,
+    `visibilityTimeoutSeconds (${sqs.visibilityTimeoutSeconds}) must be at least 6 × the SQS function timeout (${6 * sqs.timeoutSeconds}).`,
+  );
+  int('maxReceiveCount', sqs.maxReceiveCount, 1, 1_000);
+  int('sqs memoryMiB', sqs.memoryMiB, 128, 10_240);
+  return sqs;
+}
+
+/**
+ * SPEC §5: a dedupe record must outlive every redelivery of its message, or a late redelivery
+ * is admitted a second time. The window is visibility timeout × maxReceiveCount; the margin
+ * covers the batching window and a last invocation.
+ */
+export function checkDedupeTtl(dedupeTtlMs: number, sqs: ResolvedSqs, check: Check): void {
+  const windowMs = sqs.visibilityTimeoutSeconds * 1_000 * sqs.maxReceiveCount;
+  const needed = windowMs + DEDUPE_MARGIN_MS;
+  check(
+    dedupeTtlMs >= needed,
+    `dedupeTtlMs (${dedupeTtlMs}) must be at least visibilityTimeoutSeconds (${sqs.visibilityTimeoutSeconds}) × 1000 × maxReceiveCount (${sqs.maxReceiveCount}) + ${DEDUPE_MARGIN_MS} = ${needed}: raise dedupeTtlMs, or lower visibilityTimeoutSeconds or maxReceiveCount.`,
+  );
+}
