@@ -1,9 +1,13 @@
 /** `cdk synth` / `cdk deploy` entry point (cdk.json "app"). */
 import { createEchoMqApp } from './echomq-app.js';
 import { InvalidSettingsError } from './settings.js';
+import { synthSummary } from './synth-summary.js';
 
 try {
-  createEchoMqApp().app.synth();
+  const { app, stack } = createEchoMqApp();
+  const assembly = app.synth();
+  // stderr: the CLI reads nothing there, and --quiet keeps stdout empty.
+  console.error(synthSummary(assembly, stack));
 } catch (error) {
   if (!(error instanceof InvalidSettingsError)) throw error;
   // The problems are the whole message; a stack trace would only bury them.

@@ -10,6 +10,7 @@ import { EchoMqApi } from './api.js';
 import { missingBundles } from './bundles.js';
 import type { EchoMqCache } from './cache/cache.js';
 import { createCache } from './cache/create.js';
+import { EchoMqDashboard } from './dashboard.js';
 import { FenceInstaller } from './fence-installer.js';
 import { EchoMqFunctions } from './functions.js';
 import { EchoMqNetwork } from './network.js';
@@ -45,6 +46,7 @@ export class EchoMqStack extends Stack {
   readonly api: EchoMqApi;
   readonly fence: FenceInstaller;
   readonly alarms: EchoMqAlarms;
+  readonly dashboard: EchoMqDashboard;
 
   constructor(scope: Construct, id: string, props: EchoMqStackProps = {}) {
     super(scope, id, {
@@ -75,6 +77,11 @@ export class EchoMqStack extends Stack {
       stage: this.api.stage,
       cache: this.cache.metrics,
       topicArn: settings.alarmTopicArn,
+    });
+
+    this.dashboard = new EchoMqDashboard(this, 'Dashboard', {
+      deadLetters: this.queues.deadLetters,
+      cache: this.cache.metrics,
     });
 
     new CfnOutput(this, 'ApiUrl', {

@@ -1,0 +1,29 @@
+/**
+ * What `cdk synth` did, in a few lines on stderr: the CLI's --quiet hides the template, and a
+ * platform team wants to know which stack, which cache and which files it got.
+ */
+import { relative } from 'node:path';
+import { AssetManifestArtifact, type CloudAssembly } from 'aws-cdk-lib/cx-api';
+import type { EchoMqStack } from './stack.js';
+
+export function synthSummary(assembly: CloudAssembly, stack: EchoMqStack): string {
+  const artifact = assembly.getStackByName(stack.stackName);
+  const here = (path: string) => relative(process.cwd(), path) || '.';
+  const manifests = artifact.dependencies.filter(
+    (dependency): dependency is AssetManifestArtifact =>
+      dependency instanceof AssetManifestArtifact,
+  );
+  const assets = manifests.flatMap((manifest) =>
+    Object.values(manifest.contents.files ?? {}).map(
+      ({ source, displayName }) =>
+        `    ${displayName ?? source.packaging ?? 'file'}: ${here(`${assembly.directory}/${source.path ?? '?'}`)}`,
+    ),
+  );
+  const { settings } = stack;
+  return [
+    `echomq-lambda: synthesized stack ${stack.stackName} (cache=${settings.cache.kind}, executor ${stack.cache.connectionEnvironment.EMQ_EXECUTOR}, runtime ${settings.runtime}, auth=${settings.http.auth.kind})`,
+    `  template: ${here(artifact.templateFullPath)}`,
+    `  assets (${assets.length}):`,
+    ...assets,
+  ].join('\n');
+}
