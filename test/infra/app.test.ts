@@ -5,6 +5,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEchoMqApp } from '../../infra/echomq-app.js';
 import { InvalidSettingsError } from '../../infra/settings.js';
+import { synthSummary } from '../../infra/synth-summary.js';
 import { standInBundles, temporaryDir } from './support/synth.js';
 
 const saved = { ...process.env };
@@ -28,6 +29,33 @@ describe('createEchoMqApp', () => {
       region: 'unknown-region',
     });
     expect(existsSync(join(outdir, 'EmqCi.template.json'))).toBe(true);
+    const summary = synthSummary(assembly, stack).split('\n');
+    expect(summary[0]).toBe(
+      'echomq-lambda: synthesized stack EmqCi (cache=elasticache, executor script, runtime nodejs22.x, auth=iam)',
+    );
+    expect(summary[1]).toMatch(/^ {2}template: .*EmqCi\.template\.json$/);
+    // The three stand-in bundles are one file, so CDK stages them as one asset.
+    expect(summary.slice(2)).toEqual([
+      '  assets (3):',
+      expect.stringMatching(/^ {4}Functions\/Http\/Function\/Code: .*asset\.[0-9a-f]{64}$/),
+      expect.stringMatching(/^ {4}Fence\/Provider\/framework-onEvent\/Code: /),
+      expect.stringMatching(/^ {4}EmqCi Template: .*EmqCi\.template\.json$/),
+    ]);
+  });
+
+  it('refuses a misspelt context key, naming the key it resembles, but not the toolkit keys', () => {
+    expect(() =>
+      createEchoMqApp({
+        outdir: temporaryDir('emq-cdk-out-'),
+        context: {
+          bundleDir: standInBundles(),
+          replicaPerShard: '2',
+          '@aws-cdk/aws-lambda:recognizeLayerVersion': true,
+        },
+      }),
+    ).toThrow(
+      /^echomq-lambda: 1 invalid setting:\n {2}- unknown context key 'replicaPerShard': did you mean 'replicasPerShard'\?$/,
+    );
   });
 
   it('stops synthesis on an AwsSolutions finding nobody acknowledged', () => {
