@@ -1,6 +1,7 @@
 // The knobs a platform team expects: cache=existing in its own VPC, SQS batching and
 // provisioned pollers, FIFO, the runtime, and the checks that refuse what cannot work.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parameterGroupFamily } from '../../infra/cache/engine.js';
 import { settingsFromContext } from '../../infra/context.js';
 import { resolveSettings } from '../../infra/settings.js';
 import { awsSolutionsFindings } from './support/nag.js';
@@ -156,6 +157,23 @@ describe('checks', () => {
       'vpcId applies only to cache=existing (cache=elasticache builds its own VPC).',
       'vpcId needs subnetIds: at least two subnets of that VPC, in different AZs, with a route to Valkey.',
       'subnetIds entry subnet-1 must be a subnet id (subnet-...).',
+    ]);
+  });
+});
+
+describe('parameter group family', () => {
+  it('follows the major version of every Valkey engine ElastiCache offers, and refuses others', () => {
+    expect(['7.2', '8.0', '8.2', '9.0', '9.1'].map(parameterGroupFamily)).toEqual([
+      'valkey7',
+      'valkey8',
+      'valkey8',
+      'valkey9',
+      'valkey9',
+    ]);
+    expect(
+      resolveSettings({ cache: { kind: 'elasticache', engineVersion: '7.0' } }).problems,
+    ).toEqual([
+      'engineVersion must be a Valkey version ElastiCache offers: 7.2, 8.0 to 8.2, 9.0 or 9.1.',
     ]);
   });
 });
