@@ -1,14 +1,15 @@
 /**
  * ElastiCache IAM authentication tokens (`-c cacheAuth=iam`): a SigV4-presigned `connect`
  * request for one user and one cache, valid 15 minutes, used as the AUTH password. Signed by
- * the AWS SDK's own signer; written against @smithy/signature-v4 5.7.5.
+ * the AWS SDK's own signer (@aws-sdk/signature-v4-multi-region 3.996.52, SigV4 for a plain
+ * region; external to the bundles like every @aws-sdk package, the Lambda runtime provides it).
  *
  * A token only opens connections: an open connection stays authenticated until ElastiCache
  * drops it at 12 hours, so the connector must re-authenticate (AUTH with a fresh token) or
  * reconnect before then, and take a fresh token on every reconnect.
  */
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
-import { SignatureV4 } from '@smithy/signature-v4';
+import { SignatureV4MultiRegion } from '@aws-sdk/signature-v4-multi-region';
 import type {
   AwsCredentialIdentity,
   AwsCredentialIdentityProvider,
@@ -65,7 +66,7 @@ export async function signIamToken(
   credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider,
   now: Date,
 ): Promise<string> {
-  const signer = new SignatureV4({
+  const signer = new SignatureV4MultiRegion({
     service: 'elasticache',
     region: target.region,
     credentials,
