@@ -15,7 +15,7 @@ import type { ElastiCacheSettings } from '../settings.js';
 import type { CacheConnectionEnvironment, CacheMetrics, EchoMqCache } from './cache.js';
 import { replicationGroupMetrics } from './cache-metrics.js';
 import { noEvictionParameterGroup } from './engine.js';
-import { SCRIPT_EXECUTOR } from './executor.js';
+import { MODULELESS_EXECUTOR } from './executor.js';
 import { createRbacUsers } from './rbac.js';
 
 export interface ElastiCacheValkeyProps {
@@ -91,7 +91,7 @@ export class ElastiCacheValkey extends Construct implements EchoMqCache {
     this.connectionEnvironment = {
       EMQ_URL: `rediss://${address}:${port}`,
       EMQ_CLUSTER: 'true',
-      EMQ_EXECUTOR: SCRIPT_EXECUTOR,
+      EMQ_EXECUTOR: MODULELESS_EXECUTOR,
       EMQ_SECRET_ARN: this.credentials.secretArn,
     };
     this.metrics = replicationGroupMetrics(this.replicationGroup.ref, settings);

@@ -1,7 +1,7 @@
 /**
- * The executor the functions run where the server loads no module (ElastiCache, Serverless).
- * One constant, because the core renames it: `script` (enqueue-2.lua) becomes `function` (the
- * `emq` Valkey Functions library) once src/config.ts accepts that value.
+ * The executor the functions run where the server loads no module (ElastiCache, Serverless):
+ * the `emq` Valkey Functions library (the script executor is retired, and refused by
+ * src/config.ts).
  */
-export const SCRIPT_EXECUTOR = 'script';
-export type ModulelessExecutor = typeof SCRIPT_EXECUTOR;
+export const MODULELESS_EXECUTOR = 'function';
+export type ModulelessExecutor = typeof MODULELESS_EXECUTOR;

@@ -14,7 +14,7 @@ import type { EchoMqNetwork } from '../network.js';
 import type { ServerlessCacheSettings } from '../settings.js';
 import type { CacheConnectionEnvironment, CacheMetrics, EchoMqCache } from './cache.js';
 import { serverlessMetrics } from './cache-metrics.js';
-import { SCRIPT_EXECUTOR } from './executor.js';
+import { MODULELESS_EXECUTOR } from './executor.js';
 import { createRbacUsers, rbacIdPrefix } from './rbac.js';
 
 export interface ServerlessValkeyProps {
@@ -69,7 +69,7 @@ export class ServerlessValkey extends Construct implements EchoMqCache {
     this.connectionEnvironment = {
       EMQ_URL: `rediss://${address}:${port}`,
       EMQ_CLUSTER: 'true',
-      EMQ_EXECUTOR: SCRIPT_EXECUTOR,
+      EMQ_EXECUTOR: MODULELESS_EXECUTOR,
       EMQ_SECRET_ARN: this.credentials.secretArn,
       // Serverless evicts keys with a TTL at its storage limit and cannot be told otherwise.
       EMQ_ALLOW_VOLATILE_EVICTION: 'true',

@@ -1,6 +1,7 @@
 // cache=serverless: ElastiCache Serverless for Valkey, synthesized once, checked where it
 // differs from the node-based default; and the dashboard every stack carries.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { MODULELESS_EXECUTOR } from '../../infra/cache/executor.js';
 import { FENCE_RESOURCE_TYPE } from '../../infra/fence-installer.js';
 import { DEFAULT_ACCESS_STRING } from '../../infra/settings.js';
 import { awsSolutionsFindings } from './support/nag.js';
@@ -66,7 +67,7 @@ describe('cache=serverless', () => {
           ],
         },
         EMQ_CLUSTER: 'true',
-        EMQ_EXECUTOR: 'script',
+        EMQ_EXECUTOR: MODULELESS_EXECUTOR,
         EMQ_ALLOW_VOLATILE_EVICTION: 'true',
         // No replica of its own answers WAIT.
         EMQ_ACK_REPLICAS: '0',
@@ -97,7 +98,7 @@ describe('cache=serverless', () => {
   it('installs the fence against the single endpoint once the cache exists', () => {
     const [cacheId] = onlyResource(template, 'AWS::ElastiCache::ServerlessCache');
     const [, fence] = onlyResource(template, FENCE_RESOURCE_TYPE);
-    expect(fence.Properties).toMatchObject({ Executor: 'script' });
+    expect(fence.Properties).toMatchObject({ Executor: MODULELESS_EXECUTOR });
     expect(fence.DependsOn).toContain(cacheId);
   });
 
