@@ -21,6 +21,12 @@ export interface BundledFunctionProps {
   readonly settings: ResolvedSettings;
   readonly network: EchoMqNetwork;
   readonly cache: EchoMqCache;
+  /**
+   * Whose cache credentials the function reads: the functions' user, or the installer's own
+   * (EMQ_SECRET_ARN then names the installer's secret where the cache has one). Default
+   * `'functions'`.
+   */
+  readonly credentials?: 'functions' | 'installer';
 }
 
 /** The Lambda runtimes a deployment may choose (settings.runtime); the bundles target Node 22. */
@@ -36,6 +42,7 @@ export class BundledFunction extends Construct {
   constructor(scope: Construct, id: string, props: BundledFunctionProps) {
     super(scope, id);
     const { settings, network, cache } = props;
+    const installer = props.credentials === 'installer';
     this.logGroup = new logs.LogGroup(this, 'Logs', {
       retention: settings.logRetentionDays,
       removalPolicy: settings.keepLogsOnDelete ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
@@ -48,13 +55,21 @@ export class BundledFunction extends Construct {
       architecture: lambda.Architecture.ARM_64,
       timeout: Duration.seconds(props.timeoutSeconds),
       memorySize: props.memoryMiB,
-      environment: { ...cache.connectionEnvironment, ...props.environment },
+      environment: {
+        ...cache.connectionEnvironment,
+        ...(installer && cache.installerSecretArn !== undefined
+          ? { EMQ_SECRET_ARN: cache.installerSecretArn }
+          : {}),
+        ...props.environment,
+      },
       logGroup: this.logGroup,
       vpc: network.vpc,
       vpcSubnets: network.functionSubnets,
       securityGroups: network.functionsSecurityGroups,
     });
-    cache.grantCredentials(this.function);
+    // Each role reads only its own secret: the installer never the functions', nor they its.
+    if (installer) cache.grantInstallerCredentials(this.function);
+    else cache.grantCredentials(this.function);
 
     Validations.of(this.function).acknowledge({
       id: 'AwsSolutions-L1',

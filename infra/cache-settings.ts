@@ -4,6 +4,12 @@
  */
 import { existsSync } from 'node:fs';
 import { ARM64_MODULE } from '../module/artifacts.js';
+import {
+  FUNCTIONS_RULES_ELASTICACHE,
+  FUNCTIONS_RULES_SELFMANAGED,
+  INSTALLER_RULES_ELASTICACHE,
+  INSTALLER_RULES_SELFMANAGED,
+} from '../src/access-rules.js';
 
 /** Where the functions find Valkey. */
 export type CacheKind = 'elasticache' | 'serverless' | 'existing' | 'selfmanaged';
@@ -15,12 +21,14 @@ export const CACHE_KINDS: readonly CacheKind[] = [
 ];
 
 /**
- * The ACL rules of the functions' ElastiCache user: the EchoMQ keys only; reads, writes,
- * scripts and the cluster topology commands the client needs, nothing dangerous except INFO
- * (the client's ready check).
+ * The ACL rules of the functions' ElastiCache user: the function family of the `emq` library
+ * on the queue keys, the connector's checks, WAIT and the reads (src/access-rules.ts explains
+ * each grant; the ACL tests apply this very string).
  */
-export const DEFAULT_ACCESS_STRING =
-  'on ~emq:* ~{emq}:* resetchannels -@all +@read +@write +@scripting +@connection +@slow -@dangerous +info';
+export const DEFAULT_ACCESS_STRING = FUNCTIONS_RULES_ELASTICACHE;
+
+/** The installer's ElastiCache user (identity and library, nothing else); not a setting. */
+export const INSTALLER_ACCESS_STRING = INSTALLER_RULES_ELASTICACHE;
 
 export interface ElastiCacheSettings {
   readonly kind: 'elasticache';
@@ -73,11 +81,11 @@ export interface ExistingCacheSettings {
   readonly secretArn?: string;
 }
 
-/**
- * The functions' rules on a cluster that loads the module: DEFAULT_ACCESS_STRING plus the
- * module's commands, which sit in none of the categories it names.
- */
-export const SELFMANAGED_ACCESS_STRING = `${DEFAULT_ACCESS_STRING} +emq.enqueue +emq.wire`;
+/** The functions' rules on a cluster that loads the module: the native family (src/access-rules.ts). */
+export const SELFMANAGED_ACCESS_STRING = FUNCTIONS_RULES_SELFMANAGED;
+
+/** The installer's rules there: EMQ.WIRE.INSTALL and FUNCTION LOAD; not a setting. */
+export const SELFMANAGED_INSTALLER_ACCESS_STRING = INSTALLER_RULES_SELFMANAGED;
 
 /** A Valkey cluster on EC2 that loads the EchoMQ module (functions run the native executor). */
 export interface SelfManagedCacheSettings {

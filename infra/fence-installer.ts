@@ -34,6 +34,7 @@ export class FenceInstaller extends Construct {
       network,
       cache,
       bundle: 'fence',
+      credentials: 'installer',
       description: 'echomq-lambda: installs the wire identity on every Valkey primary at deploy',
       // A fresh cluster may need a while before every primary answers; the handler retries.
       timeoutSeconds: 300,

@@ -46,6 +46,14 @@ export interface EchoMqCache {
   readonly ready: IDependable;
   /** Opens the network path from this security group to the cache (both sides). */
   allowConnectionsFrom(group: ec2.ISecurityGroup): void;
-  /** Lets a function read the cache credentials, where there are any. */
+  /** Lets a function read the functions' cache credentials, where there are any. */
   grantCredentials(grantee: iam.IGrantable): void;
+  /**
+   * The installer's own secret `{"username","password"}` where the cache has an installer
+   * user (ElastiCache, self-managed); undefined where the installer shares the functions'
+   * credentials (an existing endpoint: the operator's one secret).
+   */
+  readonly installerSecretArn: string | undefined;
+  /** Lets the installer read its credentials (the functions' where it has none of its own). */
+  grantInstallerCredentials(grantee: iam.IGrantable): void;
 }

@@ -23,7 +23,7 @@ export interface ElastiCacheValkeyProps {
   readonly network: EchoMqNetwork;
 }
 
-export { APP_USERNAME } from './rbac.js';
+export { APP_USERNAME, INSTALLER_USERNAME } from './rbac.js';
 
 export class ElastiCacheValkey extends Construct implements EchoMqCache {
   readonly kind = 'elasticache';
@@ -33,6 +33,9 @@ export class ElastiCacheValkey extends Construct implements EchoMqCache {
   readonly securityGroup: ec2.SecurityGroup;
   /** `{"username","password"}` of the functions' user. */
   readonly credentials: secretsmanager.Secret;
+  /** `{"username","password"}` of the installer's user; readable by the installer only. */
+  readonly installerCredentials: secretsmanager.Secret;
+  readonly installerSecretArn: string;
   readonly replicationGroup: elasticache.CfnReplicationGroup;
   readonly parameterGroup: elasticache.CfnParameterGroup;
   readonly metrics: CacheMetrics;
@@ -44,6 +47,8 @@ export class ElastiCacheValkey extends Construct implements EchoMqCache {
     this.port = settings.port;
     const rbac = createRbacUsers(this, settings.accessString);
     this.credentials = rbac.credentials;
+    this.installerCredentials = rbac.installerCredentials;
+    this.installerSecretArn = rbac.installerCredentials.secretArn;
     const userGroup = rbac.userGroup;
 
     this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
@@ -109,5 +114,9 @@ export class ElastiCacheValkey extends Construct implements EchoMqCache {
 
   grantCredentials(grantee: iam.IGrantable): void {
     this.credentials.grantRead(grantee);
+  }
+
+  grantInstallerCredentials(grantee: iam.IGrantable): void {
+    this.installerCredentials.grantRead(grantee);
   }
 }

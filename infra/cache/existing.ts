@@ -52,4 +52,11 @@ export class ExistingValkey extends Construct implements EchoMqCache {
   grantCredentials(grantee: iam.IGrantable): void {
     this.credentials?.grantRead(grantee);
   }
+
+  /** The operator's one secret serves the installer too: this kind creates no users. */
+  readonly installerSecretArn = undefined;
+
+  grantInstallerCredentials(grantee: iam.IGrantable): void {
+    this.grantCredentials(grantee);
+  }
 }

@@ -1,18 +1,24 @@
 /**
- * The RBAC users of an ElastiCache cache (node-based or Serverless): the functions' user, whose
- * password lives in Secrets Manager, and a switched-off `default` user, in one user group.
+ * The RBAC users of an ElastiCache cache (node-based or Serverless): the functions' user and
+ * the installer's user, each with its own password in its own Secrets Manager secret, and a
+ * switched-off `default` user, in one user group.
  */
 import { Names, Validations } from 'aws-cdk-lib';
 import * as elasticache from 'aws-cdk-lib/aws-elasticache';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { INSTALLER_ACCESS_STRING } from '../cache-settings.js';
 
 /** The RBAC user the functions connect as. */
 export const APP_USERNAME = 'emq-app';
+/** The RBAC user the installer (the deploy-time custom resource) connects as. */
+export const INSTALLER_USERNAME = 'emq-installer';
 
 export interface RbacUsers {
   /** `{"username","password"}` of the functions' user. */
   readonly credentials: secretsmanager.Secret;
+  /** `{"username","password"}` of the installer's user; granted to the installer only. */
+  readonly installerCredentials: secretsmanager.Secret;
   readonly userGroup: elasticache.CfnUserGroup;
 }
 
@@ -29,13 +35,22 @@ export function createRbacUsers(scope: Construct, accessString: string): RbacUse
       excludePunctuation: true,
     },
   });
+  const installerCredentials = new secretsmanager.Secret(scope, 'InstallerCredentials', {
+    description: 'echomq-lambda: Valkey RBAC user of the installer (wire identity, library)',
+    generateSecretString: {
+      secretStringTemplate: JSON.stringify({ username: INSTALLER_USERNAME }),
+      generateStringKey: 'password',
+      passwordLength: 32,
+      excludePunctuation: true,
+    },
+  });
   // Every user group must hold a user named `default`; this one is switched off, and a
   // Valkey user group admits only users with a password.
   const disabledDefault = new secretsmanager.Secret(scope, 'DisabledDefaultUserPassword', {
     description: 'echomq-lambda: password of the switched-off default Valkey user',
     generateSecretString: { passwordLength: 32, excludePunctuation: true },
   });
-  for (const secret of [credentials, disabledDefault]) {
+  for (const secret of [credentials, installerCredentials, disabledDefault]) {
     Validations.of(secret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
@@ -49,6 +64,13 @@ export function createRbacUsers(scope: Construct, accessString: string): RbacUse
     accessString,
     passwords: [credentials.secretValueFromJson('password').unsafeUnwrap()],
   });
+  const installerUser = new elasticache.CfnUser(scope, 'InstallerUser', {
+    engine: 'valkey',
+    userId: `${idPrefix}-installer`,
+    userName: INSTALLER_USERNAME,
+    accessString: INSTALLER_ACCESS_STRING,
+    passwords: [installerCredentials.secretValueFromJson('password').unsafeUnwrap()],
+  });
   const defaultUser = new elasticache.CfnUser(scope, 'DisabledDefaultUser', {
     engine: 'valkey',
     userId: `${idPrefix}-default`,
@@ -59,11 +81,12 @@ export function createRbacUsers(scope: Construct, accessString: string): RbacUse
   const userGroup = new elasticache.CfnUserGroup(scope, 'UserGroup', {
     engine: 'valkey',
     userGroupId: idPrefix,
-    userIds: [appUser.userId, defaultUser.userId],
+    userIds: [appUser.userId, installerUser.userId, defaultUser.userId],
   });
   userGroup.addResourceDependency(appUser);
+  userGroup.addResourceDependency(installerUser);
   userGroup.addResourceDependency(defaultUser);
-  return { credentials, userGroup };
+  return { credentials, installerCredentials, userGroup };
 }
 
 /** A lowercase id, unique per stack and construct, that ElastiCache accepts ([a-z][a-z0-9-]*). */

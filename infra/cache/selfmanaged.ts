@@ -33,6 +33,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IDependable } from 'constructs';
+import { SELFMANAGED_INSTALLER_ACCESS_STRING } from '../cache-settings.js';
 import type { EchoMqNetwork } from '../network.js';
 import type { ResolvedCache } from '../settings.js';
 import type { CacheConnectionEnvironment, EchoMqCache } from './cache.js';
@@ -52,6 +53,8 @@ export interface SelfManagedValkeyProps {
 export const APP_USERNAME = 'emq-app';
 /** Replication, cluster creation and operators. */
 export const ADMIN_USERNAME = 'emq-admin';
+/** The ACL user of the installer (the deploy-time custom resource: identity and library). */
+export const INSTALLER_USERNAME = 'emq-installer';
 
 /** The folder the nodes run (bootstrap.sh, cluster-create.sh, fence-guard.sh, node-lib.sh). */
 export const SCRIPTS_PATH = fileURLToPath(new URL('./selfmanaged/scripts', import.meta.url));
@@ -72,6 +75,9 @@ export class SelfManagedValkey extends Construct implements EchoMqCache {
   readonly securityGroup: ec2.SecurityGroup;
   /** `{"username","password"}` of the functions' user. */
   readonly credentials: secretsmanager.Secret;
+  /** `{"username","password"}` of the installer's user; readable by the installer and the nodes. */
+  readonly installerCredentials: secretsmanager.Secret;
+  readonly installerSecretArn: string;
   /** `{"username","password"}` of the admin user. */
   readonly adminCredentials: secretsmanager.Secret;
   /** `{"ca","cert","key"}`, filled by node 0 at first boot. */
@@ -100,6 +106,16 @@ export class SelfManagedValkey extends Construct implements EchoMqCache {
         excludePunctuation: true,
       },
     });
+    this.installerCredentials = new secretsmanager.Secret(this, 'InstallerCredentials', {
+      description: 'echomq-lambda: Valkey ACL user of the installer (wire identity, library)',
+      generateSecretString: {
+        secretStringTemplate: JSON.stringify({ username: INSTALLER_USERNAME }),
+        generateStringKey: 'password',
+        passwordLength: 32,
+        excludePunctuation: true,
+      },
+    });
+    this.installerSecretArn = this.installerCredentials.secretArn;
     this.adminCredentials = new secretsmanager.Secret(this, 'AdminCredentials', {
       description: 'echomq-lambda: Valkey admin user (replication, cluster creation, operators)',
       generateSecretString: {
@@ -115,7 +131,7 @@ export class SelfManagedValkey extends Construct implements EchoMqCache {
       // Empty until node 0 puts the material it made; nothing secret is in the template.
       secretStringValue: SecretValue.unsafePlainText('{}'),
     });
-    for (const secret of [this.credentials, this.adminCredentials]) {
+    for (const secret of [this.credentials, this.installerCredentials, this.adminCredentials]) {
       Validations.of(secret).acknowledge({
         id: 'AwsSolutions-SMG4',
         reason:
@@ -184,6 +200,7 @@ export class SelfManagedValkey extends Construct implements EchoMqCache {
       }),
     );
     this.credentials.grantRead(this.role);
+    this.installerCredentials.grantRead(this.role);
     this.adminCredentials.grantRead(this.role);
     this.tlsMaterial.grantRead(this.role);
     this.tlsMaterial.grantWrite(this.role);
@@ -203,6 +220,8 @@ export class SelfManagedValkey extends Construct implements EchoMqCache {
       EMQ_ADMIN_SECRET_ARN: this.adminCredentials.secretArn,
       EMQ_TLS_SECRET_ARN: this.tlsMaterial.secretArn,
       EMQ_ACCESS_STRING: settings.accessString,
+      EMQ_INSTALLER_SECRET_ARN: this.installerCredentials.secretArn,
+      EMQ_INSTALLER_ACCESS_STRING: SELFMANAGED_INSTALLER_ACCESS_STRING,
       EMQ_DATA_DEVICE: DATA_DEVICE,
       AWS_DEFAULT_REGION: Stack.of(this).region,
     };
@@ -269,6 +288,10 @@ export class SelfManagedValkey extends Construct implements EchoMqCache {
 
   grantCredentials(grantee: iam.IGrantable): void {
     this.credentials.grantRead(grantee);
+  }
+
+  grantInstallerCredentials(grantee: iam.IGrantable): void {
+    this.installerCredentials.grantRead(grantee);
   }
 
   /**

@@ -33,6 +33,9 @@ export class ServerlessValkey extends Construct implements EchoMqCache {
   readonly metrics: CacheMetrics;
   readonly securityGroup: ec2.SecurityGroup;
   readonly credentials: secretsmanager.Secret;
+  /** `{"username","password"}` of the installer's user; readable by the installer only. */
+  readonly installerCredentials: secretsmanager.Secret;
+  readonly installerSecretArn: string;
   readonly cache: elasticache.CfnServerlessCache;
 
   constructor(scope: Construct, id: string, props: ServerlessValkeyProps) {
@@ -40,6 +43,8 @@ export class ServerlessValkey extends Construct implements EchoMqCache {
     const { settings, network } = props;
     const rbac = createRbacUsers(this, settings.accessString);
     this.credentials = rbac.credentials;
+    this.installerCredentials = rbac.installerCredentials;
+    this.installerSecretArn = rbac.installerCredentials.secretArn;
 
     this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: network.vpc,
@@ -88,5 +93,9 @@ export class ServerlessValkey extends Construct implements EchoMqCache {
 
   grantCredentials(grantee: iam.IGrantable): void {
     this.credentials.grantRead(grantee);
+  }
+
+  grantInstallerCredentials(grantee: iam.IGrantable): void {
+    this.installerCredentials.grantRead(grantee);
   }
 }

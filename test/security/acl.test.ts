@@ -1,73 +1,63 @@
-// Least privilege: the functions and the fence installer run under the ACL rules operators
-// are given (acl-rules.ts), on a standalone server and a cluster, with both executors; and
-// those users are refused everything else: flushing, configuration, key listing, writing the
-// wire identity, touching keys outside their queues.
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// Least privilege, as deployed: on each server kind (ElastiCache-like without the module, the
+// function family; self-managed with the module, the native family), standalone, cluster and
+// a primary with a replica, the users run under the rules read from the synthesized template
+// (acl-setup.ts). The installer installs identity and library; the functions' user connects
+// with every check, serves every HTTP route and SQS case, confirms with WAIT, and reads back
+// as readJob and the CLI do. What they are refused is acl-refusals.test.ts.
 import type { SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listPending } from '../../cli/pending.js';
 import { handler as httpHandler } from '../../functions/http/handler.js';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { type LogSink, setLogSink } from '../../functions/shared/log.js';
 import { handler as sqsHandler } from '../../functions/sqs/handler.js';
-import { connect, installFence, mintJobId, readFence } from '../../src/index.js';
+import { connect, enqueue, installFence, mintJobId, readJob } from '../../src/index.js';
 import { fixture, lambdaContext, withBody } from '../fixtures/http/events.js';
 import { clearEmqEnv, configureContainer, invoke } from '../fixtures/http/invoke.js';
 import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
 import { connectTo, jobsOf } from '../support/emq.js';
 import {
   type ClusterHandle,
+  type ReplicatedHandle,
   randomQueue,
   type ServerHandle,
   startCluster,
+  startReplicated,
   startStandalone,
 } from '../support/servers.js';
-import { aclUserLine, fenceInstallerRule, functionsRule } from './acl-rules.js';
+import {
+  aclArgs,
+  aclDir,
+  FUNCTIONS_USER,
+  INSTALLER_USER,
+  KINDS,
+  PASSWORD,
+  type ServerKind,
+} from './acl-setup.js';
 
-const PASSWORD = randomBytes(18).toString('hex');
-const FUNCTIONS = 'emq-functions';
-const FUNCTIONS_FLAT = 'emq-functions-flat';
-const FENCE = 'emq-fence';
-
-let dir: string;
-let standalone: ServerHandle;
-let cluster: ClusterHandle;
-/** A server without the module, as ElastiCache runs: the functions take the script path. */
-let plain: ServerHandle;
-let previousSink: LogSink;
-
-/** An ACL file with the harness's own user and the package's three users. */
-async function aclFile(name: string, module: boolean): Promise<string> {
-  const path = join(dir, name);
-  await writeFile(
-    path,
-    [
-      // The harness's own user: it probes, creates the cluster and installs the first fence.
-      'user default on nopass ~* &* +@all',
-      aclUserLine(FUNCTIONS, PASSWORD, functionsRule({ module })),
-      aclUserLine(FUNCTIONS_FLAT, PASSWORD, functionsRule({ module, selectors: false })),
-      aclUserLine(FENCE, PASSWORD, fenceInstallerRule({ module })),
-      '',
-    ].join('\n'),
-  );
-  return path;
+type Target = ServerHandle | ClusterHandle;
+interface Setup {
+  readonly standalone: ServerHandle;
+  readonly cluster: ClusterHandle;
+  readonly replicated: ReplicatedHandle;
 }
 
+const setups = new Map<ServerKind, Setup>();
+let removeDir: () => Promise<void>;
+let previousSink: LogSink;
+
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'emq-acl-'));
-  const withModule = { module: true, extraArgs: ['--aclfile', await aclFile('module.acl', true)] };
-  [standalone, cluster, plain] = await Promise.all([
-    startStandalone(withModule),
-    startCluster(withModule),
-    startStandalone({ extraArgs: ['--aclfile', await aclFile('plain.acl', false)] }),
-  ]);
-  await Promise.all(
-    [standalone, cluster, plain].map(async (target) =>
-      installFence(await connectTo(target, { checkFence: false })),
-    ),
-  );
+  const { dir, remove } = await aclDir();
+  removeDir = remove;
+  for (const kind of KINDS) {
+    const options = { module: kind.module, extraArgs: await aclArgs(dir, kind) };
+    const [standalone, cluster, replicated] = await Promise.all([
+      startStandalone(options),
+      startCluster(options),
+      startReplicated({ ...options, replicas: 1 }),
+    ]);
+    setups.set(kind, { standalone, cluster, replicated });
+  }
   previousSink = setLogSink(() => {});
 });
 
@@ -75,17 +65,15 @@ afterAll(async () => {
   setLogSink(previousSink);
   await resetContainer();
   clearEmqEnv();
-  await Promise.all([standalone?.stop(), cluster?.stop(), plain?.stop()]);
-  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  await Promise.all(
+    [...setups.values()].flatMap((s) => [
+      s.standalone.stop(),
+      s.cluster.stop(),
+      s.replicated.stop(),
+    ]),
+  );
+  await removeDir?.();
 });
-
-type Target = ServerHandle | ClusterHandle;
-type Executor = 'native' | 'function' | 'auto';
-const topologies: readonly (readonly [string, () => Target, readonly Executor[]])[] = [
-  ['standalone server with the module', () => standalone, ['native', 'function']],
-  ['cluster with the module', () => cluster, ['native', 'function']],
-  ['standalone server without the module', () => plain, ['auto']],
-];
 
 function urlsOf(target: Target): { urls: string[]; cluster: boolean } {
   return target.kind === 'cluster'
@@ -97,200 +85,121 @@ async function primariesOf(target: Target): Promise<ServerHandle[]> {
   return target.kind === 'cluster' ? target.primaries() : [target];
 }
 
-describe.each(topologies)('on a %s', (_name, targetOf, executors) => {
-  it('lets the fence installer user install the wire identity on every primary, with and without the module', async () => {
-    const target = targetOf();
-    await Promise.all(
-      (await primariesOf(target)).map(async (node) => {
-        const admin = await node.client();
-        await admin.flushall();
-        admin.disconnect();
-      }),
-    );
-    // The script path first: where the module is loaded, EMQ.WIRE.INSTALL then covers every
-    // primary, not only the one the routed SET reaches.
-    for (const executor of executors.includes('native')
-      ? (['function', 'native'] as const)
-      : ['function' as const]) {
-      const installer = await connect({
-        ...urlsOf(target),
-        username: FENCE,
-        password: PASSWORD,
-        executor,
-        checkFence: false,
-      });
-      try {
-        expect((await installFence(installer)).every((reading) => reading.ok)).toBe(true);
-      } finally {
-        await installer.close();
-      }
-    }
-    const reader = await connectTo(target, {
-      checkFence: false,
-      executor: executors.includes('native') ? 'native' : 'function',
-    });
-    const readings = await readFence(reader);
-    expect(readings.map((reading) => reading.ok)).toEqual(readings.map(() => true));
+/** Wipes keys and functions as the harness, then installs as the deployed installer user. */
+async function installAsInstaller(kind: ServerKind, target: Target): Promise<boolean[]> {
+  for (const node of await primariesOf(target)) {
+    const admin = await node.client();
+    await admin.flushall();
+    await admin.call('FUNCTION', 'FLUSH');
+    admin.disconnect();
+  }
+  const installer = await connect({
+    ...urlsOf(target),
+    username: INSTALLER_USER,
+    password: PASSWORD,
+    executor: kind.executor,
+    checkFence: false,
   });
+  try {
+    return (await installFence(installer)).map((reading) => reading.ok);
+  } finally {
+    await installer.close();
+  }
+}
+
+const asFunctions = { username: FUNCTIONS_USER, password: PASSWORD };
+
+describe.each(KINDS)('on an $name', (kind) => {
+  const setup = (): Setup => setups.get(kind) as Setup;
 
   describe.each([
-    ['the selector rule', FUNCTIONS],
-    ['the flat rule', FUNCTIONS_FLAT],
-  ])('with %s', (_rule, username) => {
-    describe.each(executors)('and the %s executor', (executor) => {
-      beforeAll(async () => {
-        await configureContainer(targetOf(), {
-          EMQ_EXECUTOR: executor,
-          EMQ_USERNAME: username,
-          EMQ_PASSWORD: PASSWORD,
-        });
-      });
+    ['standalone', (s: Setup): Target => s.standalone],
+    ['cluster', (s: Setup): Target => s.cluster],
+  ] as const)('%s', (_topology, targetOf) => {
+    it('lets the installer install identity and library on every primary; the functions then connect with every check', async () => {
+      const target = targetOf(setup());
+      const readings = await installAsInstaller(kind, target);
+      expect(readings).toEqual(readings.map(() => true));
+      expect(readings.length).toBe((await primariesOf(target)).length);
+      const connection = await connectTo(target, { ...asFunctions, executor: kind.executor });
+      expect(connection.executor.kind).toBe(kind.executor);
+    });
 
-      it('serves every HTTP route: POST, keyed POST and its replay, PUT, a conflicting PUT, GET', async () => {
-        const queue = randomQueue('acl-http');
-        const id = mintJobId();
-        const statuses = [];
-        for (const event of [
-          fixture('v2-post', { queue }),
-          fixture('v2-post-idempotency-key', { queue }),
-          fixture('v2-post-idempotency-key', { queue }),
-          fixture('v2-put', { queue, id }),
-          fixture('v2-put', { queue, id }),
-          withBody(fixture('v2-put', { queue, id }), 'another payload'),
-          fixture('v2-get', { queue, id }),
-        ]) {
-          statuses.push((await invoke(httpHandler, event)).response.statusCode);
-        }
-        expect(statuses).toEqual([201, 201, 200, 201, 200, 409, 200]);
-        const jobs = await jobsOf(await connectTo(targetOf()), queue);
-        expect(jobs.rows).toHaveLength(3);
-        expect(jobs.pending).toEqual(jobs.rows);
+    it('serves every HTTP route as the functions user: POST, keyed POST and its replay, PUT, a conflicting PUT, GET', async () => {
+      const target = targetOf(setup());
+      await configureContainer(target, {
+        EMQ_EXECUTOR: kind.executor,
+        EMQ_USERNAME: FUNCTIONS_USER,
+        EMQ_PASSWORD: PASSWORD,
       });
+      const queue = randomQueue('acl-http');
+      const id = mintJobId();
+      const statuses = [];
+      for (const event of [
+        fixture('v2-post', { queue }),
+        fixture('v2-post-idempotency-key', { queue }),
+        fixture('v2-post-idempotency-key', { queue }),
+        fixture('v2-put', { queue, id }),
+        fixture('v2-put', { queue, id }),
+        withBody(fixture('v2-put', { queue, id }), 'another payload'),
+        fixture('v2-get', { queue, id }),
+      ]) {
+        statuses.push((await invoke(httpHandler, event)).response.statusCode);
+      }
+      expect(statuses).toEqual([201, 201, 200, 201, 200, 409, 200]);
+      const jobs = await jobsOf(await connectTo(target), queue);
+      expect(jobs.rows).toHaveLength(3);
+      expect(jobs.pending).toEqual(jobs.rows);
+    });
 
-      it('admits SQS first deliveries, redeliveries and caller ids, and takes back a second row', async () => {
-        const queue = randomQueue('acl-sqs');
-        const sentAt = Date.now();
-        const first = sqsRecord({ queue, body: 'first', sentAt });
-        const safe = sqsRecord({ queue, body: 'redelivered', sentAt, receiveCount: 2 });
-        const own = sqsRecord({ queue, body: 'own id', jobId: mintJobId() });
-        const handle = async (records: ReturnType<typeof sqsRecord>[]) =>
-          (await sqsHandler(sqsEvent(records), lambdaContext())) as SQSBatchResponse;
-        expect(await handle([first, safe, own])).toEqual({ batchItemFailures: [] });
-        // The same message again, once as a redelivery and once as a first delivery that
-        // proposes another id (another SentTimestamp): the row it writes is taken back.
-        const again = { ...first, attributes: { ...first.attributes, SentTimestamp: '1' } };
-        expect(await handle([redelivered(first), again])).toEqual({ batchItemFailures: [] });
-        const jobs = await jobsOf(await connectTo(targetOf()), queue);
-        expect(jobs.rows).toHaveLength(3);
-        expect(jobs.pending).toEqual(jobs.rows);
+    it('admits SQS first deliveries, redeliveries and caller ids as the functions user', async () => {
+      const target = targetOf(setup());
+      await configureContainer(target, {
+        EMQ_EXECUTOR: kind.executor,
+        EMQ_USERNAME: FUNCTIONS_USER,
+        EMQ_PASSWORD: PASSWORD,
       });
+      const queue = randomQueue('acl-sqs');
+      const sentAt = Date.now();
+      const first = sqsRecord({ queue, body: 'first', sentAt });
+      const safe = sqsRecord({ queue, body: 'redelivered', sentAt, receiveCount: 2 });
+      const own = sqsRecord({ queue, body: 'own id', jobId: mintJobId() });
+      const handle = async (records: ReturnType<typeof sqsRecord>[]) =>
+        (await sqsHandler(sqsEvent(records), lambdaContext())) as SQSBatchResponse;
+      expect(await handle([first, safe, own])).toEqual({ batchItemFailures: [] });
+      // The same message again, as a redelivery and as a first delivery proposing another id.
+      const again = { ...first, attributes: { ...first.attributes, SentTimestamp: '1' } };
+      expect(await handle([redelivered(first), again])).toEqual({ batchItemFailures: [] });
+      const jobs = await jobsOf(await connectTo(target), queue);
+      expect(jobs.rows).toHaveLength(3);
+      expect(jobs.pending).toEqual(jobs.rows);
+    });
+
+    it('reads back as readJob (emq get) and the pending listing (emq pending) do', async () => {
+      const target = targetOf(setup());
+      const connection = await connectTo(target, { ...asFunctions, executor: kind.executor });
+      const queue = randomQueue('acl-read');
+      const admitted = await enqueue(connection, { queue, payload: 'read me' });
+      const row = await readJob(connection, queue, admitted.id);
+      expect(row?.payload.toString()).toBe('read me');
+      expect(await listPending(connection, queue, 10)).toEqual({ ids: [admitted.id], total: 1 });
     });
   });
-});
 
-describe('the functions user', () => {
-  const refusedOfBoth: readonly (readonly [string, readonly string[]])[] = [
-    ['FLUSHALL', ['FLUSHALL']],
-    ['FLUSHDB', ['FLUSHDB']],
-    ['CONFIG GET', ['CONFIG', 'GET', 'maxmemory']],
-    ['CONFIG SET', ['CONFIG', 'SET', 'appendonly', 'no']],
-    ['KEYS', ['KEYS', '*']],
-    ['SCAN', ['SCAN', '0']],
-    ['writing {emq}:version with SET', ['SET', '{emq}:version', '2']],
-    ['deleting {emq}:version', ['DEL', '{emq}:version']],
-    [
-      'writing {emq}:version from a script',
-      ['EVAL', "return redis.call('SET', KEYS[1], '2')", '1', '{emq}:version'],
-    ],
-    [
-      'writing an undeclared key from a script',
-      ['EVAL', "return redis.call('SET', 'other', '1')", '1', 'emq:{q}:job:JOB0KHTOWnGLuC'],
-    ],
-    ['a key outside the queues', ['SET', 'other', '1']],
-    ['EMQ.ENQUEUE on keys outside the queues', ['EMQ.ENQUEUE', '2', 'a', 'b', 'JOBx', 'p']],
-    ['DEBUG', ['DEBUG', 'DIGEST']],
-    ['SCRIPT FLUSH', ['SCRIPT', 'FLUSH']],
-    ['CLIENT LIST', ['CLIENT', 'LIST']],
-    ['MODULE LIST', ['MODULE', 'LIST']],
-    ['SUBSCRIBE', ['SUBSCRIBE', 'emq']],
-    ['SHUTDOWN', ['SHUTDOWN', 'NOSAVE']],
-  ];
-  const refusedBySelectors: readonly (readonly [string, readonly string[]])[] = [
-    ['SET on a job row', ['SET', 'emq:{q}:job:JOB0KHTOWnGLuC', 'x']],
-    ['HSET on a dedupe record', ['HSET', 'emq:{q}:dedupe:h', 'f', 'v']],
-    ['DEL of a pending set', ['DEL', 'emq:{q}:pending']],
-    ['ZADD to a job row', ['ZADD', 'emq:{q}:job:JOB0KHTOWnGLuC', '0', 'm']],
-  ];
-
-  /** A command refused by the ACL answers NOPERM; a script's refused call, an ACL failure. */
-  const REFUSED = /^(NOPERM |ERR ACL failure in script: No permissions)/;
-
-  async function refusal(username: string, command: readonly string[]): Promise<string> {
-    const client = await standalone.client({ username, password: PASSWORD });
-    try {
-      const [name = '', ...args] = command;
-      await client.call(name, ...args);
-      return 'allowed';
-    } catch (error) {
-      return error instanceof Error ? error.message : String(error);
-    } finally {
-      client.disconnect();
-    }
-  }
-
-  it.each([...refusedOfBoth, ...refusedBySelectors])(
-    'is refused %s under the selector rule',
-    async (_what, command) => {
-      expect(await refusal(FUNCTIONS, command)).toMatch(REFUSED);
-    },
-  );
-
-  it.each(refusedOfBoth)('is refused %s under the flat rule', async (_what, command) => {
-    expect(await refusal(FUNCTIONS_FLAT, command)).toMatch(REFUSED);
-  });
-
-  it('cannot install the wire identity through the script path', async () => {
-    const connection = await connect({
-      urls: [standalone.url],
-      username: FUNCTIONS,
-      password: PASSWORD,
-      executor: 'function',
-      checkFence: false,
+  it('confirms every write with WAIT on a primary with a replica, the duplicate answer too', async () => {
+    const { primary } = setup().replicated;
+    expect(await installAsInstaller(kind, primary)).toEqual([true]);
+    const connection = await connectTo(primary, {
+      ...asFunctions,
+      executor: kind.executor,
+      ackReplicas: 1,
+      ackTimeoutMs: 5_000,
     });
-    try {
-      await expect(installFence(connection)).rejects.toMatchObject({ retryable: false });
-    } finally {
-      await connection.close();
-    }
-  });
-
-  it('leaves the dataset as it was after every refusal', async () => {
-    const admin = await standalone.client();
-    const before = await admin.call('DEBUG', 'DIGEST');
-    for (const [, command] of [...refusedOfBoth, ...refusedBySelectors]) {
-      await refusal(FUNCTIONS, command);
-    }
-    expect(await admin.call('DEBUG', 'DIGEST')).toBe(before);
-    admin.disconnect();
-  });
-});
-
-describe('the fence installer user', () => {
-  it.each([
-    ['FLUSHALL', ['FLUSHALL']],
-    ['CONFIG GET', ['CONFIG', 'GET', 'maxmemory']],
-    ['KEYS', ['KEYS', '*']],
-    ['writing a job row', ['HSET', 'emq:{q}:job:JOB0KHTOWnGLuC', 'state', 'pending']],
-    ['EMQ.ENQUEUE', ['EMQ.ENQUEUE', '2', 'emq:{q}:job:JOBx', 'emq:{q}:pending', 'JOBx', 'p']],
-    ['EVAL', ['EVAL', 'return 1', '0']],
-    ['a key other than {emq}:version', ['SET', 'other', '1']],
-  ] as const)('is refused %s', async (_what, command) => {
-    const client = await standalone.client({ username: FENCE, password: PASSWORD });
-    try {
-      const [name, ...args] = command;
-      await expect(client.call(name, ...args)).rejects.toThrow(/^NOPERM/);
-    } finally {
-      client.disconnect();
-    }
+    const queue = randomQueue('acl-wait');
+    const request = { queue, payload: 'confirmed', idempotencyKey: 'acl-wait-key' };
+    const first = await enqueue(connection, request);
+    const again = await enqueue(connection, request);
+    expect([first.status, again.status]).toEqual(['enqueued', 'duplicate']);
+    expect(again.id).toBe(first.id);
   });
 });

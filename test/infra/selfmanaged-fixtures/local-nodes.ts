@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Valkey } from 'iovalkey';
+import { INSTALLER_RULES_SELFMANAGED } from '../../../src/access-rules.js';
 import { freePorts, LOOPBACK, MODULE_PATH } from '../../support/servers.js';
 
 export const SCRIPTS_DIR = fileURLToPath(
@@ -18,7 +19,13 @@ const FAKE_AWS = fileURLToPath(new URL('./aws', import.meta.url));
 
 export const ADMIN = { username: 'emq-admin', password: 'admin-password-for-tests' };
 export const APP = { username: 'emq-app', password: 'app-password-for-tests' };
-const SECRET_IDS = { admin: 'admin-secret', app: 'app-secret', tls: 'tls-secret' } as const;
+export const INSTALLER = { username: 'emq-installer', password: 'installer-password-for-tests' };
+const SECRET_IDS = {
+  admin: 'admin-secret',
+  app: 'app-secret',
+  installer: 'installer-secret',
+  tls: 'tls-secret',
+} as const;
 
 export type NodeScript = 'bootstrap.sh' | 'cluster-create.sh' | 'fence-guard.sh' | 'emq-cli.sh';
 
@@ -75,6 +82,7 @@ export class LocalNodes {
     copyFileSync(MODULE_PATH, join(aws, 's3', 'assets', 'emq.so'));
     writeFileSync(join(aws, 'secrets', `${SECRET_IDS.admin}.json`), JSON.stringify(ADMIN));
     writeFileSync(join(aws, 'secrets', `${SECRET_IDS.app}.json`), JSON.stringify(APP));
+    writeFileSync(join(aws, 'secrets', `${SECRET_IDS.installer}.json`), JSON.stringify(INSTALLER));
     // What CloudFormation creates: a TLS secret that node 0 fills on first boot.
     writeFileSync(join(aws, 'secrets', `${SECRET_IDS.tls}.json`), '{}');
 
@@ -105,6 +113,8 @@ export class LocalNodes {
       EMQ_ADMIN_SECRET_ARN: SECRET_IDS.admin,
       EMQ_TLS_SECRET_ARN: SECRET_IDS.tls,
       EMQ_ACCESS_STRING: options.accessString,
+      EMQ_INSTALLER_SECRET_ARN: SECRET_IDS.installer,
+      EMQ_INSTALLER_ACCESS_STRING: INSTALLER_RULES_SELFMANAGED,
       EMQ_SIGNAL_URL: `http://${LOOPBACK}:${signalPort}/wait-condition?X-Amz-Signature=stand-in`,
       // Small servers and a short node timeout; generous waits, the machine is shared.
       EMQ_MAXMEMORY: '64mb',

@@ -46,3 +46,24 @@ export function environmentOf(fn: Resource): Record<string, unknown> {
   const environment = fn.Properties.Environment as { Variables?: Record<string, unknown> };
   return environment?.Variables ?? {};
 }
+
+/**
+ * A user data (or any intrinsic) as one text: literal parts as they are, references as
+ * `{Ref:id}`, other intrinsics as their JSON (the template keeps them unresolved).
+ */
+export function flattenIntrinsics(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.map(flattenIntrinsics).join('');
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value);
+    const [name, inner] = entries[0] ?? [];
+    if (entries.length === 1 && name === 'Fn::Base64') return flattenIntrinsics(inner);
+    if (entries.length === 1 && name === 'Fn::Join') {
+      const [separator, parts] = inner as [string, unknown[]];
+      return parts.map(flattenIntrinsics).join(separator);
+    }
+    if (entries.length === 1 && name === 'Ref') return `{Ref:${String(inner)}}`;
+    return JSON.stringify(value);
+  }
+  return String(value);
+}

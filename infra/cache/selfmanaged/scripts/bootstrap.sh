@@ -9,8 +9,10 @@
 #   EMQ_WIRE              the wire identity the module is loaded with
 #   EMQ_MODULE_URI        s3:// location of the EchoMQ module
 #   EMQ_APP_SECRET_ARN, EMQ_ADMIN_SECRET_ARN  {"username","password"} of the functions / admin
+#   EMQ_INSTALLER_SECRET_ARN  {"username","password"} of the installer (identity and library)
 #   EMQ_TLS_SECRET_ARN    {"ca","cert","key"}; node 0 fills it on first boot
 #   EMQ_ACCESS_STRING     ACL rules of the functions' user
+#   EMQ_INSTALLER_ACCESS_STRING  ACL rules of the installer's user
 #   EMQ_SYSTEM            1: install packages, mount the data volume, run under systemd (EC2);
 #                         0: none of that, daemonize in the given directories (tests)
 #   EMQ_CONF_DIR, EMQ_DATA_DIR, EMQ_RUN_DIR, EMQ_DATA_DEVICE, EMQ_VALKEY_PACKAGE,
@@ -54,6 +56,9 @@ read_credentials() {
   json=$(emq_secret "$EMQ_APP_SECRET_ARN") || emq_die "cannot read the functions' secret"
   APP_USER=$(emq_json_field "$json" username) || emq_die "the functions' secret has no username"
   APP_PASSWORD=$(emq_json_field "$json" password) || emq_die "the functions' secret has no password"
+  json=$(emq_secret "$EMQ_INSTALLER_SECRET_ARN") || emq_die "cannot read the installer's secret"
+  INSTALLER_USER=$(emq_json_field "$json" username) || emq_die "the installer's secret has no username"
+  INSTALLER_PASSWORD=$(emq_json_field "$json" password) || emq_die "the installer's secret has no password"
 }
 
 # One server certificate for every node (their addresses are fixed), signed by a CA whose key is
@@ -127,6 +132,7 @@ write_acl() {
 user default off resetkeys resetchannels -@all
 user $EMQ_ADMIN_USER on #$(sha256_hex "$EMQ_ADMIN_PASSWORD") ~* &* +@all
 user $APP_USER $EMQ_ACCESS_STRING #$(sha256_hex "$APP_PASSWORD")
+user $INSTALLER_USER $EMQ_INSTALLER_ACCESS_STRING #$(sha256_hex "$INSTALLER_PASSWORD")
 user emq-guard on #$(sha256_hex "$(cat "$EMQ_CONF_DIR/guard.pass")") resetkeys resetchannels -@all +ping +role +cluster|nodes +emq.wire +emq.wire.install
 ACL
 }
