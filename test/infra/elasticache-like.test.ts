@@ -1,11 +1,13 @@
 // What the stack deploys on ElastiCache, rehearsed on a local cluster without the module: the
-// functions' RBAC user with the default access string, credentials from the secret, the script
-// executor. The fence installer and an enqueue must work as that user, and nothing else may.
+// functions' RBAC user with the default access string and the installer's own user with its
+// rules, credentials from their secrets, the function family. The fence installer works as
+// its user, an enqueue as the functions', and neither may do the other's part.
 import type { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FenceEventOptions, onFenceEvent } from '../../functions/fence/on-event.js';
 import { setLogSink } from '../../functions/shared/log.js';
-import { APP_USERNAME } from '../../infra/cache/elasticache.js';
+import { APP_USERNAME, INSTALLER_USERNAME } from '../../infra/cache/elasticache.js';
+import { INSTALLER_ACCESS_STRING } from '../../infra/cache-settings.js';
 import { DEFAULT_ACCESS_STRING } from '../../infra/settings.js';
 import { type Connection, connect, enqueue, LIBRARY_VERSION, readJob } from '../../src/index.js';
 import { type ClusterHandle, randomQueue, startCluster } from '../support/servers.js';
@@ -13,10 +15,17 @@ import { createEvent } from './support/cfn-events.js';
 
 const ADMIN = { username: 'admin', password: 'admin-password-for-tests' };
 const APP_PASSWORD = 'app-password-for-tests';
+const INSTALLER_PASSWORD = 'installer-password-for-tests';
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:emq-AbCdEf';
+const INSTALLER_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:emq-inst-AbCdEf';
+const SECRETS: Readonly<Record<string, { username: string; password: string }>> = {
+  [SECRET_ARN]: { username: APP_USERNAME, password: APP_PASSWORD },
+  [INSTALLER_SECRET_ARN]: { username: INSTALLER_USERNAME, password: INSTALLER_PASSWORD },
+};
 
 let cluster: ClusterHandle;
 let env: Record<string, string>;
+let installerEnv: Record<string, string>;
 let restoreLogs: () => void;
 const open: Connection[] = [];
 
@@ -30,6 +39,10 @@ beforeAll(async () => {
     extraArgs: [
       ...['--user', ADMIN.username, 'on', `>${ADMIN.password}`, '~*', '&*', '+@all'],
       ...['--user', APP_USERNAME, ...DEFAULT_ACCESS_STRING.split(' '), `>${APP_PASSWORD}`],
+      ...[
+        ...['--user', INSTALLER_USERNAME, ...INSTALLER_ACCESS_STRING.split(' ')],
+        `>${INSTALLER_PASSWORD}`,
+      ],
       ...['--user', 'default', 'off'],
     ],
   });
@@ -39,6 +52,7 @@ beforeAll(async () => {
     EMQ_EXECUTOR: 'function',
     EMQ_SECRET_ARN: SECRET_ARN,
   };
+  installerEnv = { ...env, EMQ_SECRET_ARN: INSTALLER_SECRET_ARN };
 });
 
 afterAll(async () => {
@@ -47,11 +61,14 @@ afterAll(async () => {
   restoreLogs();
 });
 
-/** Secrets Manager at the SDK boundary: answers GetSecretValue for the one secret. */
+/** Secrets Manager at the SDK boundary: answers GetSecretValue for the two secrets. */
 function secretsManager(asked: string[]): NonNullable<FenceEventOptions['secrets']> {
   const send = async (command: GetSecretValueCommand) => {
-    asked.push(String(command.input.SecretId));
-    return { SecretString: JSON.stringify({ username: APP_USERNAME, password: APP_PASSWORD }) };
+    const id = String(command.input.SecretId);
+    asked.push(id);
+    const value = SECRETS[id];
+    if (value === undefined) throw new Error(`ResourceNotFoundException: ${id}`);
+    return { SecretString: JSON.stringify(value) };
   };
   return { send } as unknown as NonNullable<FenceEventOptions['secrets']>;
 }
@@ -69,10 +86,13 @@ async function asApp(): Promise<Connection> {
 }
 
 describe('on an ElastiCache-like cluster', () => {
-  it('the fence installer reads the secret and installs the identity as the functions user', async () => {
+  it('the fence installer reads its own secret and installs the identity as its own user', async () => {
     const asked: string[] = [];
-    const result = await onFenceEvent(createEvent('1'), { env, secrets: secretsManager(asked) });
-    expect(asked).toEqual([SECRET_ARN]);
+    const result = await onFenceEvent(createEvent('1'), {
+      env: installerEnv,
+      secrets: secretsManager(asked),
+    });
+    expect(asked).toEqual([INSTALLER_SECRET_ARN]);
     // Every primary: each gets the emq function library; the identity is the one routed key.
     expect(result).toEqual({ PhysicalResourceId: 'emq-fence', Data: { Wire: '1', Nodes: 3 } });
     const admin = await cluster.clusterClient();
@@ -83,7 +103,7 @@ describe('on an ElastiCache-like cluster', () => {
   });
 
   it('the functions user enqueues and reads a job back with the script executor', async () => {
-    await onFenceEvent(createEvent('1'), { env, secrets: secretsManager([]) });
+    await onFenceEvent(createEvent('1'), { env: installerEnv, secrets: secretsManager([]) });
     const connection = await asApp();
     const queue = randomQueue('acl');
     const admitted = await enqueue(connection, { queue, payload: 'hello', idempotencyKey: 'k-1' });
@@ -94,11 +114,21 @@ describe('on an ElastiCache-like cluster', () => {
   });
 
   it('the functions user may not touch keys outside the EchoMQ keyspace or flush the data', async () => {
-    await onFenceEvent(createEvent('1'), { env, secrets: secretsManager([]) });
+    await onFenceEvent(createEvent('1'), { env: installerEnv, secrets: secretsManager([]) });
     const connection = await asApp();
     await expect(connection.client.set('not-emq', 'x')).rejects.toThrow(/NOPERM/);
     await expect(connection.client.call('FLUSHALL')).rejects.toThrow(/NOPERM/);
     const admin = await cluster.clusterClient();
     expect(await admin.exists('not-emq')).toBe(0);
+  });
+
+  it('the functions user cannot run the installer: it may not load the library', async () => {
+    const failed = await onFenceEvent(createEvent('1'), {
+      env,
+      secrets: secretsManager([]),
+      retryForMs: 0,
+    }).catch((error: unknown) => error);
+    expect(failed).toBeInstanceOf(Error);
+    expect(String((failed as Error).message)).not.toMatch(/password/i);
   });
 });

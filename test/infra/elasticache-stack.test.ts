@@ -4,6 +4,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FENCE_RESOURCE_TYPE } from '../../infra/fence-installer.js';
 import { DEFAULT_ACCESS_STRING } from '../../infra/settings.js';
+import { INSTALLER_RULES_ELASTICACHE } from '../../src/access-rules.js';
 import { loadConfig } from '../../src/index.js';
 import { acknowledgmentsIn, awsSolutionsFindings } from './support/nag.js';
 import { type Synthesized, synthStack } from './support/synth.js';
@@ -88,6 +89,21 @@ describe('ElastiCache for Valkey', () => {
         },
       ],
     });
+  });
+
+  it('gives the installer its own RBAC user in the group, with its own secret and the installer rules', () => {
+    const [, group] = onlyResource(template, 'AWS::ElastiCache::UserGroup');
+    const [userId, user] = onlyResource(template, 'AWS::ElastiCache::User', 'InstallerUser');
+    const [secretId] = onlyResource(
+      template,
+      'AWS::SecretsManager::Secret',
+      'CacheInstallerCredentials',
+    );
+    expect(user.Properties.UserName).toBe('emq-installer');
+    expect(user.Properties.AccessString).toBe(INSTALLER_RULES_ELASTICACHE);
+    expect(JSON.stringify(user.Properties.Passwords)).toContain(`"Ref":"${secretId}"`);
+    expect(group.Properties.UserIds).toContainEqual(user.Properties.UserId);
+    expect(group.DependsOn).toContain(userId);
   });
 
   it('switches the default user off', () => {
@@ -185,24 +201,39 @@ describe('functions', () => {
 
   it('carry the secret ARN, never a password or a resolved secret, in their environment', () => {
     const [secretId] = onlyResource(template, 'AWS::SecretsManager::Secret', 'CacheCredentials');
-    for (const fn of Object.values(projectFunctions(template))) {
+    const [installerId] = onlyResource(
+      template,
+      'AWS::SecretsManager::Secret',
+      'CacheInstallerCredentials',
+    );
+    for (const [id, fn] of Object.entries(projectFunctions(template))) {
       const environment = environmentOf(fn);
-      expect(environment.EMQ_SECRET_ARN).toEqual(ref(secretId));
+      // The fence installer connects as its own RBAC user, with its own secret.
+      expect(environment.EMQ_SECRET_ARN).toEqual(
+        ref(id.includes('Fence') ? installerId : secretId),
+      );
       expect(Object.keys(environment)).not.toContain('EMQ_PASSWORD');
       expect(JSON.stringify(environment)).not.toMatch(/resolve:secretsmanager|password/i);
     }
   });
 
-  it('may read the credentials secret', () => {
-    const [secretId] = onlyResource(template, 'AWS::SecretsManager::Secret', 'CacheCredentials');
-    const readers = Object.values(resourcesOf(template, 'AWS::IAM::Policy')).filter((policy) =>
-      JSON.stringify(policy.Properties).includes(`"Ref":"${secretId}"`),
-    );
-    // The http, sqs and fence functions' roles.
-    expect(readers).toHaveLength(3);
-    for (const policy of readers) {
-      expect(JSON.stringify(policy.Properties)).toContain('secretsmanager:GetSecretValue');
-    }
+  it('may read their own credentials secret only: the functions theirs, the installer its own', () => {
+    const readersOf = (hint: string): string[] => {
+      const [secretId] = onlyResource(template, 'AWS::SecretsManager::Secret', hint);
+      return Object.entries(resourcesOf(template, 'AWS::IAM::Policy'))
+        .filter(([, policy]) => JSON.stringify(policy.Properties).includes(`"Ref":"${secretId}"`))
+        .map(([id, policy]) => {
+          expect(JSON.stringify(policy.Properties)).toContain('secretsmanager:GetSecretValue');
+          return id;
+        });
+    };
+    const functions = readersOf('CacheCredentials');
+    const installer = readersOf('CacheInstallerCredentials');
+    // The http and sqs functions' roles; the fence installer's role alone.
+    expect(functions).toHaveLength(2);
+    expect(functions.some((id) => id.includes('Fence'))).toBe(false);
+    expect(installer).toHaveLength(1);
+    expect(installer[0]).toMatch(/Fence/);
   });
 
   it('get only EMQ_* names that src/config.ts reads, and values it accepts', () => {

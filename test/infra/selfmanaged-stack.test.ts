@@ -8,6 +8,10 @@ import {
   SelfManagedValkey,
 } from '../../infra/cache/selfmanaged.js';
 import { FENCE_RESOURCE_TYPE } from '../../infra/fence-installer.js';
+import {
+  FUNCTIONS_RULES_SELFMANAGED,
+  INSTALLER_RULES_SELFMANAGED,
+} from '../../src/access-rules.js';
 import { loadConfig } from '../../src/index.js';
 import { MODULE_PATH } from '../support/servers.js';
 import { acknowledgmentsIn, awsSolutionsFindings } from './support/nag.js';
@@ -239,9 +243,20 @@ describe('user data', () => {
     for (const [, instance] of instances()) {
       const userData = userDataOf(instance);
       expect(setting(userData, 'EMQ_APP_SECRET_ARN')).toMatch(/^\{Ref:CacheCredentials/);
+      expect(setting(userData, 'EMQ_INSTALLER_SECRET_ARN')).toMatch(
+        /^\{Ref:CacheInstallerCredentials/,
+      );
       expect(setting(userData, 'EMQ_ADMIN_SECRET_ARN')).toMatch(/^\{Ref:CacheAdminCredentials/);
       expect(setting(userData, 'EMQ_TLS_SECRET_ARN')).toMatch(/^\{Ref:CacheTlsMaterial/);
       expect(userData).not.toMatch(/resolve:secretsmanager|password|SecretString/i);
+    }
+  });
+
+  it("carries the functions' and the installer's ACL rules for users.acl", () => {
+    for (const [, instance] of instances()) {
+      const userData = userDataOf(instance);
+      expect(setting(userData, 'EMQ_ACCESS_STRING')).toBe(FUNCTIONS_RULES_SELFMANAGED);
+      expect(setting(userData, 'EMQ_INSTALLER_ACCESS_STRING')).toBe(INSTALLER_RULES_SELFMANAGED);
     }
   });
 
@@ -289,13 +304,19 @@ describe('cluster-create step', () => {
 describe('functions', () => {
   it('talk to every node over TLS with the native executor in cluster mode', () => {
     const [secretId] = onlyResource(template, 'AWS::SecretsManager::Secret', 'CacheCredentials');
+    const [installerId] = onlyResource(
+      template,
+      'AWS::SecretsManager::Secret',
+      'CacheInstallerCredentials',
+    );
     const seeds = cache.endpoint.split(',').map((seed) => `rediss://${seed}`);
-    for (const fn of Object.values(projectFunctions(template))) {
+    for (const [id, fn] of Object.entries(projectFunctions(template))) {
       expect(environmentOf(fn)).toMatchObject({
         EMQ_URL: seeds.join(','),
         EMQ_CLUSTER: 'true',
         EMQ_EXECUTOR: 'native',
-        EMQ_SECRET_ARN: ref(secretId),
+        // The fence installer connects as its own ACL user, with its own secret.
+        EMQ_SECRET_ARN: ref(id.includes('Fence') ? installerId : secretId),
       });
       expect(JSON.stringify(environmentOf(fn))).not.toMatch(/resolve:secretsmanager|password/i);
     }
@@ -323,14 +344,21 @@ describe('functions', () => {
     }
   });
 
-  it('may read their credentials, and only the nodes may read the admin and TLS secrets', () => {
+  it('may read their own credentials only, and only the nodes may read the admin and TLS secrets', () => {
     const readersOf = (hint: string) => {
       const [secretId] = onlyResource(template, 'AWS::SecretsManager::Secret', hint);
       return Object.entries(resourcesOf(template, 'AWS::IAM::Policy'))
         .filter(([, policy]) => JSON.stringify(policy.Properties).includes(`"Ref":"${secretId}"`))
         .map(([id]) => id.replace(/[0-9A-F]{8}$/, ''));
     };
-    expect(readersOf('CacheCredentials')).toHaveLength(4);
+    // The nodes (they hash both passwords into users.acl), the http and sqs functions.
+    const functions = readersOf('CacheCredentials');
+    expect(functions).toHaveLength(3);
+    expect(functions.some((id) => id.includes('Fence'))).toBe(false);
+    const installer = readersOf('CacheInstallerCredentials');
+    expect(installer).toHaveLength(2);
+    expect(installer).toContain('CacheNodeRoleDefaultPolicy');
+    expect(installer.filter((id) => id.includes('Fence'))).toHaveLength(1);
     expect(readersOf('CacheAdminCredentials')).toEqual(['CacheNodeRoleDefaultPolicy']);
     expect(readersOf('CacheTlsMaterial')).toEqual(['CacheNodeRoleDefaultPolicy']);
   });
