@@ -10,11 +10,18 @@ import {
   connect,
   connectOptionsFrom,
   enqueue,
+  installFence,
   loadConfig,
   readJob,
 } from '../../src/index.js';
 import { randomQueue } from '../support/servers.js';
-import { ADMIN, APP, LocalNodes, type ScriptRun } from './selfmanaged-fixtures/local-nodes.js';
+import {
+  ADMIN,
+  APP,
+  INSTALLER,
+  LocalNodes,
+  type ScriptRun,
+} from './selfmanaged-fixtures/local-nodes.js';
 
 const SHARDS = 3;
 const REPLICAS = 1;
@@ -71,14 +78,17 @@ async function eventually(check: () => Promise<void>, forMs = 20_000): Promise<v
 }
 
 /** Connects the way a function does: its environment, credentials from its secret. */
-async function asFunctions(): Promise<Connection> {
+async function asFunctions(
+  credentials: { username: string; password: string } = APP,
+  checkFence = true,
+): Promise<Connection> {
   const config = loadConfig({
     EMQ_URL: nodes.seeds.join(','),
     EMQ_CLUSTER: 'true',
     EMQ_EXECUTOR: 'native',
     EMQ_TLS_CA: nodes.signals[0]?.Data ?? '',
   });
-  const connection = await connect({ ...connectOptionsFrom(config), ...APP });
+  const connection = await connect({ ...connectOptionsFrom(config), ...credentials, checkFence });
   open.push(connection);
   return connection;
 }
@@ -136,6 +146,12 @@ describe('bootstrap.sh and cluster-create.sh', () => {
     ]);
   });
 
+  it("let the installer's own user install identity and library on every primary over TLS", async () => {
+    const installer = await asFunctions(INSTALLER, false);
+    const readings = await installFence(installer);
+    expect(readings.map((reading) => reading.ok)).toEqual([true, true, true]);
+  });
+
   it('let the functions enqueue and read back with the native executor over TLS', async () => {
     const connection = await asFunctions();
     expect(connection.executor.kind).toBe('native');
@@ -158,6 +174,8 @@ describe('bootstrap.sh and cluster-create.sh', () => {
       const acl = nodes.file(index, 'conf', 'users.acl');
       expect(acl).toMatch(/^user default off /m);
       expect(acl).not.toContain(APP.password);
+      expect(acl).not.toContain(INSTALLER.password);
+      expect(acl).toMatch(/^user emq-installer on /m);
       expect(acl).not.toContain(ADMIN.password);
     }
     expect(nodes.secret('tls')).toEqual({
