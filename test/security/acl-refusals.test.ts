@@ -7,7 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIBRARY_SOURCE } from '../../src/executors/library.js';
 import { installFence } from '../../src/index.js';
 import { connectTo } from '../support/emq.js';
-import { type ServerHandle, startStandalone } from '../support/servers.js';
+import {
+  type ClusterHandle,
+  type ServerHandle,
+  startCluster,
+  startStandalone,
+} from '../support/servers.js';
 import {
   aclArgs,
   aclDir,
@@ -106,30 +111,58 @@ function installerRefusals(kind: ServerKind): Case[] {
   ];
 }
 
-const servers = new Map<ServerKind, ServerHandle>();
+/** Where refusals are tried (the primary that owns the queue's slot) and every primary. */
+interface Target {
+  readonly node: ServerHandle;
+  readonly primaries: readonly ServerHandle[];
+  readonly stop: () => Promise<void>;
+}
+
+const targets = new Map<ServerKind, { standalone: Target; cluster: Target }>();
 let removeDir: () => Promise<void>;
+
+/** Something to protect: the identity, the library and one queue's keys. */
+async function protect(handle: ServerHandle | ClusterHandle): Promise<void> {
+  await installFence(await connectTo(handle, { checkFence: false }));
+  const admin = handle.kind === 'cluster' ? await handle.clusterClient() : await handle.client();
+  await admin.hset(ROW, 'state', 'pending', 'attempts', '0', 'payload', 'p');
+  await admin.zadd(PENDING, 0, 'JOB0KHTOWnGLuC');
+  await admin.set(DEDUPE, 'JOB0KHTOWnGLuC', 'PX', 3_600_000);
+  admin.disconnect();
+}
+
+async function ownerOf(primaries: readonly ServerHandle[]): Promise<ServerHandle> {
+  for (const node of primaries) {
+    const admin = await node.client();
+    const owns = await admin.exists(ROW).then(
+      (count) => count === 1,
+      () => false,
+    );
+    admin.disconnect();
+    if (owns) return node;
+  }
+  throw new Error('no primary holds the protected row');
+}
 
 beforeAll(async () => {
   const { dir, remove } = await aclDir();
   removeDir = remove;
   for (const kind of KINDS) {
-    const server = await startStandalone({
-      module: kind.module,
-      extraArgs: await aclArgs(dir, kind),
+    const options = { module: kind.module, extraArgs: await aclArgs(dir, kind) };
+    const [server, cluster] = await Promise.all([startStandalone(options), startCluster(options)]);
+    await Promise.all([protect(server), protect(cluster)]);
+    const primaries = await cluster.primaries();
+    targets.set(kind, {
+      standalone: { node: server, primaries: [server], stop: () => server.stop() },
+      cluster: { node: await ownerOf(primaries), primaries, stop: () => cluster.stop() },
     });
-    servers.set(kind, server);
-    // Something to protect: the identity, the library and one queue's keys.
-    await installFence(await connectTo(server, { checkFence: false }));
-    const admin = await server.client();
-    await admin.hset(ROW, 'state', 'pending', 'attempts', '0', 'payload', 'p');
-    await admin.zadd(PENDING, 0, 'JOB0KHTOWnGLuC');
-    await admin.set(DEDUPE, 'JOB0KHTOWnGLuC', 'PX', 3_600_000);
-    admin.disconnect();
   }
 });
 
 afterAll(async () => {
-  await Promise.all([...servers.values()].map((server) => server.stop()));
+  await Promise.all(
+    [...targets.values()].flatMap(({ standalone, cluster }) => [standalone.stop(), cluster.stop()]),
+  );
   await removeDir?.();
 });
 
@@ -146,18 +179,31 @@ async function attempt(server: ServerHandle, username: string, command: readonly
   }
 }
 
-/** The keyspace digest and the libraries, as the harness's own user sees them. */
-async function snapshot(server: ServerHandle): Promise<unknown[]> {
-  const admin = await server.client();
-  try {
-    return [await admin.call('DEBUG', 'DIGEST'), await admin.call('FUNCTION', 'LIST', 'WITHCODE')];
-  } finally {
-    admin.disconnect();
-  }
+/** Every primary's keyspace digest and libraries, as the harness's own user sees them. */
+async function snapshot(target: Target): Promise<unknown[]> {
+  return Promise.all(
+    target.primaries.map(async (node) => {
+      const admin = await node.client();
+      try {
+        return [
+          await admin.call('DEBUG', 'DIGEST'),
+          await admin.call('FUNCTION', 'LIST', 'WITHCODE'),
+        ];
+      } finally {
+        admin.disconnect();
+      }
+    }),
+  );
 }
 
-describe.each(KINDS)('on an $name', (kind) => {
-  const server = (): ServerHandle => servers.get(kind) as ServerHandle;
+describe.each(
+  KINDS.flatMap((kind) => [
+    { kind, topology: 'standalone' as const, name: `${kind.name}, standalone` },
+    { kind, topology: 'cluster' as const, name: `${kind.name}, cluster` },
+  ]),
+)('on an $name', ({ kind, topology }) => {
+  const target = (): Target => targets.get(kind)?.[topology] as Target;
+  const server = (): ServerHandle => target().node;
 
   describe.each([
     ['the functions user', FUNCTIONS_USER, functionsRefusals(kind)],
@@ -169,9 +215,9 @@ describe.each(KINDS)('on an $name', (kind) => {
     });
 
     it('leaves the dataset and the libraries as they were after every refusal', async () => {
-      const before = await snapshot(server());
+      const before = await snapshot(target());
       for (const [, command] of cases) await attempt(server(), username, command);
-      expect(await snapshot(server())).toEqual(before);
+      expect(await snapshot(target())).toEqual(before);
     });
   });
 
@@ -179,18 +225,20 @@ describe.each(KINDS)('on an $name', (kind) => {
     // The price of the function family, stated in the README: a function's inner calls run
     // under the caller's ACL, so its write commands are granted on their own keys too.
     it('lets the functions user write a row field, a pending member and a dedupe record directly, and nothing wider', async () => {
-      const queue = 'acl-cost';
-      const row = `emq:{${queue}}:job:JOB0KHTOWnGLuD`;
+      // The protected queue's slot, so a cluster's owner answers; undone below.
+      const row = 'emq:{q}:job:JOB0KHTOWnGLuD';
+      const dedupe = 'emq:{q}:dedupe:x';
       const results = [
         await attempt(server(), FUNCTIONS_USER, ['HSET', row, 'state', 'pending']),
-        await attempt(server(), FUNCTIONS_USER, ['ZADD', `emq:{${queue}}:pending`, '0', 'JOBx']),
-        await attempt(server(), FUNCTIONS_USER, ['SET', `emq:{${queue}}:dedupe:x`, 'JOBx']),
+        await attempt(server(), FUNCTIONS_USER, ['ZADD', PENDING, '0', 'JOBx']),
+        await attempt(server(), FUNCTIONS_USER, ['SET', dedupe, 'JOBx']),
         await attempt(server(), FUNCTIONS_USER, ['HDEL', row, 'state']),
       ];
       expect(results.slice(0, 3)).toEqual(['allowed', 'allowed', 'allowed']);
       expect(results[3]).toMatch(NOPERM);
       const admin = await server().client();
-      await admin.del(row, `emq:{${queue}}:pending`, `emq:{${queue}}:dedupe:x`);
+      await admin.del(row, dedupe);
+      await admin.zrem(PENDING, 'JOBx');
       admin.disconnect();
     });
   }
