@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { MODULELESS_EXECUTOR } from '../../infra/cache/executor.js';
 import { FENCE_RESOURCE_TYPE } from '../../infra/fence-installer.js';
 import { DEFAULT_ACCESS_STRING } from '../../infra/settings.js';
+import { INSTALLER_RULES_ELASTICACHE } from '../../src/access-rules.js';
 import { awsSolutionsFindings } from './support/nag.js';
 import { type Synthesized, synthStack } from './support/synth.js';
 import {
@@ -49,6 +50,25 @@ describe('cache=serverless', () => {
       UserName: 'emq-app',
       AccessString: DEFAULT_ACCESS_STRING,
     });
+  });
+
+  it('gives the installer its own RBAC user and secret, read by the fence function alone', () => {
+    template.hasResourceProperties('AWS::ElastiCache::User', {
+      UserName: 'emq-installer',
+      AccessString: INSTALLER_RULES_ELASTICACHE,
+    });
+    const [secretId] = onlyResource(
+      template,
+      'AWS::SecretsManager::Secret',
+      'CacheInstallerCredentials',
+    );
+    const readers = Object.keys(resourcesOf(template, 'AWS::IAM::Policy')).filter((id) =>
+      JSON.stringify(resourcesOf(template, 'AWS::IAM::Policy')[id]?.Properties).includes(
+        `"Ref":"${secretId}"`,
+      ),
+    );
+    expect(readers).toHaveLength(1);
+    expect(readers[0]).toMatch(/Fence/);
   });
 
   it('points the functions at its one TLS endpoint, cluster mode, modules-free executor, eviction opted in', () => {
