@@ -5,6 +5,7 @@
  * never crash the container.
  */
 import { InvalidInputError } from '../../src/index.js';
+import { decodeBase64 } from '../shared/base64.js';
 
 /** Which shape the event had; logged, so operators can tell the fronts apart. */
 export type EventFormat = 'v2' | 'v1' | 'url';
@@ -113,7 +114,15 @@ function lastValues(headers: Fields | undefined): Record<string, string> {
 function bodyOf(fields: Fields): Buffer {
   const body = fields.body;
   if (typeof body !== 'string') return Buffer.alloc(0);
-  return Buffer.from(body, fields.isBase64Encoded === true ? 'base64' : 'utf8');
+  if (fields.isBase64Encoded !== true) return Buffer.from(body, 'utf8');
+  const bytes = decodeBase64(body);
+  if (bytes === undefined) {
+    throw new InvalidInputError(
+      'EMQ_INVALID_REQUEST',
+      'The event says its body is base64 (isBase64Encoded), but the body is not valid base64 (standard alphabet, padded).',
+    );
+  }
+  return bytes;
 }
 
 function record(value: unknown): Fields | undefined {

@@ -4,14 +4,12 @@
  */
 import type { SQSMessageAttribute, SQSRecord } from 'aws-lambda';
 import { type EnqueueRequest, InvalidInputError } from '../../src/index.js';
+import { decodeBase64 } from '../shared/base64.js';
 
 /** The message attributes this face reads. */
 export const QUEUE_ATTRIBUTE = 'emq-queue';
 export const JOB_ID_ATTRIBUTE = 'emq-job-id';
 export const ENCODING_ATTRIBUTE = 'emq-encoding';
-
-/** Strict base64 (RFC 4648 §4, padded); line breaks from MIME-style encoders are allowed. */
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /**
  * The request a record asks for, or the reason it cannot be one. A record without
@@ -69,12 +67,12 @@ function payloadOf(body: string, encoding: string | undefined): Buffer {
       `Unsupported ${ENCODING_ATTRIBUTE} ${JSON.stringify(encoding.slice(0, 32))}: the only encoding is base64; leave the attribute out for a text body.`,
     );
   }
-  const text = body.replace(/\r?\n/g, '');
-  if (!BASE64.test(text)) {
+  const bytes = decodeBase64(body);
+  if (bytes === undefined) {
     throw new InvalidInputError(
       'EMQ_INVALID_REQUEST',
       `The body is not valid base64, though ${ENCODING_ATTRIBUTE} says it is (standard alphabet, padded).`,
     );
   }
-  return Buffer.from(text, 'base64');
+  return bytes;
 }

@@ -92,6 +92,7 @@ describe.each([
   const services: HttpServices = {
     connection: async () => conn,
     maxPayloadBytes: () => 1024,
+    callerIdMaxAgeMs: () => 86_400_000,
   };
   /**
    * What the caller hears when the reply is lost: standalone, 503 (nothing is resent). The

@@ -30,6 +30,7 @@ function services(options: { maxPayloadBytes?: number; failure?: Error } = {}): 
       return Promise.reject(options.failure ?? new Error('this request must not connect'));
     },
     maxPayloadBytes: () => options.maxPayloadBytes ?? 262_144,
+    callerIdMaxAgeMs: () => 86_400_000,
   };
 }
 
@@ -56,10 +57,10 @@ describe('serve, before any I/O', () => {
     expect(probe.opened).toBe(0);
   });
 
-  it('answers 405 with Allow GET, PUT for DELETE on a job', async () => {
+  it('answers 405 with Allow GET, HEAD, PUT for DELETE on a job', async () => {
     const served = await serve(fixture('url-delete'), REQUEST_ID, services());
     expect(served.response.statusCode).toBe(405);
-    expect(served.response.headers.allow).toBe('GET, PUT');
+    expect(served.response.headers.allow).toBe('GET, HEAD, PUT');
   });
 
   it.each(['v2-post', 'v1-post', 'url-post', 'v2-put', 'v1-get'] as const)(
@@ -134,6 +135,7 @@ describe('serve, before any I/O', () => {
       maxPayloadBytes: () => {
         throw new ConfigError('EMQ_MAX_PAYLOAD_BYTES is invalid: expected a whole number.');
       },
+      callerIdMaxAgeMs: () => 0,
     };
     const served = await serve(fixture('v2-post'), REQUEST_ID, broken);
     expect(served.response.statusCode).toBe(500);
