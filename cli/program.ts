@@ -7,6 +7,7 @@ import packageJson from '../package.json' with { type: 'json' };
 import { enqueueCommand } from './commands/enqueue.js';
 import { fenceCommand, installCommand } from './commands/fence.js';
 import { getCommand } from './commands/get.js';
+import { idCommand } from './commands/id.js';
 import { pendingCommand } from './commands/pending.js';
 import { sqsCommand } from './commands/sqs.js';
 import { type ExitCode, exitCodeOfCommander, isCommanderError } from './failures.js';
@@ -38,6 +39,7 @@ export async function run(args: readonly string[], io: Io): Promise<ExitCode> {
     enqueueCommand(session),
     getCommand(session),
     pendingCommand(session),
+    idCommand(session),
     fenceCommand(session),
     installCommand(session),
     sqsCommand(session),
