@@ -36,6 +36,7 @@ export function banner(facts: BannerFacts): string {
   return `
 EchoMQ local stack is up.
   HTTP     ${http}  (functions/http/handler.ts through an API Gateway v2 adapter)
+  OpenAPI  ${http}/openapi.json
   Valkey   ${facts.version} ${shape} on 127.0.0.1 port ${ports} (${PORTS_CHOSEN[valkey.portsChosen]})
            module loaded, executor ${facts.executor}, fence installed (wire ${facts.wire})
   Data     ${facts.dataDir}  (append-only files and valkey.log)
@@ -43,7 +44,8 @@ EchoMQ local stack is up.
 Try it:
   curl -i -X POST ${jobs} -H 'Idempotency-Key: demo-1' --data-binary 'hello'
   curl -i -X POST ${jobs} -H 'Idempotency-Key: demo-1' --data-binary 'hello'
-  curl -i -X PUT ${jobs}/${exampleId} --data-binary 'my own id'
+  curl -i -X POST ${jobs}/batch --data '{"jobs":[{"payload":"a"},{"payload":"b","idempotencyKey":"demo-2"}]}'
+  curl -i -X PUT ${jobs}/${exampleId} --data-binary 'my own id'   # mint fresh ids with: ${cli} id
   curl -i ${jobs}/${exampleId}
   ${cli} pending demo --url ${cliUrl}${cluster}
 

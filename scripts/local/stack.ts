@@ -2,7 +2,9 @@
  * The local stack, in order: Valkey (standalone or cluster, with the module), the fence, the
  * HTTP function. Stopping goes the other way and always ends every process it started.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
 import { handler } from '../../functions/http/handler.js';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { setLogSink } from '../../functions/shared/log.js';
@@ -20,6 +22,14 @@ import { startValkey, versionOf } from './valkey.js';
 
 /** The settings this stack decides: the servers it starts have no ACL and no secret. */
 const OWNED_SETTINGS = ['EMQ_URL', 'EMQ_CLUSTER', 'EMQ_SECRET_ARN', 'EMQ_USERNAME', 'EMQ_PASSWORD'];
+
+/** Where the stack serves the HTTP face's OpenAPI document. */
+export const OPENAPI_ROUTE = '/openapi.json';
+
+/** The document the project ships (YAML, for review), served as JSON for tools. */
+function openapiJson(projectDir: string): string {
+  return JSON.stringify(parse(readFileSync(join(projectDir, 'openapi', 'openapi.yaml'), 'utf8')));
+}
 
 export class StackError extends Error {}
 
@@ -81,7 +91,9 @@ export class LocalStack {
         if (readable !== undefined) this.print(readable);
       });
     }
-    this.#http = await serveHttp(handler, options.httpPort);
+    this.#http = await serveHttp(handler, options.httpPort, {
+      [OPENAPI_ROUTE]: openapiJson(projectDir),
+    });
 
     await writeState(options.dataDir, {
       pid: process.pid,

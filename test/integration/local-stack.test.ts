@@ -150,6 +150,20 @@ describe('local stack, standalone', () => {
     expect(stack.output()).toMatch(/module loaded, executor native, fence installed \(wire 1\)/);
   });
 
+  it('serves the OpenAPI document at /openapi.json', async () => {
+    const response = await fetch(`${stack.state.http}/openapi.json`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    const document = (await response.json()) as { openapi: string; paths: Record<string, unknown> };
+    expect(document.openapi).toBe('3.1.0');
+    expect(Object.keys(document.paths)).toEqual([
+      '/queues/{queue}/jobs',
+      '/queues/{queue}/jobs/batch',
+      '/queues/{queue}/jobs/{id}',
+    ]);
+    expect(stack.output()).toContain(`${stack.state.http}/openapi.json`);
+  });
+
   it('admits a POST, answers a replay with the same id, and reads the job back', async () => {
     const queue = randomQueue();
     const post = () =>
