@@ -48,6 +48,7 @@ async function handleWithBundle(event: SQSEvent, defaultQueue: string) {
     {
       env: {
         PATH: process.env.PATH,
+        AWS_LAMBDA_LOG_LEVEL: 'DEBUG',
         EMQ_URL: server.url,
         EMQ_DEFAULT_QUEUE: defaultQueue,
         EMQ_DLQ_URL: DLQ_URL,
@@ -103,7 +104,7 @@ describe('the built SQS bundle', () => {
       'EMQ_INVALID_QUEUE',
     );
 
-    const outcomes = logs.filter((line) => line.message === 'sqs record').map((l) => l.outcome);
+    const outcomes = logs.filter((line) => line.message === 'sqs record').map((l) => l.disposition);
     expect(outcomes).toEqual(['admitted', 'admitted', 'admitted', 'dead-lettered']);
     expect(logs.filter((line) => line.Face === 'sqs' && line.Batches === 1)).toHaveLength(1);
     expect(JSON.stringify(logs)).not.toContain('dead letter');
