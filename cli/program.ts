@@ -9,6 +9,7 @@ import { fenceCommand, installCommand } from './commands/fence.js';
 import { getCommand } from './commands/get.js';
 import { idCommand } from './commands/id.js';
 import { pendingCommand } from './commands/pending.js';
+import { sendCommand } from './commands/send.js';
 import { sqsCommand } from './commands/sqs.js';
 import { type ExitCode, exitCodeOfCommander, isCommanderError } from './failures.js';
 import type { Io } from './io.js';
@@ -43,6 +44,7 @@ export async function run(args: readonly string[], io: Io): Promise<ExitCode> {
     fenceCommand(session),
     installCommand(session),
     sqsCommand(session),
+    sendCommand(session),
   ]) {
     program.addCommand(inherit(command, program));
   }
