@@ -230,6 +230,25 @@ describe('the emulator keeps the SQS limits the face relies on', () => {
     ).rejects.toThrow();
   });
 
+  it('falls short on FIFO batches: one message per group per receive, where SQS returns the group in order', async () => {
+    // Lambda gets several records of one group in a batch from SQS; the face's waves
+    // (sqs-fifo.test.ts) are tested with hand-made events for that reason.
+    const { QueueUrl = '' } = await client.send(
+      new CreateQueueCommand({ QueueName: 'emq-groups.fifo', Attributes: { FifoQueue: 'true' } }),
+    );
+    for (const n of [1, 2, 3]) {
+      await client.send(
+        new SendMessageCommand({
+          QueueUrl,
+          MessageBody: `m${n}`,
+          MessageGroupId: 'g',
+          MessageDeduplicationId: `d${n}`,
+        }),
+      );
+    }
+    expect((await receiveAll(QueueUrl)).map((message) => message.Body)).toEqual(['m1']);
+  });
+
   it('counts receives', async () => {
     const { QueueUrl = '' } = await client.send(new CreateQueueCommand({ QueueName: 'emq-probe' }));
     await client.send(new SendMessageCommand({ QueueUrl, MessageBody: 'count me' }));
