@@ -29,13 +29,19 @@ export function shownUrl(url: string): string {
 
 /** The failure to report for a connection that did not open; `error` when nothing better is known. */
 export async function diagnose(error: unknown, attempt: Attempt): Promise<unknown> {
-  if (!(error instanceof EmqError) || error.code !== 'EMQ_UNAVAILABLE') return error;
+  if (!(error instanceof EmqError)) return error;
   const first = attempt.urls[0];
   if (first === undefined) return error;
   const where = attempt.urls.map(shownUrl).join(', ');
   const text = causeText(error);
   if (!attempt.cluster && /^(MOVED|ASK) /.test(text)) return clusterMismatch(where, true);
   const probe = await probeServer(first, attempt.timeoutMs);
+  if (error.code !== 'EMQ_UNAVAILABLE') {
+    // A connect-time check can refuse first (a cluster node read as a single server lacks the
+    // fence of the slots it does not own): the cluster mode is still the fault to name.
+    if (probe.kind !== 'answered' || probe.clusterEnabled === attempt.cluster) return error;
+    return clusterMismatch(where, probe.clusterEnabled);
+  }
   switch (probe.kind) {
     case 'refused':
       return new CliFailure(

@@ -115,7 +115,7 @@ describe('emq enqueue', () => {
     const queue = randomQueue();
     const run = await emq(['enqueue', queue, 'x', ...at()], { env: { EMQ_WIRE: '2' } });
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^emq: EMQWIRE: .*emq fence install.*\n$/);
+    expect(run.stderr).toMatch(/^emq: EMQWIRE: .*emq (fence )?install.*\n$/);
     expect(run.stderr).not.toContain('(retryable)');
     expect(await jobsOf(connection, queue)).toEqual({ rows: [], pending: [] });
   });

@@ -39,9 +39,9 @@ const TOPOLOGIES = [
     executor: 'auto',
   },
   {
-    name: 'a standalone server with the module, script',
+    name: 'a standalone server with the module, function family',
     start: () => startStandalone({ module: true }),
-    executor: 'script',
+    executor: 'function',
   },
   {
     name: 'a 3-primary cluster with the module',
