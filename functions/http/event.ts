@@ -42,6 +42,16 @@ export function parseEvent(event: unknown): HttpRequest {
   throw notHttp();
 }
 
+/**
+ * True for a HEAD request, read from the raw event: a HEAD answer never has a body (RFC 9110),
+ * even when the event is refused before it is parsed.
+ */
+export function isHeadEvent(event: unknown): boolean {
+  const fields = record(event);
+  const method = fields?.httpMethod ?? record(record(fields?.requestContext)?.http)?.method;
+  return typeof method === 'string' && method.toUpperCase() === 'HEAD';
+}
+
 /** Payload 2.0 and Function URLs: `rawPath` is the path as sent, still percent-encoded. */
 function parseV2(fields: Fields, rawPath: string, method: string): HttpRequest {
   const domain = record(fields.requestContext)?.domainName;

@@ -15,7 +15,7 @@ import {
   readJob,
 } from '../../src/index.js';
 import { type BatchCounts, serveBatch } from './batch.js';
-import { type EventFormat, parseEvent } from './event.js';
+import { type EventFormat, isHeadEvent, parseEvent } from './event.js';
 import {
   admittedResponse,
   type HttpResponse,
@@ -69,11 +69,13 @@ export async function serve(
   services: HttpServices,
   trace: Trace = newTrace(),
 ): Promise<Served> {
+  let served: Served;
   try {
-    return await route(event, requestId, services, trace);
+    served = await route(event, requestId, services, trace);
   } catch (error) {
-    return failed(trace, error, requestId);
+    served = failed(trace, error, requestId);
   }
+  return isHeadEvent(event) ? { ...served, response: withoutBody(served.response) } : served;
 }
 
 /** The answer for a failure at any point of a request. */
@@ -132,7 +134,8 @@ async function route(
             outcome: 'found',
             response: jobResponse(match.queue, match.id, row, requestId),
           };
-    return match.head === true ? { ...served, response: withoutBody(served.response) } : served;
+    // serve() drops the body of every HEAD answer, this one included.
+    return served;
   }
 
   const limits = { maxPayloadBytes: services.maxPayloadBytes() };

@@ -41,8 +41,8 @@ export function assertMatchesContract(request: ContractRequest, response: Contra
 }
 
 export function contractProblems(request: ContractRequest, response: ContractResponse): string[] {
-  const template = templateOf(request.path);
   const method = request.method.toLowerCase();
+  const template = templateOf(method, request.path);
   const item = template === undefined ? undefined : pathItem(template);
   if (item === undefined || !(method in item)) {
     // Unknown paths answer 404 and unknown methods 405: a problem, with Allow on a 405.
@@ -50,7 +50,8 @@ export function contractProblems(request: ContractRequest, response: ContractRes
       item !== undefined && response.statusCode === 405
         ? '/components/responses/MethodNotAllowed'
         : '/components/responses/NotFound';
-    return checkResponse(pointer, response, false);
+    // A HEAD answer never has a body, wherever it was sent.
+    return checkResponse(pointer, response, method === 'head');
   }
   const escaped = pointerSegment(template ?? '');
   const pointer = `/paths/${escaped}/${method}/responses/${response.statusCode}`;
@@ -96,24 +97,30 @@ function checkResponse(pointer: string, response: ContractResponse, head: boolea
   return problems;
 }
 
-/** The document's path template for a path's tail (`/prod/queues/q/jobs` -> `/queues/{queue}/jobs`). */
-function templateOf(path: string): string | undefined {
+/**
+ * The document's path template for a path's tail (`/prod/queues/q/jobs` -> `/queues/{queue}/jobs`),
+ * chosen as the face chooses (functions/http/routes.ts): the method first, as a path can fit
+ * both shapes (`/queues/queues/jobs/jobs`).
+ */
+function templateOf(method: string, path: string): string | undefined {
   const segments = path.split('/');
-  const tail = (n: number) => segments.slice(-n);
-  const item = tail(5);
-  if (item.length === 5 && item[1] === 'queues' && item[3] === 'jobs' && item[2] && item[4]) {
-    return item[4] === 'batch' ? '/queues/{queue}/jobs/batch' : '/queues/{queue}/jobs/{id}';
-  }
-  const collection = tail(4);
-  if (
+  const collection = segments.slice(-4);
+  const isCollection =
     collection.length === 4 &&
     collection[1] === 'queues' &&
     collection[3] === 'jobs' &&
-    collection[2]
-  ) {
-    return '/queues/{queue}/jobs';
-  }
-  return undefined;
+    collection[2] !== '';
+  const item = segments.slice(-5);
+  const isItem =
+    item.length === 5 &&
+    item[1] === 'queues' &&
+    item[3] === 'jobs' &&
+    item[2] !== '' &&
+    item[4] !== '';
+  if (method === 'post' && isCollection) return '/queues/{queue}/jobs';
+  if (isItem)
+    return item[4] === 'batch' ? '/queues/{queue}/jobs/batch' : '/queues/{queue}/jobs/{id}';
+  return isCollection ? '/queues/{queue}/jobs' : undefined;
 }
 
 function pathItem(template: string): Json | undefined {
