@@ -11,6 +11,7 @@ import {
   fixture,
   withBody,
   withHeader,
+  withPath,
 } from '../fixtures/http/events.js';
 
 const REQUEST_ID = '0f4c2e8a-5b1d-4c3e-9a7f-00000000000a';
@@ -121,6 +122,17 @@ describe('serve, before any I/O', () => {
     const served = await serve(withBody(fixture('v2-post'), 'fives'), REQUEST_ID, probe);
     expect(served.response.statusCode).toBe(503);
     expect(probe.opened).toBe(1);
+  });
+
+  it('answers a HEAD without a body, even when the event is refused before routing', async () => {
+    const event = withPath(
+      { ...fixture('v2-get'), requestContext: { http: { method: 'HEAD' } } },
+      '/queues/%/jobs/x',
+    );
+    const served = await serve(event, REQUEST_ID, services());
+    expect(served.response.statusCode).toBe(400);
+    expect(served.response.body).toBe('');
+    expect(served.response.headers['x-request-id']).toBe(REQUEST_ID);
   });
 
   it('answers 400 EMQ_INVALID_REQUEST for an event that is not HTTP', async () => {
