@@ -19,6 +19,7 @@ import { bullAddCase, bullBulkCase } from './cases/bullmq.js';
 import {
   closeContainer,
   configureFaces,
+  httpBatchCase,
   httpCase,
   logBytesWritten,
   sqsCase,
@@ -117,6 +118,9 @@ try {
     enqueueManyCase(fn, 100),
     rawPipelineCase(raw, 'native', 100),
     bullBulkCase(bull, 100),
+    httpBatchCase('native', 100),
+    httpBatchCase('native', 1000),
+    bullBulkCase(bull, 1000),
   ];
   const cases = opts.only === undefined ? all : all.filter((c) => opts.only?.includes(c.id));
   progress(`${cases.length} cases, ${opts.rounds} rounds of ~${opts.roundMs} ms each`);

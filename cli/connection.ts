@@ -12,6 +12,7 @@ import {
   type Env,
   loadConfig,
 } from '../src/index.js';
+import { diagnose } from './diagnose.js';
 import type { Io } from './io.js';
 
 /** The connection flags of every command that talks to Valkey. */
@@ -66,6 +67,12 @@ export async function withConnection<T>(
       const detail = Object.entries(fields).map(([name, value]) => `${name}=${value}`);
       io.err(`emq: warning: ${event} ${detail.join(' ')}\n`);
     },
+  }).catch(async (error: unknown) => {
+    throw await diagnose(error, {
+      urls: config.urls,
+      cluster: config.cluster,
+      timeoutMs: config.connectTimeoutMs,
+    });
   });
   try {
     return await work(connection);

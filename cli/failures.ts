@@ -35,6 +35,9 @@ export interface FailureReport {
   readonly exitCode: ExitCode;
 }
 
+/** Codes an operator must act on, whatever a function would do with them. */
+const OPERATOR_FAULTS: ReadonlySet<string> = new Set(['EMQWIRE']);
+
 /** Turns anything a command threw into the code, message and exit code the CLI prints. */
 export function reportOf(error: unknown): FailureReport {
   if (error instanceof CliFailure) {
@@ -45,7 +48,9 @@ export function reportOf(error: unknown): FailureReport {
   return {
     code: emq.code,
     message: emq.message,
-    retryable: emq.retryable,
+    // A fence mismatch is retryable for a function (a deploy is installing it); to an
+    // operator at a shell it is a fault to fix, not to wait out.
+    retryable: emq.retryable && !OPERATOR_FAULTS.has(emq.code),
     exitCode: isUsage(emq) ? EXIT_USAGE : EXIT_FAILED,
   };
 }

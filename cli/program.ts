@@ -7,7 +7,9 @@ import packageJson from '../package.json' with { type: 'json' };
 import { enqueueCommand } from './commands/enqueue.js';
 import { fenceCommand, installCommand } from './commands/fence.js';
 import { getCommand } from './commands/get.js';
+import { idCommand } from './commands/id.js';
 import { pendingCommand } from './commands/pending.js';
+import { sendCommand } from './commands/send.js';
 import { sqsCommand } from './commands/sqs.js';
 import { type ExitCode, exitCodeOfCommander, isCommanderError } from './failures.js';
 import type { Io } from './io.js';
@@ -38,9 +40,11 @@ export async function run(args: readonly string[], io: Io): Promise<ExitCode> {
     enqueueCommand(session),
     getCommand(session),
     pendingCommand(session),
+    idCommand(session),
     fenceCommand(session),
     installCommand(session),
     sqsCommand(session),
+    sendCommand(session),
   ]) {
     program.addCommand(inherit(command, program));
   }

@@ -35,6 +35,7 @@ export {
   readJob,
 } from './jobs.js';
 export {
+  assertCallerIdTime,
   assertIdempotencyKey,
   assertJobId,
   assertQueue,

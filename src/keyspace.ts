@@ -5,7 +5,7 @@
  */
 import { hash } from 'node:crypto';
 import calculateSlot from 'cluster-key-slot';
-import { isJobId } from './ids.js';
+import { isJobId, jobIdTime } from './ids.js';
 import { InvalidInputError } from './outcomes.js';
 
 /** The wire identity's key. Its own hash tag: every primary holds a node-local copy (SPEC §6). */
@@ -15,12 +15,16 @@ export const MAX_QUEUE_BYTES = 64;
 export const MAX_IDEMPOTENCY_KEY_BYTES = 256;
 const QUEUE = /^[A-Za-z0-9._-]{1,64}$/;
 
-/** Throws EMQ_INVALID_QUEUE unless `queue` is 1-64 bytes of `A-Z a-z 0-9 . _ -`. */
+/**
+ * Throws EMQ_INVALID_QUEUE unless `queue` is 1-64 bytes of `A-Z a-z 0-9 . _ -`, other than
+ * `.` and `..`: those two are path segments to every URL parser, so a job's URL would not
+ * name its queue.
+ */
 export function assertQueue(queue: unknown): asserts queue is string {
-  if (typeof queue !== 'string' || !QUEUE.test(queue)) {
+  if (typeof queue !== 'string' || !QUEUE.test(queue) || queue === '.' || queue === '..') {
     throw new InvalidInputError(
       'EMQ_INVALID_QUEUE',
-      `Invalid queue name ${describe(queue)}: use 1 to ${MAX_QUEUE_BYTES} characters of A-Z a-z 0-9 . _ -`,
+      `Invalid queue name ${describe(queue)}: use 1 to ${MAX_QUEUE_BYTES} characters of A-Z a-z 0-9 . _ -, other than . and ..`,
     );
   }
 }
@@ -30,7 +34,32 @@ export function assertJobId(id: unknown): asserts id is string {
   if (typeof id !== 'string' || !isJobId(id)) {
     throw new InvalidInputError(
       'EMQ_INVALID_ID',
-      `Invalid job id ${describe(id)}: a job id is JOB followed by 11 characters of 0-9 A-Z a-z (14 in all), as minted by this package`,
+      `Invalid job id ${describe(id)}: a job id is JOB followed by 11 characters of 0-9 A-Z a-z (14 in all) whose base62 value is below 2^64 (at most JOBLygHa16AHYF). Ids are minted by the service: leave the id out (POST) to get one, or mint one with \`emq id\`; put your own identifier in the Idempotency-Key header instead.`,
+    );
+  }
+}
+
+/** How far ahead of this host's clock a caller id may lie (clock skew between hosts). */
+export const CALLER_ID_MAX_FUTURE_MS = 60_000;
+
+/**
+ * Throws EMQ_INVALID_ID when a caller-chosen id's time lies more than `maxAgeMs` in the past
+ * or more than a minute in the future. Pending order is id order, so an old id would jump
+ * ahead of every waiting job and a future one would wait behind jobs not yet sent.
+ * `maxAgeMs` 0 turns the past check off. `id` must be valid (assertJobId).
+ */
+export function assertCallerIdTime(id: string, maxAgeMs: number, nowMs: number): void {
+  const timeMs = jobIdTime(id).getTime();
+  if (maxAgeMs > 0 && timeMs < nowMs - maxAgeMs) {
+    throw new InvalidInputError(
+      'EMQ_INVALID_ID',
+      `Job id ${id} was minted at ${new Date(timeMs).toISOString()}, more than ${maxAgeMs} ms ago; pending order is id order, so it would jump ahead of waiting jobs. Mint a fresh id (\`emq id\`), or leave the id out and use an Idempotency-Key.`,
+    );
+  }
+  if (timeMs > nowMs + CALLER_ID_MAX_FUTURE_MS) {
+    throw new InvalidInputError(
+      'EMQ_INVALID_ID',
+      `Job id ${id} lies in the future (${new Date(timeMs).toISOString()}); ids may be at most ${CALLER_ID_MAX_FUTURE_MS} ms ahead of the service's clock. Mint ids when you send the job (\`emq id\`).`,
     );
   }
 }

@@ -137,3 +137,48 @@ export function httpCase(executor: ExecutorKind): BenchCase {
     },
   };
 }
+
+/** A POST /queues/{queue}/jobs/batch event of `size` keyless jobs. */
+function batchEvent(size: number): Record<string, unknown> {
+  const event = postEvent();
+  const body = JSON.stringify({ jobs: Array.from({ length: size }, () => ({ payload: PAYLOAD })) });
+  const headers = {
+    ...(event.headers as Record<string, string>),
+    'content-length': String(body.length),
+  };
+  const http = (event.requestContext as { http: Record<string, unknown> }).http;
+  return {
+    ...event,
+    rawPath: `/queues/${HTTP_QUEUE}/jobs/batch`,
+    routeKey: 'POST /queues/{queue}/jobs/batch',
+    requestContext: {
+      ...(event.requestContext as Record<string, unknown>),
+      http: { ...http, path: `/queues/${HTTP_QUEUE}/jobs/batch` },
+    },
+    headers,
+    body,
+  };
+}
+
+/** The batch endpoint (SPEC §8a): `size` jobs per request, one request at a time. */
+export function httpBatchCase(executor: ExecutorKind, size: number): BenchCase {
+  return {
+    id: `http.batch${size}.${executor}`,
+    label: `HTTP handler POST batch ×${size}, sequential (${executor})`,
+    side: 'ours',
+    jobsPerUnit: size,
+    topLevel: topLevelOf(executor),
+    round: async (units) => {
+      await useContainer(executor);
+      const event = batchEvent(size);
+      await httpHandler(event, lambdaContext());
+      const contexts = Array.from({ length: units }, lambdaContext);
+      return async (i) => {
+        const response = (await httpHandler(event, contexts[i] as Context)) as {
+          statusCode: number;
+        };
+        if (response.statusCode !== 200) throw new Error(`HTTP answered ${response.statusCode}`);
+      };
+    },
+  };
+}

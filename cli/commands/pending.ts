@@ -22,13 +22,13 @@ const MAX_LIMIT = 100_000;
 export function pendingCommand(session: Session): Command {
   return withConnectionFlags(
     new Command('pending')
-      .description('list the pending job ids of a queue, oldest first')
+      .description('list the pending job ids of a queue, in id order')
       .argument('<queue>', 'queue name'),
   )
     .option(`--limit <n>`, `show at most n ids (1 to ${MAX_LIMIT})`, limitOf, DEFAULT_LIMIT)
     .addHelpText(
       'after',
-      '\nPrints one id per line; when more are pending, says so on stderr.\nExit codes: 0 ok, 1 failed, 2 usage.',
+      '\nPrints one id per line, in id order (the order workers take them): minted ids sort by\nmint time, so a caller-chosen id sorts by the time it encodes, not by when it was sent.\nWhen more are pending, says so on stderr. Exit codes: 0 ok, 1 failed, 2 usage.',
     )
     .action((queue: string, flags: PendingFlags) =>
       session.run(flags, () => pending(session, queue, flags)),

@@ -5,6 +5,7 @@
  * never crash the container.
  */
 import { InvalidInputError } from '../../src/index.js';
+import { decodeBase64 } from '../shared/base64.js';
 
 /** Which shape the event had; logged, so operators can tell the fronts apart. */
 export type EventFormat = 'v2' | 'v1' | 'url';
@@ -39,6 +40,16 @@ export function parseEvent(event: unknown): HttpRequest {
     return parseV2(fields, fields.rawPath, http.method);
   }
   throw notHttp();
+}
+
+/**
+ * True for a HEAD request, read from the raw event: a HEAD answer never has a body (RFC 9110),
+ * even when the event is refused before it is parsed.
+ */
+export function isHeadEvent(event: unknown): boolean {
+  const fields = record(event);
+  const method = fields?.httpMethod ?? record(record(fields?.requestContext)?.http)?.method;
+  return typeof method === 'string' && method.toUpperCase() === 'HEAD';
 }
 
 /** Payload 2.0 and Function URLs: `rawPath` is the path as sent, still percent-encoded. */
@@ -113,7 +124,15 @@ function lastValues(headers: Fields | undefined): Record<string, string> {
 function bodyOf(fields: Fields): Buffer {
   const body = fields.body;
   if (typeof body !== 'string') return Buffer.alloc(0);
-  return Buffer.from(body, fields.isBase64Encoded === true ? 'base64' : 'utf8');
+  if (fields.isBase64Encoded !== true) return Buffer.from(body, 'utf8');
+  const bytes = decodeBase64(body);
+  if (bytes === undefined) {
+    throw new InvalidInputError(
+      'EMQ_INVALID_REQUEST',
+      'The event says its body is base64 (isBase64Encoded), but the body is not valid base64 (standard alphabet, padded).',
+    );
+  }
+  return bytes;
 }
 
 function record(value: unknown): Fields | undefined {

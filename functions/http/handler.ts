@@ -17,6 +17,7 @@ const ANSWER_BEFORE_TIMEOUT_MS = 250;
 const services: HttpServices = {
   connection: containerConnection,
   maxPayloadBytes: () => containerConfig().maxPayloadBytes,
+  callerIdMaxAgeMs: () => containerConfig().callerIdMaxAgeMs,
 };
 
 /** Requests not yet reported, by their context: whichever path answers first reports. */

@@ -4,6 +4,7 @@
  * and code (a message can name a host).
  */
 
+import { EmqError } from '../../src/index.js';
 import { errorFields, type Fields, type Level, log } from '../shared/log.js';
 import { metricsFields } from '../shared/metrics.js';
 import type { Served } from './serve.js';
@@ -19,10 +20,18 @@ export function report(served: Served, requestId: string, durationMs: number): v
       format: served.format,
       route: served.route,
       queue: served.queue,
-      jobId: served.jobId,
+      id: served.jobId,
       status,
       outcome: served.outcome,
       durationMs: duration,
+      ...(served.batch === undefined
+        ? {}
+        : {
+            items: served.batch.items,
+            enqueued: served.batch.enqueued,
+            duplicate: served.batch.duplicate,
+            failed: served.batch.failed,
+          }),
       ...(served.error === undefined ? {} : failureFields(served.error)),
     },
     metricsFields({ Face: 'http', Outcome: served.outcome }, [
@@ -38,9 +47,18 @@ function levelOf(status: number): Level {
   return status >= 500 ? 'error' : 'info';
 }
 
+/**
+ * Outcomes whose message is for operators: the public answer leaves it out (responses.ts),
+ * so the log is where the node id, the fence values or the setting's name are found. These
+ * messages are written by this project and never hold an endpoint or a credential.
+ */
+const OPERATOR_DETAIL = new Set(['EMQWIRE', 'EMQ_CONFIG', 'EMQ_NO_MODULE']);
+
 function failureFields(error: unknown): Fields {
+  const detail =
+    error instanceof EmqError && OPERATOR_DETAIL.has(error.code) ? { detail: error.message } : {};
   const cause = error instanceof Error ? error.cause : undefined;
-  if (cause === undefined) return errorFields(error);
+  if (cause === undefined) return { ...errorFields(error), ...detail };
   const { error: causeName, errorCode: causeCode } = errorFields(cause);
-  return { ...errorFields(error), cause: causeName, causeCode };
+  return { ...errorFields(error), cause: causeName, causeCode, ...detail };
 }

@@ -11,6 +11,7 @@ import {
   type JobRow,
   RetryableError,
 } from '../../src/index.js';
+import { BatchRefusal, type ItemFault } from './batch-body.js';
 
 export interface HttpResponse {
   readonly statusCode: number;
@@ -36,6 +37,8 @@ export interface Problem {
   readonly retryAfterSeconds?: number | undefined;
   /** Sent as Allow on a 405. Default: none. */
   readonly allow?: readonly string[] | undefined;
+  /** A refused batch: the items at fault. Default: none. */
+  readonly items?: readonly ItemFault[] | undefined;
 }
 
 const TITLES: Readonly<Record<number, string>> = {
@@ -49,15 +52,34 @@ const TITLES: Readonly<Record<number, string>> = {
   503: 'Service Unavailable',
 };
 
+/**
+ * Outcomes whose own message is for operators only: a fence error names the node and both
+ * fence values, a configuration error names the setting. The caller gets these words, and
+ * the log keeps the code and the request id to find the cause.
+ */
+const PUBLIC_DETAIL: Partial<Record<ProblemCode, string>> = {
+  EMQWIRE:
+    'The service is being reconfigured (its wire identity is not in place); retry after the Retry-After delay.',
+  EMQ_CONFIG:
+    'The service is misconfigured; an operator must fix it. Quote the request id to an operator.',
+  EMQ_NO_MODULE:
+    'The service is misconfigured; an operator must fix it. Quote the request id to an operator.',
+};
+
 /** A failure as a problem. An error that is not an EmqError is never described: it may name a host. */
 export function problemOf(error: unknown): Problem {
   if (error instanceof EmqError) {
     return {
       status: error.status,
       code: error.code,
-      detail: error.publicMessage,
+      // The core's public text where it chose one; else never an operator-only message.
+      detail:
+        error.publicMessage !== error.message
+          ? error.publicMessage
+          : (PUBLIC_DETAIL[error.code] ?? error.message),
       retryable: error.retryable,
       retryAfterSeconds: error instanceof RetryableError ? error.retryAfterSeconds : undefined,
+      items: error instanceof BatchRefusal ? error.items : undefined,
     };
   }
   return {
@@ -78,14 +100,19 @@ export function problemResponse(problem: Problem, requestId: string): HttpRespon
     headers['retry-after'] = String(problem.retryAfterSeconds);
   }
   if (problem.allow !== undefined) headers.allow = problem.allow.join(', ');
-  return respond(problem.status, headers, {
+  return respond(problem.status, headers, { ...problemBody(problem), requestId });
+}
+
+/** The RFC 9457 members of a problem (a batch item's `error` carries them without a request id). */
+export function problemBody(problem: Problem): Record<string, unknown> {
+  return {
     title: TITLES[problem.status] ?? 'Error',
     status: problem.status,
     detail: problem.detail,
     code: problem.code,
     retryable: problem.retryable,
-    requestId,
-  });
+    ...(problem.items === undefined ? {} : { items: problem.items }),
+  };
 }
 
 /** 201 for a new job, 200 for a duplicate or replay; both point at the job's own URL. */
@@ -127,12 +154,17 @@ export function jobResponse(
   );
 }
 
+/** HEAD: the same status and headers as the GET, and no body. */
+export function withoutBody(response: HttpResponse): HttpResponse {
+  return { ...response, body: '' };
+}
+
 /** The path of a job, under the same prefix the caller used. */
 export function jobLocation(base: string, queue: string, id: string): string {
   return `${base}/queues/${encodeURIComponent(queue)}/jobs/${encodeURIComponent(id)}`;
 }
 
-function respond(
+export function respond(
   statusCode: number,
   headers: Readonly<Record<string, string>>,
   body: unknown,

@@ -1,17 +1,21 @@
 /**
- * The three routes of SPEC §8. A route is matched at the end of the path, so the function
- * serves the same under a named stage (`/prod/queues/...`), a custom-domain base path or a
+ * The routes of SPEC §8. A route is matched at the end of the path, so the function serves
+ * the same under a named stage (`/prod/queues/...`), a custom-domain base path or a
  * `{proxy+}` resource; whatever precedes the route is kept for `Location`.
  */
 
 export type RouteName =
   | 'POST /queues/{queue}/jobs'
+  | 'POST /queues/{queue}/jobs/batch'
   | 'PUT /queues/{queue}/jobs/{id}'
   | 'GET /queues/{queue}/jobs/{id}';
 
+/** The last segment of the batch route. It is never a job id (ids start with JOB). */
+export const BATCH_SEGMENT = 'batch';
+
 export type RouteMatch =
   | {
-      readonly kind: 'enqueue';
+      readonly kind: 'enqueue' | 'batch';
       readonly route: RouteName;
       readonly queue: string;
       /** The path in front of `/queues/...`, e.g. `/prod`; empty at the root. */
@@ -23,6 +27,8 @@ export type RouteMatch =
       readonly queue: string;
       readonly id: string;
       readonly base: string;
+      /** HEAD: the GET's status and headers, no body. */
+      readonly head?: boolean;
     }
   | { readonly kind: 'notFound' }
   | { readonly kind: 'methodNotAllowed'; readonly allow: readonly string[] };
@@ -44,13 +50,36 @@ export function matchRoute(method: string, segments: readonly string[], mount: s
       base: base(collection.prefix),
     };
   }
-  if ((method === 'PUT' || method === 'GET') && item !== undefined) {
-    const [queue, id] = item.vars;
-    const route =
-      method === 'PUT' ? 'PUT /queues/{queue}/jobs/{id}' : 'GET /queues/{queue}/jobs/{id}';
-    return { kind: method === 'PUT' ? 'put' : 'get', route, queue, id, base: base(item.prefix) };
+  if (item !== undefined && item.vars[1] === BATCH_SEGMENT) {
+    if (method !== 'POST') return { kind: 'methodNotAllowed', allow: ['POST'] };
+    return {
+      kind: 'batch',
+      route: 'POST /queues/{queue}/jobs/batch',
+      queue: item.vars[0],
+      base: base(item.prefix),
+    };
   }
-  if (item !== undefined) return { kind: 'methodNotAllowed', allow: ['GET', 'PUT'] };
+  if ((method === 'PUT' || method === 'GET' || method === 'HEAD') && item !== undefined) {
+    const [queue, id] = item.vars;
+    if (method === 'PUT') {
+      return {
+        kind: 'put',
+        route: 'PUT /queues/{queue}/jobs/{id}',
+        queue,
+        id,
+        base: base(item.prefix),
+      };
+    }
+    return {
+      kind: 'get',
+      route: 'GET /queues/{queue}/jobs/{id}',
+      queue,
+      id,
+      base: base(item.prefix),
+      head: method === 'HEAD',
+    };
+  }
+  if (item !== undefined) return { kind: 'methodNotAllowed', allow: ['GET', 'HEAD', 'PUT'] };
   if (collection !== undefined) return { kind: 'methodNotAllowed', allow: ['POST'] };
   return { kind: 'notFound' };
 }

@@ -4,15 +4,18 @@
  * learnt on the way (route, queue, job id) is kept for the request's log line.
  */
 import {
+  assertCallerIdTime,
   assertJobId,
   assertQueue,
   type Connection,
   checkRequest,
   type EnqueueRequest,
   enqueue,
+  InvalidInputError,
   readJob,
 } from '../../src/index.js';
-import { type EventFormat, parseEvent } from './event.js';
+import { type BatchCounts, serveBatch } from './batch.js';
+import { type EventFormat, isHeadEvent, parseEvent } from './event.js';
 import {
   admittedResponse,
   type HttpResponse,
@@ -21,6 +24,7 @@ import {
   type ProblemCode,
   problemOf,
   problemResponse,
+  withoutBody,
 } from './responses.js';
 import { matchRoute, type RouteName } from './routes.js';
 
@@ -30,6 +34,8 @@ export interface HttpServices {
   connection(): Promise<Connection>;
   /** The payload cap, read before connecting so an oversized body costs no I/O. */
   maxPayloadBytes(): number;
+  /** How old a caller-chosen id's time may be (`EMQ_CALLER_ID_MAX_AGE_MS`); 0 turns the check off. */
+  callerIdMaxAgeMs(): number;
 }
 
 /** What is known of a request so far; filled in as it is served. */
@@ -38,10 +44,12 @@ export interface Trace {
   route: RouteName | 'unmatched';
   queue?: string;
   jobId?: string;
+  /** A batch request's counts. */
+  batch?: BatchCounts;
 }
 
 /** The outcome named in logs and metrics: a success word or the problem's code. */
-export type Outcome = 'enqueued' | 'duplicate' | 'found' | ProblemCode;
+export type Outcome = 'enqueued' | 'duplicate' | 'found' | 'batch' | ProblemCode;
 
 export interface Served extends Readonly<Trace> {
   readonly response: HttpResponse;
@@ -61,11 +69,13 @@ export async function serve(
   services: HttpServices,
   trace: Trace = newTrace(),
 ): Promise<Served> {
+  let served: Served;
   try {
-    return await route(event, requestId, services, trace);
+    served = await route(event, requestId, services, trace);
   } catch (error) {
-    return failed(trace, error, requestId);
+    served = failed(trace, error, requestId);
   }
+  return isHeadEvent(event) ? { ...served, response: withoutBody(served.response) } : served;
 }
 
 /** The answer for a failure at any point of a request. */
@@ -93,7 +103,7 @@ async function route(
       status: 404,
       code: 'EMQ_ROUTE_NOT_FOUND',
       detail:
-        'No such route. Routes: POST /queues/{queue}/jobs, PUT and GET /queues/{queue}/jobs/{id}.',
+        'No such route. Routes: POST /queues/{queue}/jobs, POST /queues/{queue}/jobs/batch, PUT, GET and HEAD /queues/{queue}/jobs/{id}.',
     });
   }
   if (match.kind === 'methodNotAllowed') {
@@ -112,27 +122,51 @@ async function route(
     trace.jobId = match.id;
     assertJobId(match.id);
     const row = await readJob(await services.connection(), match.queue, match.id);
-    if (row === null) {
-      return refused(trace, requestId, {
-        status: 404,
-        code: 'EMQ_JOB_NOT_FOUND',
-        detail: `Queue ${match.queue} has no job ${match.id} (never enqueued, or already consumed).`,
-      });
-    }
-    return {
-      ...trace,
-      outcome: 'found',
-      response: jobResponse(match.queue, match.id, row, requestId),
-    };
+    const served: Served =
+      row === null
+        ? refused(trace, requestId, {
+            status: 404,
+            code: 'EMQ_JOB_NOT_FOUND',
+            detail: `Queue ${match.queue} has no job ${match.id} (never enqueued, or already consumed).`,
+          })
+        : {
+            ...trace,
+            outcome: 'found',
+            response: jobResponse(match.queue, match.id, row, requestId),
+          };
+    // serve() drops the body of every HEAD answer, this one included.
+    return served;
   }
 
   const limits = { maxPayloadBytes: services.maxPayloadBytes() };
+  if (match.kind === 'batch') {
+    if (request.headers['idempotency-key'] !== undefined) {
+      throw new InvalidInputError(
+        'EMQ_INVALID_REQUEST',
+        'Idempotency-Key applies to single POSTs; give each job of a batch its own "idempotencyKey" (or "id").',
+      );
+    }
+    const batch = await serveBatch({
+      queue: match.queue,
+      body: request.body,
+      requestId,
+      limits: { ...limits, callerIdMaxAgeMs: services.callerIdMaxAgeMs(), nowMs: Date.now() },
+      connection: services.connection,
+    });
+    trace.batch = batch.counts;
+    return {
+      ...trace,
+      outcome: batch.problem?.code ?? 'batch',
+      response: batch.response,
+    };
+  }
   if (match.kind === 'put') {
     trace.jobId = match.id;
     // The id is its own idempotency key (SPEC §5), so an Idempotency-Key header adds nothing.
     const put = { queue: match.queue, payload: request.body, id: match.id };
     // Checked before connecting, so bad input is refused even while Valkey is down.
     checkRequest(put, limits);
+    assertCallerIdTime(match.id, services.callerIdMaxAgeMs(), Date.now());
     const admitted = await enqueue(await services.connection(), put);
     const location = jobLocation(match.base, match.queue, admitted.id);
     return {

@@ -2,9 +2,9 @@
  * CloudWatch metrics in the Embedded Metric Format: a JSON log line that CloudWatch turns into
  * metrics, so a function publishes them without an API call or an SDK.
  */
-import { writeRecord } from './log.js';
 
-export const METRICS_NAMESPACE = 'EchoMQ/Lambda';
+import { writeRecord } from './log.js';
+import { logSettings } from './log-config.js';
 
 export interface Metric {
   readonly name: string;
@@ -26,7 +26,8 @@ export function metricsFields(
       Timestamp: Date.now(),
       CloudWatchMetrics: [
         {
-          Namespace: METRICS_NAMESPACE,
+          // POWERTOOLS_METRICS_NAMESPACE, else EchoMQ/Lambda (log-config.ts).
+          Namespace: logSettings().metricsNamespace,
           Dimensions: [Object.keys(dimensions)],
           Metrics: metrics.map(({ name, unit }) => ({ Name: name, Unit: unit })),
         },

@@ -38,6 +38,8 @@ export interface SqsBatchOptions {
   readonly dlqUrl?: string | undefined;
   /** The payload cap, checked before any connection is opened. Default 262144 bytes. */
   readonly maxPayloadBytes?: number;
+  /** `EMQ_CALLER_ID_MAX_AGE_MS` for `emq-job-id`; 0 turns the past check off. Default 0. */
+  readonly callerIdMaxAgeMs?: number;
 }
 
 export async function handleSqsBatch(
@@ -53,6 +55,7 @@ export async function handleSqsBatch(
   const letters = new Map<number, DeadLetterResult>();
   const stopped = new Set<string>();
   const connection = connecting(deps.connection);
+  const callerIds = { maxAgeMs: options.callerIdMaxAgeMs ?? 0, nowMs: Date.now() };
   let wavesRun = 0;
 
   for (const wave of wavesOf(groups)) {
@@ -67,7 +70,9 @@ export async function handleSqsBatch(
 
     const limits = { maxPayloadBytes: options.maxPayloadBytes ?? DEFAULTS.maxPayloadBytes };
     const results = await admit(
-      live.map((index) => checked(requestOf(records[index] as SQSRecord, defaultQueue), limits)),
+      live.map((index) =>
+        checked(requestOf(records[index] as SQSRecord, defaultQueue, callerIds), limits),
+      ),
       connection,
     );
     const permanent: DeadLetter[] = [];

@@ -36,10 +36,13 @@ export function deadLetterAttributes(
   reason: DeadLetterReason,
 ): DeadLetterAttributes {
   // A record replayed from a DLQ still carries its old reason: the new one replaces it.
-  const entries = Object.entries(original ?? {}).filter(([name]) => !REASON.includes(name));
+  // Names match in any case, as the face reads them (record.ts).
+  const entries = Object.entries(original ?? {}).filter(
+    ([name]) => !REASON.includes(name.toLowerCase()),
+  );
   const ordered = [
-    ...entries.filter(([name]) => ROUTING.includes(name)),
-    ...entries.filter(([name]) => !ROUTING.includes(name)),
+    ...entries.filter(([name]) => ROUTING.includes(name.toLowerCase())),
+    ...entries.filter(([name]) => !ROUTING.includes(name.toLowerCase())),
   ];
   const budget = MAX_MESSAGE_ATTRIBUTES - REASON.length;
   const attributes: Record<string, MessageAttributeValue> = {};

@@ -39,6 +39,11 @@ export interface DeadLetterResult {
   readonly delivered: boolean;
   /** Why SQS refused it (its error code, or the thrown error's name); undefined when delivered. */
   readonly failure: string | undefined;
+  /**
+   * The thrown error's code, for operators: the SDK's service code (`Code`), a network errno
+   * (`code`, e.g. ECONNREFUSED) or the HTTP status. Undefined when SQS answered.
+   */
+  readonly failureCode?: string | undefined;
   /** Original attributes left out to fit the attribute limit. */
   readonly dropped: readonly string[];
 }
@@ -138,7 +143,14 @@ async function sendChunk(
     );
   } catch (error) {
     const failure = error instanceof Error ? error.name : 'Error';
-    return chunk.map(({ index, dropped }) => ({ index, delivered: false, failure, dropped }));
+    const failureCode = codeOf(error);
+    return chunk.map(({ index, dropped }) => ({
+      index,
+      delivered: false,
+      failure,
+      failureCode,
+      dropped,
+    }));
   }
   const delivered = new Set((output.Successful ?? []).map((entry) => entry.Id));
   const refused = new Map((output.Failed ?? []).map((entry) => [entry.Id, entry.Code]));
@@ -152,4 +164,18 @@ async function sendChunk(
       dropped,
     };
   });
+}
+
+/** The most specific code a thrown SDK or network error carries; never its message. */
+function codeOf(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const fields = error as {
+    Code?: unknown;
+    code?: unknown;
+    $metadata?: { httpStatusCode?: unknown };
+  };
+  if (typeof fields.Code === 'string') return fields.Code;
+  if (typeof fields.code === 'string') return fields.code;
+  const status = fields.$metadata?.httpStatusCode;
+  return typeof status === 'number' ? `HTTP ${status}` : undefined;
 }

@@ -42,6 +42,7 @@ export const handler = middy<SQSEvent, SQSBatchResponse>().handler(async (event)
       defaultQueue: config.defaultQueue,
       dlqUrl: config.dlqUrl,
       maxPayloadBytes: config.maxPayloadBytes,
+      callerIdMaxAgeMs: config.callerIdMaxAgeMs,
     },
   );
 });

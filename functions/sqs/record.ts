@@ -3,15 +3,37 @@
  * here; the queue name, the id and the payload size are the core's to judge.
  */
 import type { SQSMessageAttribute, SQSRecord } from 'aws-lambda';
-import { type EnqueueRequest, InvalidInputError } from '../../src/index.js';
+import {
+  assertCallerIdTime,
+  type EnqueueRequest,
+  InvalidInputError,
+  isJobId,
+} from '../../src/index.js';
+import { decodeBase64 } from '../shared/base64.js';
 
 /** The message attributes this face reads. */
 export const QUEUE_ATTRIBUTE = 'emq-queue';
 export const JOB_ID_ATTRIBUTE = 'emq-job-id';
 export const ENCODING_ATTRIBUTE = 'emq-encoding';
 
-/** Strict base64 (RFC 4648 §4, padded); line breaks from MIME-style encoders are allowed. */
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/**
+ * Attributes the DLQ adds to a dead letter (dlq-attributes.ts); a letter replayed into the
+ * source queue still carries them, and they must not make it a dead letter again.
+ */
+const REASON_ATTRIBUTES = ['emq-error-code', 'emq-error-detail', 'emq-source-message-id'];
+const KNOWN_ATTRIBUTES = new Set([
+  QUEUE_ATTRIBUTE,
+  JOB_ID_ATTRIBUTE,
+  ENCODING_ATTRIBUTE,
+  ...REASON_ATTRIBUTES,
+]);
+
+/** The caller-id time check (SPEC §2, EMQ_CALLER_ID_MAX_AGE_MS); absent: not checked. */
+export interface CallerIdPolicy {
+  /** Oldest accepted id time, in ms before `nowMs`; 0 turns the past check off. */
+  readonly maxAgeMs: number;
+  readonly nowMs: number;
+}
 
 /**
  * The request a record asks for, or the reason it cannot be one. A record without
@@ -20,21 +42,58 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 export function requestOf(
   record: SQSRecord,
   defaultQueue: string,
+  callerIds?: CallerIdPolicy,
 ): EnqueueRequest | InvalidInputError {
   try {
-    const attributes = record.messageAttributes ?? {};
-    const queue = textAttribute(attributes[QUEUE_ATTRIBUTE], QUEUE_ATTRIBUTE) ?? defaultQueue;
-    const id = textAttribute(attributes[JOB_ID_ATTRIBUTE], JOB_ID_ATTRIBUTE);
+    const attributes = emqAttributes(record.messageAttributes);
+    const queue = textAttribute(attributes.get(QUEUE_ATTRIBUTE), QUEUE_ATTRIBUTE) ?? defaultQueue;
+    const id = textAttribute(attributes.get(JOB_ID_ATTRIBUTE), JOB_ID_ATTRIBUTE);
     const payload = payloadOf(
       record.body,
-      textAttribute(attributes[ENCODING_ATTRIBUTE], ENCODING_ATTRIBUTE),
+      textAttribute(attributes.get(ENCODING_ATTRIBUTE), ENCODING_ATTRIBUTE),
     );
-    if (id !== undefined) return { queue, payload, id };
+    if (id !== undefined) {
+      // A malformed id is the core's to refuse; a well-formed one must not jump the queue.
+      if (callerIds !== undefined && isJobId(id)) {
+        assertCallerIdTime(id, callerIds.maxAgeMs, callerIds.nowMs);
+      }
+      return { queue, payload, id };
+    }
     return { queue, payload, idempotencyKey: record.messageId, keyNamespace: 'sqs' };
   } catch (error) {
     if (error instanceof InvalidInputError) return error;
     throw error;
   }
+}
+
+/**
+ * The emq-* attributes by lower-case name: SQS keeps names as sent, and a producer writing
+ * `EMQ-Queue` means `emq-queue`. An unknown emq-* name (a typo such as `emq-job_id`) or one
+ * name sent twice in different cases is refused, never silently ignored: the message would
+ * otherwise land in the wrong queue or under the wrong id.
+ */
+function emqAttributes(
+  attributes: SQSRecord['messageAttributes'] | undefined,
+): Map<string, SQSMessageAttribute> {
+  const found = new Map<string, SQSMessageAttribute>();
+  for (const [name, attribute] of Object.entries(attributes ?? {})) {
+    const lower = name.toLowerCase();
+    if (!lower.startsWith('emq-')) continue;
+    if (!KNOWN_ATTRIBUTES.has(lower)) {
+      throw new InvalidInputError(
+        'EMQ_INVALID_REQUEST',
+        `Unknown message attribute ${JSON.stringify(name.slice(0, 64))}: this function reads ${QUEUE_ATTRIBUTE}, ${JOB_ID_ATTRIBUTE} and ${ENCODING_ATTRIBUTE} (any case); rename or remove it.`,
+      );
+    }
+    if (found.has(lower)) {
+      throw new InvalidInputError(
+        'EMQ_INVALID_REQUEST',
+        `The message attribute ${lower} is sent twice, in different cases; send it once.`,
+      );
+    }
+    found.set(lower, attribute);
+  }
+  return found;
 }
 
 function textAttribute(
@@ -69,12 +128,12 @@ function payloadOf(body: string, encoding: string | undefined): Buffer {
       `Unsupported ${ENCODING_ATTRIBUTE} ${JSON.stringify(encoding.slice(0, 32))}: the only encoding is base64; leave the attribute out for a text body.`,
     );
   }
-  const text = body.replace(/\r?\n/g, '');
-  if (!BASE64.test(text)) {
+  const bytes = decodeBase64(body);
+  if (bytes === undefined) {
     throw new InvalidInputError(
       'EMQ_INVALID_REQUEST',
       `The body is not valid base64, though ${ENCODING_ATTRIBUTE} says it is (standard alphabet, padded).`,
     );
   }
-  return Buffer.from(text, 'base64');
+  return bytes;
 }

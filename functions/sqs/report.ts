@@ -2,9 +2,14 @@
  * Logs and EMF metrics of the SQS face: one log line per record outcome, one per batch, and
  * metrics per outcome and per batch. Payloads and bodies never appear; nor do attribute
  * values a caller sent that the core refused (they may be anything).
+ *
+ * The vocabulary is the HTTP face's: `queue`, `id`, and `outcome` = what became of the job
+ * (`enqueued`, `duplicate`, or the error code); `disposition` says what became of the message
+ * (admitted, dead-lettered, retry, undelivered, skipped). A record admitted is a DEBUG line:
+ * at volume one INFO line per record costs more in CloudWatch Logs than the SQS requests.
  */
 
-import { type Fields, type Level, log } from '../shared/log.js';
+import { type Fields, type Level, log, logs } from '../shared/log.js';
 import { emitMetrics, metricsFields } from '../shared/metrics.js';
 import type { DeadLetterResult } from './dlq.js';
 import { mustRetry, type OutcomeKind, type RecordOutcome } from './outcome.js';
@@ -19,7 +24,7 @@ export interface RecordReport {
 }
 
 const LEVELS: Readonly<Record<OutcomeKind, Level>> = {
-  admitted: 'info',
+  admitted: 'debug',
   'dead-lettered': 'warn',
   retry: 'warn',
   skipped: 'warn',
@@ -29,9 +34,12 @@ const LEVELS: Readonly<Record<OutcomeKind, Level>> = {
 };
 
 export function reportRecord({ messageId, outcome, letter }: RecordReport): void {
-  log(LEVELS[outcome.kind], 'sqs record', {
+  const level = LEVELS[outcome.kind];
+  // Most records are admitted: skip building a line that the level drops.
+  if (!logs(level)) return;
+  log(level, 'sqs record', {
     messageId,
-    outcome: outcome.kind,
+    disposition: outcome.kind,
     ...detailOf(outcome, letter),
   });
 }
@@ -42,18 +50,21 @@ function detailOf(outcome: RecordOutcome, letter: DeadLetterResult | undefined):
       return {
         queue: outcome.admitted.queue,
         id: outcome.admitted.id,
-        status: outcome.admitted.status,
+        outcome: outcome.admitted.status,
       };
     case 'skipped':
-      return { reason: 'an earlier record of its message group failed' };
+      return { outcome: 'skipped', reason: 'an earlier record of its message group failed' };
     case 'undelivered':
       return {
+        outcome: outcome.error.code,
         code: outcome.error.code,
         reason: outcome.reason,
-        dlqFailure: letter?.failure,
+        dlqError: letter?.failure,
+        dlqErrorCode: letter?.failureCode,
       };
     default:
       return {
+        outcome: outcome.error.code,
         code: outcome.error.code,
         retryable: outcome.error.retryable,
         droppedAttributes: letter?.dropped.length ? letter.dropped.join(',') : undefined,

@@ -1,5 +1,6 @@
 /** What the stack prints once it serves: where things are and ready-to-paste commands. */
 import { join, relative } from 'node:path';
+import type { LocalSqs } from './sqs-loop.js';
 import type { RunningValkey } from './valkey.js';
 
 export interface BannerFacts {
@@ -12,6 +13,8 @@ export interface BannerFacts {
   readonly projectDir: string;
   /** A job id for the PUT example, so the lines paste as they are. */
   readonly exampleId: string;
+  /** The local SQS loop, with `--sqs`. Default: none. */
+  readonly sqs?: LocalSqs | undefined;
 }
 
 const PORTS_CHOSEN = {
@@ -36,6 +39,7 @@ export function banner(facts: BannerFacts): string {
   return `
 EchoMQ local stack is up.
   HTTP     ${http}  (functions/http/handler.ts through an API Gateway v2 adapter)
+  OpenAPI  ${http}/openapi.json
   Valkey   ${facts.version} ${shape} on 127.0.0.1 port ${ports} (${PORTS_CHOSEN[valkey.portsChosen]})
            module loaded, executor ${facts.executor}, fence installed (wire ${facts.wire})
   Data     ${facts.dataDir}  (append-only files and valkey.log)
@@ -43,10 +47,23 @@ EchoMQ local stack is up.
 Try it:
   curl -i -X POST ${jobs} -H 'Idempotency-Key: demo-1' --data-binary 'hello'
   curl -i -X POST ${jobs} -H 'Idempotency-Key: demo-1' --data-binary 'hello'
-  curl -i -X PUT ${jobs}/${exampleId} --data-binary 'my own id'
+  curl -i -X POST ${jobs}/batch --data '{"jobs":[{"payload":"a"},{"payload":"b","idempotencyKey":"demo-2"}]}'
+  curl -i -X PUT ${jobs}/${exampleId} --data-binary 'my own id'   # mint fresh ids with: ${cli} id
   curl -i ${jobs}/${exampleId}
   ${cli} pending demo --url ${cliUrl}${cluster}
-
+${facts.sqs === undefined ? '' : sqsLines(facts.sqs, cli, `--url ${cliUrl}${cluster}`)}
 Ctrl-C stops everything.
+`;
+}
+
+function sqsLines(sqs: LocalSqs, cli: string, at: string): string {
+  return `
+SQS (fauxqs at ${sqs.endpoint}, polled like an event source mapping: batches of 10,
+ReportBatchItemFailures, visibility 5 s, to the DLQ after 5 receives):
+  Queue    ${sqs.queueUrl}
+  DLQ      ${sqs.dlqUrl}
+  ${cli} send ${sqs.queueUrl} 'hello from sqs' --queue demo
+  AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local aws --endpoint-url ${sqs.endpoint} --region us-east-1 sqs send-message --queue-url ${sqs.queueUrl} --message-body 'hello from sqs' --message-attributes '{"emq-queue":{"DataType":"String","StringValue":"demo"}}'
+  (the log prints "sqs record queue=demo id=JOB..."; then: ${cli} get demo <id> ${at})
 `;
 }

@@ -17,9 +17,23 @@ export interface LocalHttp {
   close(): Promise<void>;
 }
 
-/** Listens on 127.0.0.1:`port`. Rejects when the port is taken. */
-export async function serveHttp(handler: HttpHandler, port: number): Promise<LocalHttp> {
+/**
+ * Listens on 127.0.0.1:`port`. Rejects when the port is taken. `documents` are JSON texts
+ * served by GET at their exact path (the OpenAPI document at `/openapi.json`), before the
+ * function sees the request. Default: none.
+ */
+export async function serveHttp(
+  handler: HttpHandler,
+  port: number,
+  documents: Readonly<Record<string, string>> = {},
+): Promise<LocalHttp> {
   const server = createServer((request, response) => {
+    const document = request.method === 'GET' ? documents[request.url ?? ''] : undefined;
+    if (document !== undefined) {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(document);
+      return;
+    }
     const requestId = randomUUID();
     readBody(request)
       .then((body) =>

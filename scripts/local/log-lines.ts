@@ -12,7 +12,15 @@ export function readableLine(line: string): string | undefined {
     return line;
   }
   if (typeof record !== 'object' || record === null || Array.isArray(record)) return line;
-  const { _aws, level, message, time, ...fields } = record as Record<string, unknown>;
+  // The service name is the same on every line: left out in a terminal.
+  const {
+    _aws,
+    level,
+    message,
+    time,
+    service: _service,
+    ...fields
+  } = record as Record<string, unknown>;
   // A metrics-only record is left out; a log line that carries metrics loses them here.
   if (message === undefined) return undefined;
   const metricNames = emfNames(_aws);

@@ -16,6 +16,10 @@ export interface StackOptions {
   readonly valkeyPort: number | undefined;
   /** Print the function's log lines as Lambda writes them (JSON, with EMF metrics). Default false. */
   readonly rawLogs: boolean;
+  /** Also start a local SQS server, queues and the poller that invokes the SQS function. Default false. */
+  readonly sqs: boolean;
+  /** The local SQS server's port. Default: a free port. */
+  readonly sqsPort: number | undefined;
 }
 
 export const USAGE = `Usage: npm start -- [options]
@@ -30,6 +34,9 @@ Options:
   --valkey-port <n>   Valkey port; a cluster's first port (default 6379, or 7000 with
                       --cluster, when free; else free ports)
   --raw-logs          print the function's log lines as Lambda writes them (JSON + metrics)
+  --sqs               also start a local SQS server (fauxqs) with a source queue and a DLQ,
+                      polled as Lambda's event source mapping does, into the SQS function
+  --sqs-port <n>      the local SQS server's port (default: a free port)
   -h, --help          this text
 
 EMQ_WIRE and the other EMQ_* settings apply; EMQ_URL and EMQ_CLUSTER are set by this script.`;
@@ -54,6 +61,8 @@ export function parseOptions(args: readonly string[], projectDir: string): Stack
     cluster: values.cluster === true,
     valkeyPort: port('--valkey-port', values['valkey-port']),
     rawLogs: values['raw-logs'] === true,
+    sqs: values.sqs === true,
+    sqsPort: port('--sqs-port', values['sqs-port']),
   };
 }
 
@@ -68,6 +77,8 @@ function parse(args: readonly string[]) {
       cluster: { type: 'boolean' },
       'valkey-port': { type: 'string' },
       'raw-logs': { type: 'boolean' },
+      sqs: { type: 'boolean' },
+      'sqs-port': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -2,10 +2,15 @@
  * The local stack, in order: Valkey (standalone or cluster, with the module), the fence, the
  * HTTP function. Stopping goes the other way and always ends every process it started.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SQSBatchResponse } from 'aws-lambda';
+import { parse } from 'yaml';
+import { localContext } from '../../cli/lambda-context.js';
 import { handler } from '../../functions/http/handler.js';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { setLogSink } from '../../functions/shared/log.js';
+import { handler as sqsHandler } from '../../functions/sqs/handler.js';
 import { loadConfig, mintJobId } from '../../src/index.js';
 import { banner } from './banner.js';
 import { type Child, Children } from './children.js';
@@ -15,17 +20,27 @@ import { ensureValkey } from './install.js';
 import { readableLine } from './log-lines.js';
 import type { StackOptions } from './options.js';
 import { projectFiles } from './project.js';
+import { type LocalSqs, startLocalSqs } from './sqs-loop.js';
 import { claim, release, writeState } from './state.js';
 import { startValkey, versionOf } from './valkey.js';
 
 /** The settings this stack decides: the servers it starts have no ACL and no secret. */
 const OWNED_SETTINGS = ['EMQ_URL', 'EMQ_CLUSTER', 'EMQ_SECRET_ARN', 'EMQ_USERNAME', 'EMQ_PASSWORD'];
 
+/** Where the stack serves the HTTP face's OpenAPI document. */
+export const OPENAPI_ROUTE = '/openapi.json';
+
+/** The document the project ships (YAML, for review), served as JSON for tools. */
+function openapiJson(projectDir: string): string {
+  return JSON.stringify(parse(readFileSync(join(projectDir, 'openapi', 'openapi.yaml'), 'utf8')));
+}
+
 export class StackError extends Error {}
 
 export class LocalStack {
   readonly #children = new Children();
   #http: LocalHttp | undefined;
+  #sqs: LocalSqs | undefined;
   #claimed = false;
   #stopped: Promise<void> | undefined;
 
@@ -75,13 +90,18 @@ export class LocalStack {
     process.env.EMQ_URL = valkey.urls.join(',');
     process.env.EMQ_CLUSTER = String(valkey.cluster);
     const fence = await installLocalFence(process.env);
+    // Locally every record line is worth seeing (with the id to `emq get`); Lambda's default is INFO.
+    process.env.AWS_LAMBDA_LOG_LEVEL ??= 'DEBUG';
+    if (options.sqs) await this.#startSqs(options.sqsPort ?? 0);
     if (!options.rawLogs) {
       setLogSink((line) => {
         const readable = readableLine(line);
         if (readable !== undefined) this.print(readable);
       });
     }
-    this.#http = await serveHttp(handler, options.httpPort);
+    this.#http = await serveHttp(handler, options.httpPort, {
+      [OPENAPI_ROUTE]: openapiJson(projectDir),
+    });
 
     await writeState(options.dataDir, {
       pid: process.pid,
@@ -99,14 +119,36 @@ export class LocalStack {
         dataDir: options.dataDir,
         projectDir,
         exampleId: mintJobId(),
+        sqs: this.#sqs,
       }),
     );
+  }
+
+  /** The SQS server, its queues and the poller; the SQS function dead-letters to its DLQ. */
+  async #startSqs(port: number): Promise<void> {
+    this.#sqs = await startLocalSqs(
+      port,
+      async (event) =>
+        (await sqsHandler(
+          event,
+          localContext({ functionName: 'emq-sqs', timeoutMs: 30_000 }),
+        )) as SQSBatchResponse,
+      (message) => this.print(message),
+    );
+    // The SQS function reads these on its first batch, as in Lambda (AWS_ENDPOINT_URL_SQS is
+    // the SDK's own setting). The local server takes any credentials.
+    process.env.EMQ_DLQ_URL = this.#sqs.dlqUrl;
+    process.env.AWS_ENDPOINT_URL_SQS = this.#sqs.endpoint;
+    process.env.AWS_REGION ??= 'us-east-1';
+    process.env.AWS_ACCESS_KEY_ID ??= 'local';
+    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
   }
 
   /** Stops the HTTP server, the function's connection and every child. Safe to call twice. */
   stop(): Promise<void> {
     this.#stopped ??= (async () => {
       await this.#http?.close();
+      await this.#sqs?.close();
       await resetContainer();
       await this.#children.stopAll();
       if (this.#claimed) await release(this.options.dataDir);

@@ -48,7 +48,7 @@ beforeAll(async () => {
   dataset = await datasetOf(server);
   previousSink = setLogSink((line) => {
     if (line.includes('"sqs record"')) lines.push(JSON.parse(line) as Record<string, unknown>);
-  });
+  }, 'debug');
 });
 
 afterAll(async () => {
@@ -83,7 +83,7 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
         const changed = now !== last;
         last = now;
         for (const line of lines) {
-          const label = `${String(line.outcome)} ${String(line.status ?? line.code)}`;
+          const label = `${String(line.disposition)} ${String(line.outcome)}`;
           outcomes.set(label, (outcomes.get(label) ?? 0) + 1);
         }
         expect(response.batchItemFailures).toEqual([]);
@@ -91,7 +91,7 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
         expect(codes.filter((code) => !INPUT_CODES.includes(String(code)))).toEqual([]);
         const bodies = new Set(batch.map((record) => record.body));
         expect(dlq.letters.filter((letter) => !bodies.has(letter.body))).toEqual([]);
-        const enqueued = lines.filter((line) => line.status === 'enqueued').length;
+        const enqueued = lines.filter((line) => line.outcome === 'enqueued').length;
         if (enqueued === 0) expect(changed).toBe(false);
       }),
       { numRuns: BATCHES_PER_EXECUTOR, ...fuzzSeed() },

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpServices, serve } from '../../functions/http/serve.js';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
-import { type Connection, type ConnectOptions, connect } from '../../src/index.js';
+import { type Connection, type ConnectOptions, connect, mintJobId } from '../../src/index.js';
 import { fixture, withHeader } from '../fixtures/http/events.js';
 import { fakeSqs } from '../fixtures/sqs/fake-sqs.js';
 import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
@@ -92,6 +92,7 @@ describe.each([
   const services: HttpServices = {
     connection: async () => conn,
     maxPayloadBytes: () => 1024,
+    callerIdMaxAgeMs: () => 86_400_000,
   };
   /**
    * What the caller hears when the reply is lost: standalone, 503 (nothing is resent). The
@@ -130,7 +131,8 @@ describe.each([
 
   it('PUT with a caller id: 503, then the retry answers 200', async () => {
     const queue = randomQueue('lost-put');
-    const event = fixture('v2-put', { queue });
+    // A fresh id: caller ids older than EMQ_CALLER_ID_MAX_AGE_MS (a day) are refused.
+    const event = fixture('v2-put', { queue, id: mintJobId() });
     const before = totalDropped();
     dropNext(queue);
     expect(lostAnswers).toContain((await serve(event, 'req-4', services)).response.statusCode);

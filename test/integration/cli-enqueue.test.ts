@@ -111,21 +111,23 @@ describe('emq enqueue', () => {
     expect((await jobsOf(connection, queue)).rows).toHaveLength(1);
   });
 
-  it('refuses to write where the fence holds another identity: EMQWIRE, exit 1, retryable', async () => {
+  it('refuses to write where the fence holds another identity: EMQWIRE, exit 1, an operator fault', async () => {
     const queue = randomQueue();
     const run = await emq(['enqueue', queue, 'x', ...at()], { env: { EMQ_WIRE: '2' } });
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^emq: EMQWIRE: .*\(retryable\)\n$/);
+    expect(run.stderr).toMatch(/^emq: EMQWIRE: .*emq (fence )?install.*\n$/);
+    expect(run.stderr).not.toContain('(retryable)');
     expect(await jobsOf(connection, queue)).toEqual({ rows: [], pending: [] });
   });
 
-  it('reports an unreachable server as EMQ_UNAVAILABLE with exit 1 and no stack trace', async () => {
+  it('reports an unreachable server as EMQ_UNAVAILABLE naming the URL, with exit 1 and no stack trace', async () => {
     const port = await freePort();
     const run = await emq(['enqueue', randomQueue(), 'x', '--url', `redis://127.0.0.1:${port}`]);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^emq: EMQ_UNAVAILABLE: .*\(retryable\)\n$/);
     expect(run.stderr).not.toMatch(STACK_FRAME);
-    expect(run.stderr).not.toContain(String(port));
+    // The operator's own URL is named (without credentials), so a wrong port shows.
+    expect(run.stderr).toContain(`redis://127.0.0.1:${port}`);
   });
 
   it('refuses an invalid queue name with exit 2 before connecting', async () => {

@@ -1,4 +1,4 @@
-// `emq pending` on a real server: ids oldest first, the limit, the count of the rest, and a
+// `emq pending` on a real server: ids in id order, the limit, the count of the rest, and a
 // pending key of the wrong type.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Connection, enqueue, installFence, pendingKey } from '../../src/index.js';
@@ -43,7 +43,7 @@ async function seeded(count: number): Promise<{ queue: string; ids: string[] }> 
 }
 
 describe('emq pending', () => {
-  it('prints every pending id, oldest first, one per line', async () => {
+  it('prints every pending id, in id order, one per line', async () => {
     const { queue, ids } = await seeded(3);
     const run = await emq(['pending', queue, ...at()]);
     expect(run.code).toBe(0);

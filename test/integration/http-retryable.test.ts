@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/http/handler.js';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { type LogSink, setLogSink } from '../../functions/shared/log.js';
-import { dedupeKey, installFence } from '../../src/index.js';
+import { dedupeKey, installFence, mintJobId } from '../../src/index.js';
 import {
   FIXTURE_IDEMPOTENCY_KEY,
   fixture,
@@ -155,8 +155,10 @@ describe('a server that is down', () => {
     await server.kill('SIGKILL');
     await configureContainer(server, { EMQ_CONNECT_TIMEOUT_MS: '500' });
     const queue = randomQueue('http-cold');
+    // A fresh id: caller ids older than EMQ_CALLER_ID_MAX_AGE_MS (a day) are refused.
+    const id = mintJobId();
     try {
-      const { response, body } = await invoke(fixture('url-put', { queue }));
+      const { response, body } = await invoke(fixture('url-put', { queue, id }));
       expect(response.statusCode).toBe(503);
       expect(response.headers['retry-after']).toBe('1');
       expect(body).toMatchObject({ code: 'EMQ_UNAVAILABLE', retryable: true });
@@ -164,7 +166,7 @@ describe('a server that is down', () => {
       await server.restart();
       await withFence(server);
     }
-    const retried = await invoke(fixture('url-put', { queue }));
+    const retried = await invoke(fixture('url-put', { queue, id }));
     expect(retried.response.statusCode).toBe(201);
     expect(await jobsOf(await connectTo(server), queue)).toEqual({
       rows: [retried.body.id],

@@ -301,7 +301,7 @@ describe.each(TOPOLOGIES)('on $name', ({ start, executors }) => {
           format,
           route: 'POST /queues/{queue}/jobs',
           queue,
-          jobId: body.id,
+          id: body.id,
           status: 201,
           outcome: 'enqueued',
         });

@@ -10,8 +10,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Connection, connect, readJob } from '../../src/index.js';
+import { emq } from '../support/cli.js';
 import { jobsOf } from '../support/emq.js';
 import { freePorts, randomQueue } from '../support/servers.js';
+import { waitFor } from '../support/wait.js';
 
 const START = fileURLToPath(new URL('../../dist/scripts/start/index.mjs', import.meta.url));
 const READY = 'Ctrl-C stops everything.';
@@ -150,6 +152,20 @@ describe('local stack, standalone', () => {
     expect(stack.output()).toMatch(/module loaded, executor native, fence installed \(wire 1\)/);
   });
 
+  it('serves the OpenAPI document at /openapi.json', async () => {
+    const response = await fetch(`${stack.state.http}/openapi.json`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    const document = (await response.json()) as { openapi: string; paths: Record<string, unknown> };
+    expect(document.openapi).toBe('3.1.0');
+    expect(Object.keys(document.paths)).toEqual([
+      '/queues/{queue}/jobs',
+      '/queues/{queue}/jobs/batch',
+      '/queues/{queue}/jobs/{id}',
+    ]);
+    expect(stack.output()).toContain(`${stack.state.http}/openapi.json`);
+  });
+
   it('admits a POST, answers a replay with the same id, and reads the job back', async () => {
     const queue = randomQueue();
     const post = () =>
@@ -249,6 +265,43 @@ describe('local stack, cluster', () => {
     const { id } = (await put.json()) as { id: string };
     const read = await fetch(`${stack.state.http}/queues/${queue}/jobs/${id}`);
     expect(((await read.json()) as { payload: string }).payload).toBe('on a cluster');
+
+    expect(await stopWithCtrlC(stack, dataDir)).toBe(0);
+  });
+});
+
+describe('local stack, with --sqs', () => {
+  it('prints a send line that a newcomer pastes, then finds the job with emq get', async () => {
+    const dataDir = await dataFolder();
+    const [httpPort, valkeyPort] = await freePorts(2);
+    const stack = await startStack(
+      ['--sqs', '--port', String(httpPort), '--valkey-port', String(valkeyPort)],
+      dataDir,
+    );
+    const line = /emq send (\S+) 'hello from sqs' --queue demo/.exec(stack.output());
+    expect(line, stack.output()).not.toBeNull();
+    expect(stack.output()).toMatch(
+      /aws --endpoint-url http:\/\/127\.0\.0\.1:\d+ .*sqs send-message/,
+    );
+    const queue = randomQueue();
+    const sent = await emq(['send', line?.[1] ?? '', 'hello from sqs', '--queue', queue]);
+    expect(sent.code, sent.stderr).toBe(0);
+
+    let id: string | undefined;
+    await waitFor('the admitted record in the log', 20_000, async () => {
+      id = new RegExp(`queue=${queue} id=(JOB[0-9A-Za-z]{11})`).exec(stack.output())?.[1];
+      return id === undefined ? 'not admitted yet' : undefined;
+    });
+    const got = await emq([
+      'get',
+      queue,
+      id ?? '',
+      '--url',
+      stack.state.valkey.urls[0] ?? '',
+      '--json',
+    ]);
+    expect(got.code).toBe(0);
+    expect(JSON.parse(got.stdout)).toMatchObject({ queue, id, payload: 'hello from sqs' });
 
     expect(await stopWithCtrlC(stack, dataDir)).toBe(0);
   });

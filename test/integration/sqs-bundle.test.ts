@@ -1,6 +1,6 @@
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installFence, readJob } from '../../src/index.js';
+import { installFence, mintJobId, readJob } from '../../src/index.js';
 import { sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
 import { type SqsEndpoint, startSqsEndpoint } from '../fixtures/sqs/sqs-endpoint.js';
 import { bundlePath, freshBundle, run } from '../support/bundles.js';
@@ -48,6 +48,7 @@ async function handleWithBundle(event: SQSEvent, defaultQueue: string) {
     {
       env: {
         PATH: process.env.PATH,
+        AWS_LAMBDA_LOG_LEVEL: 'DEBUG',
         EMQ_URL: server.url,
         EMQ_DEFAULT_QUEUE: defaultQueue,
         EMQ_DLQ_URL: DLQ_URL,
@@ -73,6 +74,8 @@ describe('the built SQS bundle', () => {
   it('handles a batch end to end: rows written, the bad record dead-lettered', async () => {
     const queue = randomQueue('sqs-bundle');
     const other = randomQueue('sqs-bundle');
+    // A fresh id: the function refuses caller ids older than EMQ_CALLER_ID_MAX_AGE_MS (a day).
+    const callerId = mintJobId();
     const records = [
       sqsRecord({ body: 'to the default queue' }),
       sqsRecord({
@@ -80,7 +83,7 @@ describe('the built SQS bundle', () => {
         body: Buffer.from([0, 1, 254]).toString('base64'),
         encoding: 'base64',
       }),
-      sqsRecord({ queue: other, jobId: 'JOB0KHTOWnGLuC', body: 'caller id' }),
+      sqsRecord({ queue: other, jobId: callerId, body: 'caller id' }),
       sqsRecord({ queue: 'bad queue', body: 'dead letter' }),
     ];
     const { response, logs } = await handleWithBundle(sqsEvent(records), queue);
@@ -90,7 +93,7 @@ describe('the built SQS bundle', () => {
     expect((await jobsOf(reader, queue)).rows).toHaveLength(1);
     const jobs = await jobsOf(reader, other);
     expect(jobs.rows).toHaveLength(2);
-    expect((await readJob(reader, other, 'JOB0KHTOWnGLuC'))?.payload.toString()).toBe('caller id');
+    expect((await readJob(reader, other, callerId))?.payload.toString()).toBe('caller id');
 
     expect(endpoint.requests).toHaveLength(1);
     const [request] = endpoint.requests;
@@ -101,7 +104,7 @@ describe('the built SQS bundle', () => {
       'EMQ_INVALID_QUEUE',
     );
 
-    const outcomes = logs.filter((line) => line.message === 'sqs record').map((l) => l.outcome);
+    const outcomes = logs.filter((line) => line.message === 'sqs record').map((l) => l.disposition);
     expect(outcomes).toEqual(['admitted', 'admitted', 'admitted', 'dead-lettered']);
     expect(logs.filter((line) => line.Face === 'sqs' && line.Batches === 1)).toHaveLength(1);
     expect(JSON.stringify(logs)).not.toContain('dead letter');

@@ -51,7 +51,7 @@ describe.each(['native', 'function'] as const)(
         sqs: fakeSqs(),
       });
       expect(failures(response)).toEqual(ids(a1, a2));
-      expect(recordLines(lines).map((line) => line.outcome)).toEqual([
+      expect(recordLines(lines).map((line) => line.disposition)).toEqual([
         'undelivered',
         'admitted',
         'skipped',
@@ -135,12 +135,11 @@ describe.each(['native', 'function'] as const)('on a cluster with the %s executo
       { dlqUrl: DLQ },
     );
     expect(again).toEqual({ batchItemFailures: [] });
-    expect(recordLines(lines).map((line) => line.status ?? line.outcome)).toEqual([
-      'duplicate',
-      'duplicate',
-      'enqueued',
-      'dead-lettered',
-    ]);
+    expect(
+      recordLines(lines).map((line) =>
+        line.disposition === 'admitted' ? line.outcome : line.disposition,
+      ),
+    ).toEqual(['duplicate', 'duplicate', 'enqueued', 'dead-lettered']);
     expect(sqs.letters.map((letter) => letter.body)).toEqual(['c1', 'd2']);
     const onFast = await jobsOf(conn, fast);
     const onSlow = await jobsOf(conn, slow);

@@ -95,7 +95,7 @@ async function expectPermanentOnesDeadLettered(mixed: Mixed, letters: readonly S
 
 async function expectAdmittedRows(conn: Connection, mixed: Mixed) {
   const admitted = recordLines(lines).filter(
-    (line) => line.outcome === 'admitted' && line.queue === mixed.queue,
+    (line) => line.disposition === 'admitted' && line.queue === mixed.queue,
   );
   const ids = admitted.map((line) => String(line.id));
   const jobs = await jobsOf(conn, mixed.queue);
@@ -125,7 +125,7 @@ describe.each(['native', 'function'] as const)(
       await expectPermanentOnesDeadLettered(mixed, sqs.letters);
       expect(sqs.requests).toHaveLength(1);
       await expectAdmittedRows(conn, mixed);
-      expect(recordLines(lines).filter((line) => line.outcome === 'admitted')).toHaveLength(3);
+      expect(recordLines(lines).filter((line) => line.disposition === 'admitted')).toHaveLength(3);
     });
 
     it('retries the permanent failures instead when no DLQ is configured', async () => {
@@ -217,7 +217,7 @@ describe.each(['native', 'function'] as const)('on a cluster with the %s executo
       // the function family writes through it: retry, nothing written, on both families.
       expect(executor).toMatch(/^(native|function)$/);
       expect(response.batchItemFailures).toEqual([{ itemIdentifier: fenced.messageId }]);
-      expect(recordLines(lines).at(-1)).toMatchObject({ outcome: 'retry', code: 'EMQWIRE' });
+      expect(recordLines(lines).at(-1)).toMatchObject({ disposition: 'retry', code: 'EMQWIRE' });
       expect(onFenced).toEqual({ rows: [], pending: [] });
     } finally {
       await conn.client.set(fenceKey, '1');

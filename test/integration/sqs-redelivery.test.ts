@@ -37,7 +37,7 @@ function batchOf(queue: string): SQSRecord[] {
 }
 
 function statuses(): unknown[] {
-  return recordLines(lines).map((line) => line.status);
+  return recordLines(lines).map((line) => line.outcome);
 }
 
 /** Holds every write on every primary past the connection's command timeout. */

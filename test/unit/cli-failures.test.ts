@@ -48,6 +48,11 @@ describe('CLI failure reports', () => {
     expect(reportOf(new ConflictError('EMQ_CONFLICT', 'c')).retryable).toBe(false);
   });
 
+  it('does not label a fence mismatch retryable: an operator must act on it', () => {
+    expect(reportOf(new FenceError('f')).retryable).toBe(false);
+    expect(reportOf(new FenceError('f')).code).toBe('EMQWIRE');
+  });
+
   it("classifies a raw server error instead of echoing the server's text", () => {
     const report = reportOf(new Error('ECONNREFUSED 10.0.0.7:6379'));
     expect(report.code).toBe('EMQ_UNKNOWN');

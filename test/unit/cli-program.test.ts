@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Io } from '../../cli/io.js';
 import { run } from '../../cli/program.js';
+import { assertCallerIdTime, isJobId } from '../../src/index.js';
 
 interface Captured {
   readonly io: Io;
@@ -36,6 +37,30 @@ function capture(options: { terminal?: boolean } = {}): Captured {
     stdinReads: () => reads,
   };
 }
+
+describe('emq id', () => {
+  it('mints strictly increasing, valid, current ids without a server', async () => {
+    const { io, out } = capture();
+    expect(await run(['id', '--count', '5'], io)).toBe(0);
+    const ids = out().trim().split('\n');
+    expect(ids).toHaveLength(5);
+    expect(ids.every((id) => isJobId(id))).toBe(true);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(5);
+    expect(() => assertCallerIdTime(ids[0] ?? '', 86_400_000, Date.now())).not.toThrow();
+  });
+
+  it('prints one JSON line with --json', async () => {
+    const { io, out } = capture();
+    expect(await run(['id', '--json'], io)).toBe(0);
+    const printed = JSON.parse(out()) as { ids: string[] };
+    expect(printed.ids).toHaveLength(1);
+  });
+
+  it('refuses a bad --count as usage', async () => {
+    expect(await run(['id', '--count', '0'], capture().io)).toBe(2);
+  });
+});
 
 describe('emq program', () => {
   it('refuses to wait for a payload on a terminal: exit 2, stdin untouched', async () => {

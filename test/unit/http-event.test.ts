@@ -41,6 +41,15 @@ describe('parseEvent', () => {
     },
   );
 
+  it.each(['v2-post-base64', 'v1-post-base64', 'url-post-base64'] as const)(
+    'refuses %s when its base64 body is not base64, rather than admitting an empty payload',
+    (name) => {
+      for (const body of ['***', 'abc', 'aGVsbG8', 'aGVs bG8=']) {
+        expect(() => parseEvent({ ...fixture(name), body })).toThrow(/not valid base64/);
+      }
+    },
+  );
+
   it('reads an event without a body as an empty body', () => {
     expect(parseEvent(fixture('v2-get')).body.length).toBe(0);
     expect(parseEvent(fixture('v1-get')).body.length).toBe(0);

@@ -31,8 +31,6 @@ describe('problemOf', () => {
     [new ConflictError('EMQ_CONFLICT', 'other payload'), 409, 'EMQ_CONFLICT'],
     [new ConflictError('EMQ_IDEMPOTENCY_MISMATCH', 'other body'), 422, 'EMQ_IDEMPOTENCY_MISMATCH'],
     [new RefusedError('EMQ_WRONGTYPE', 'wrong type'), 500, 'EMQ_WRONGTYPE'],
-    [new ConfigError('no module', { code: 'EMQ_NO_MODULE' }), 500, 'EMQ_NO_MODULE'],
-    [new ConfigError('EMQ_URL is invalid'), 500, 'EMQ_CONFIG'],
   ])('maps a permanent %o to its status and code, without Retry-After', (error, status, code) => {
     const problem = problemOf(error);
     expect(problem).toMatchObject({ status, code, retryable: false, detail: error.message });
@@ -49,6 +47,24 @@ describe('problemOf', () => {
     expect(response.statusCode).toBe(503);
     expect(response.headers['retry-after']).toBe(retryAfter);
     expect(parsed(response.body)).toMatchObject({ status: 503, code, retryable: true });
+  });
+
+  it.each([
+    [new ConfigError('EMQ_URL is invalid: expected redis:// or rediss://'), 500, 'EMQ_URL'],
+    [
+      new ConfigError('EMQ_EXECUTOR=native but node abc has no module', { code: 'EMQ_NO_MODULE' }),
+      500,
+      'EMQ_EXECUTOR',
+    ],
+    [new FenceError('node 07c3 holds wire "2", this host expects "1"'), 503, 'wire "2"'],
+  ])('keeps the operator-only message of %o out of the public detail', (error, status, secret) => {
+    const problem = problemOf(error);
+    expect(problem.status).toBe(status);
+    expect(problem.detail).not.toBe(error.message);
+    const response = problemResponse(problem, REQUEST_ID);
+    expect(response.body).not.toContain(secret);
+    expect(response.body).not.toContain('07c3');
+    expect(problemOf(error).retryAfterSeconds).toBe(status === 503 ? 5 : undefined);
   });
 
   it('answers an error that is not an EmqError with 500 EMQ_UNKNOWN and never its message', () => {

@@ -62,12 +62,42 @@ describe('matchRoute', () => {
     });
   });
 
-  it('answers 405 with Allow GET, PUT for another method on a job', () => {
+  it('answers 405 with Allow GET, HEAD, PUT for another method on a job', () => {
     expect(matchRoute('DELETE', path('/queues/orders/jobs/JOB0KHTOWnGLuC'), '')).toEqual({
       kind: 'methodNotAllowed',
-      allow: ['GET', 'PUT'],
+      allow: ['GET', 'HEAD', 'PUT'],
     });
   });
+
+  it('routes HEAD on a job to the read, marked as HEAD', () => {
+    expect(matchRoute('HEAD', path('/prod/queues/orders/jobs/JOB0KHTOWnGLuC'), '')).toEqual({
+      kind: 'get',
+      route: 'GET /queues/{queue}/jobs/{id}',
+      queue: 'orders',
+      id: 'JOB0KHTOWnGLuC',
+      base: '/prod',
+      head: true,
+    });
+  });
+
+  it('routes POST on jobs/batch to the batch, under any prefix', () => {
+    expect(matchRoute('POST', path('/v1/queues/orders/jobs/batch'), '/prod')).toEqual({
+      kind: 'batch',
+      route: 'POST /queues/{queue}/jobs/batch',
+      queue: 'orders',
+      base: '/prod/v1',
+    });
+  });
+
+  it.each(['GET', 'PUT', 'DELETE'])(
+    'answers 405 with Allow POST for %s on jobs/batch',
+    (method) => {
+      expect(matchRoute(method, path('/queues/orders/jobs/batch'), '')).toEqual({
+        kind: 'methodNotAllowed',
+        allow: ['POST'],
+      });
+    },
+  );
 
   it.each([
     '/',

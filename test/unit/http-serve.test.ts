@@ -11,6 +11,7 @@ import {
   fixture,
   withBody,
   withHeader,
+  withPath,
 } from '../fixtures/http/events.js';
 
 const REQUEST_ID = '0f4c2e8a-5b1d-4c3e-9a7f-00000000000a';
@@ -30,6 +31,7 @@ function services(options: { maxPayloadBytes?: number; failure?: Error } = {}): 
       return Promise.reject(options.failure ?? new Error('this request must not connect'));
     },
     maxPayloadBytes: () => options.maxPayloadBytes ?? 262_144,
+    callerIdMaxAgeMs: () => 86_400_000,
   };
 }
 
@@ -56,10 +58,10 @@ describe('serve, before any I/O', () => {
     expect(probe.opened).toBe(0);
   });
 
-  it('answers 405 with Allow GET, PUT for DELETE on a job', async () => {
+  it('answers 405 with Allow GET, HEAD, PUT for DELETE on a job', async () => {
     const served = await serve(fixture('url-delete'), REQUEST_ID, services());
     expect(served.response.statusCode).toBe(405);
-    expect(served.response.headers.allow).toBe('GET, PUT');
+    expect(served.response.headers.allow).toBe('GET, HEAD, PUT');
   });
 
   it.each(['v2-post', 'v1-post', 'url-post', 'v2-put', 'v1-get'] as const)(
@@ -122,6 +124,17 @@ describe('serve, before any I/O', () => {
     expect(probe.opened).toBe(1);
   });
 
+  it('answers a HEAD without a body, even when the event is refused before routing', async () => {
+    const event = withPath(
+      { ...fixture('v2-get'), requestContext: { http: { method: 'HEAD' } } },
+      '/queues/%/jobs/x',
+    );
+    const served = await serve(event, REQUEST_ID, services());
+    expect(served.response.statusCode).toBe(400);
+    expect(served.response.body).toBe('');
+    expect(served.response.headers['x-request-id']).toBe(REQUEST_ID);
+  });
+
   it('answers 400 EMQ_INVALID_REQUEST for an event that is not HTTP', async () => {
     const served = await serve({ Records: [] }, REQUEST_ID, services());
     expect(served.response.statusCode).toBe(400);
@@ -134,6 +147,7 @@ describe('serve, before any I/O', () => {
       maxPayloadBytes: () => {
         throw new ConfigError('EMQ_MAX_PAYLOAD_BYTES is invalid: expected a whole number.');
       },
+      callerIdMaxAgeMs: () => 0,
     };
     const served = await serve(fixture('v2-post'), REQUEST_ID, broken);
     expect(served.response.statusCode).toBe(500);

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
+  assertCallerIdTime,
   assertJobId,
   assertQueue,
   dedupeKey,
   fenceKey,
   InvalidInputError,
+  jobIdAt,
   jobKey,
   pendingKey,
   queueSlot,
@@ -31,6 +33,8 @@ describe('queue names', () => {
     ['non-ASCII', 'commandes-é'],
     ['a slash', 'a/b'],
     ['a newline', 'orders\n'],
+    ['a single dot (a path segment to URL parsers)', '.'],
+    ['two dots (a path segment to URL parsers)', '..'],
   ])('refuses %s', (_, queue) => {
     expect(codeOf(() => assertQueue(queue))).toBe('EMQ_INVALID_QUEUE');
   });
@@ -69,6 +73,39 @@ describe('job ids', () => {
     ['2^64 - 1', 'JOBLygHa16AHYF'],
   ])('accepts %s', (_, id) => {
     expect(codeOf(() => assertJobId(id))).toBeUndefined();
+  });
+});
+
+describe('caller id times', () => {
+  const now = Date.UTC(2026, 11, 1, 12, 0, 0);
+  const day = 86_400_000;
+
+  it('accepts an id minted now, a day ago and a minute ahead', () => {
+    for (const at of [now, now - day + 1_000, now + 59_000]) {
+      expect(codeOf(() => assertCallerIdTime(jobIdAt(at, 7), day, now))).toBeUndefined();
+    }
+  });
+
+  it('refuses an id older than the limit, saying pending order is id order', () => {
+    const old = jobIdAt(now - day - 1_000, 7);
+    expect(codeOf(() => assertCallerIdTime(old, day, now))).toBe('EMQ_INVALID_ID');
+    expect(() => assertCallerIdTime(old, day, now)).toThrow(/pending order is id order/);
+    expect(codeOf(() => assertCallerIdTime('JOB00000000000', day, now))).toBe('EMQ_INVALID_ID');
+  });
+
+  it('refuses an id more than a minute in the future', () => {
+    const ahead = jobIdAt(now + 61_000, 7);
+    expect(codeOf(() => assertCallerIdTime(ahead, day, now))).toBe('EMQ_INVALID_ID');
+    expect(codeOf(() => assertCallerIdTime(ahead, 0, now))).toBe('EMQ_INVALID_ID');
+  });
+
+  it('turns the age check off with 0', () => {
+    expect(codeOf(() => assertCallerIdTime('JOB00000000000', 0, now))).toBeUndefined();
+  });
+
+  it('says what to do with a non-JOB id: Idempotency-Key, and the 2^64 rule', () => {
+    expect(() => assertJobId('order-1001')).toThrow(/Idempotency-Key/);
+    expect(() => assertJobId('JOBaaaaaaaaaaa')).toThrow(/below 2\^64/);
   });
 });
 

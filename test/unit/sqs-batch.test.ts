@@ -12,7 +12,7 @@ let lines: Record<string, unknown>[] = [];
 let restore: ((line: string) => void) | undefined;
 beforeEach(() => {
   lines = [];
-  restore = setLogSink((line) => lines.push(JSON.parse(line)));
+  restore = setLogSink((line) => lines.push(JSON.parse(line)), 'debug');
 });
 afterEach(() => {
   if (restore !== undefined) setLogSink(restore);
@@ -137,7 +137,8 @@ describe('handleSqsBatch without Valkey', () => {
       expect.objectContaining({
         level: 'error',
         messageId: record.messageId,
-        outcome: 'undelivered',
+        disposition: 'undelivered',
+        outcome: 'EMQ_INVALID_REQUEST',
         reason: 'no-dlq',
         code: 'EMQ_INVALID_REQUEST',
       }),
@@ -164,10 +165,46 @@ describe('handleSqsBatch without Valkey', () => {
     });
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
     expect(records(lines)[0]).toMatchObject({
-      outcome: 'undelivered',
+      disposition: 'undelivered',
       reason: 'dlq-send-failed',
-      dlqFailure: 'InternalError',
+      dlqError: 'InternalError',
     });
+  });
+
+  it('logs the SDK error name and code of a DLQ send that throws', async () => {
+    const sqs: DlqSender = {
+      async send() {
+        throw Object.assign(new Error('Access to https://sqs.example denied'), {
+          name: 'AccessDenied',
+          Code: 'AWS.SimpleQueueService.AccessDenied',
+          $metadata: { httpStatusCode: 403 },
+        });
+      },
+    };
+    const record = sqsRecord({ body: 'x', encoding: 'zip' });
+    const response = await handleSqsBatch(sqsEvent([record]), deps(unreachable(), sqs), {
+      dlqUrl: DLQ,
+    });
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+    expect(records(lines)[0]).toMatchObject({
+      level: 'error',
+      disposition: 'undelivered',
+      dlqError: 'AccessDenied',
+      dlqErrorCode: 'AWS.SimpleQueueService.AccessDenied',
+    });
+    expect(JSON.stringify(lines)).not.toContain('sqs.example');
+  });
+
+  it('at INFO, still writes a failed record (WARN) and the batch line with its metrics', async () => {
+    setLogSink((line) => lines.push(JSON.parse(line)), 'info');
+    lines.length = 0;
+    const record = sqsRecord({ body: 'x', encoding: 'zip' });
+    await handleSqsBatch(sqsEvent([record]), deps(unreachable(), acceptingSqs().sqs), {
+      dlqUrl: DLQ,
+    });
+    expect(records(lines).map((line) => line.level)).toEqual(['warn']);
+    const batch = lines.find((line) => line.message === 'sqs batch');
+    expect(batch).toMatchObject({ level: 'info', records: 1, Batches: 1 });
   });
 
   it('on FIFO, goes on past a dead-lettered record but skips the rest of a failed group', async () => {
@@ -189,7 +226,7 @@ describe('handleSqsBatch without Valkey', () => {
     expect(
       sent.flatMap((request) => request.Entries ?? []).map((entry) => entry.MessageBody),
     ).toEqual([a1.body]);
-    expect(records(lines).map((line) => line.outcome)).toEqual([
+    expect(records(lines).map((line) => line.disposition)).toEqual([
       'dead-lettered',
       'retry',
       'retry',

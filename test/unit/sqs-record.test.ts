@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { requestOf } from '../../functions/sqs/record.js';
-import { type EnqueueRequest, InvalidInputError } from '../../src/index.js';
+import { type EnqueueRequest, InvalidInputError, jobIdAt, mintJobId } from '../../src/index.js';
 import { binaryAttribute, sqsRecord, stringAttribute } from '../fixtures/sqs/records.js';
 
 const standard: SQSEvent = JSON.parse(
@@ -95,5 +95,64 @@ describe('requestOf', () => {
   it('leaves the queue and id checks to the core', () => {
     const built = request(requestOf(sqsRecord({ queue: 'bad queue', jobId: 'nope' }), 'q'));
     expect(built).toMatchObject({ queue: 'bad queue', id: 'nope' });
+  });
+
+  it('reads emq-* attribute names in any case', () => {
+    const id = mintJobId();
+    const record = sqsRecord({
+      body: 'AP8=',
+      attributes: {
+        'EMQ-Queue': stringAttribute('billing'),
+        'Emq-Job-Id': stringAttribute(id),
+        'EMQ-ENCODING': stringAttribute('base64'),
+      },
+    });
+    expect(requestOf(record, 'q')).toEqual({
+      queue: 'billing',
+      payload: Buffer.from([0x00, 0xff]),
+      id,
+    });
+  });
+
+  it.each([['emq-job_id'], ['emq-queues'], ['EMQ-Priority']])(
+    'refuses the unknown emq-* attribute %s, naming it and the known ones',
+    (name) => {
+      const record = sqsRecord({ body: 'x', attributes: { [name]: stringAttribute('v') } });
+      const refused = refusal(requestOf(record, 'q'));
+      expect(refused.code).toBe('EMQ_INVALID_REQUEST');
+      expect(refused.message).toContain(name);
+      expect(refused.message).toContain('emq-job-id');
+    },
+  );
+
+  it('refuses one emq-* attribute sent twice in different cases', () => {
+    const record = sqsRecord({
+      attributes: { 'emq-queue': stringAttribute('a'), 'EMQ-QUEUE': stringAttribute('b') },
+    });
+    expect(refusal(requestOf(record, 'q')).code).toBe('EMQ_INVALID_REQUEST');
+  });
+
+  it('accepts the reason attributes of a dead letter replayed into the source', () => {
+    const record = sqsRecord({
+      body: 'x',
+      attributes: {
+        'emq-error-code': stringAttribute('EMQ_INVALID_QUEUE'),
+        'emq-error-detail': stringAttribute('...'),
+        'emq-source-message-id': stringAttribute('m-1'),
+        'other-attribute': stringAttribute('kept'),
+      },
+    });
+    expect(request(requestOf(record, 'q')).queue).toBe('q');
+  });
+
+  it('refuses a caller id older than the limit or in the future, when a policy is given', () => {
+    const nowMs = Date.now();
+    const policy = { maxAgeMs: 86_400_000, nowMs };
+    const old = sqsRecord({ jobId: jobIdAt(nowMs - 2 * 86_400_000, 1) });
+    const ahead = sqsRecord({ jobId: jobIdAt(nowMs + 120_000, 1) });
+    expect(refusal(requestOf(old, 'q', policy)).code).toBe('EMQ_INVALID_ID');
+    expect(refusal(requestOf(ahead, 'q', policy)).code).toBe('EMQ_INVALID_ID');
+    expect(request(requestOf(old, 'q', { maxAgeMs: 0, nowMs })).id).toBeDefined();
+    expect(request(requestOf(sqsRecord({ jobId: mintJobId() }), 'q', policy)).id).toBeDefined();
   });
 });

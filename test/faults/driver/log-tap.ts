@@ -17,7 +17,8 @@ export class LogTap {
 
   /** Starts taking the log lines; `close()` gives them back to the previous sink. */
   open(): void {
-    this.#restore = setLogSink((line) => this.#take(line));
+    // DEBUG: the lines of admitted records are DEBUG lines.
+    this.#restore = setLogSink((line) => this.#take(line), 'debug');
   }
 
   close(): void {
@@ -38,7 +39,7 @@ export class LogTap {
     const fields = JSON.parse(line) as Record<string, unknown>;
     if (typeof fields.messageId !== 'string') return;
     this.#records.set(fields.messageId, {
-      outcome: String(fields.outcome),
+      outcome: String(fields.disposition),
       id: typeof fields.id === 'string' ? fields.id : undefined,
       code: typeof fields.code === 'string' ? fields.code : undefined,
     });

@@ -1,0 +1,46 @@
+/**
+ * `emq id [--count N]`: mints job ids here, without a server. For producers that must know a
+ * job's id before they send it (`PUT /queues/{q}/jobs/{id}`, the `emq-job-id` attribute):
+ * a freshly minted id passes the caller-id time check, and its place in pending order is
+ * its mint time.
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import { createIdMinter, jobIdTime } from '../../src/index.js';
+import type { CommandResult, OutputFlags } from '../output.js';
+import type { Session } from '../session.js';
+
+interface IdFlags extends OutputFlags {
+  /** How many ids to mint. Default 1. */
+  readonly count: number;
+}
+
+const MAX_COUNT = 10_000;
+
+export function idCommand(session: Session): Command {
+  return new Command('id')
+    .description('mint job ids (JOB + 11 base62 digits), strictly increasing; no server needed')
+    .option(`--count <n>`, `mint n ids (1 to ${MAX_COUNT})`, countOf, 1)
+    .option('--json', 'print one JSON line')
+    .addHelpText(
+      'after',
+      '\nPending order is id order, which is mint-time order: use an id soon after minting it\n(the functions refuse caller ids older than EMQ_CALLER_ID_MAX_AGE_MS, default one day,\nor more than a minute in the future). Exit codes: 0 ok, 2 usage.',
+    )
+    .action((flags: IdFlags) => session.run(flags, async () => mint(flags.count)));
+}
+
+function countOf(value: string): number {
+  const count = Number(value);
+  if (!/^\d+$/.test(value) || count < 1 || count > MAX_COUNT) {
+    throw new InvalidArgumentError(`expected a whole number from 1 to ${MAX_COUNT}.`);
+  }
+  return count;
+}
+
+function mint(count: number): CommandResult {
+  const minter = createIdMinter();
+  const ids = Array.from({ length: count }, () => minter.mint());
+  return {
+    json: { ids, mintedAt: jobIdTime(ids[0] ?? '').toISOString() },
+    text: ids.map((id) => `${id}\n`).join(''),
+  };
+}

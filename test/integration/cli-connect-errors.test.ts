@@ -1,0 +1,78 @@
+// What `emq` says when it cannot connect, on real servers: the URL without credentials, the
+// cause and the fix; and that a fence mismatch is not labelled retryable to an operator.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, emq } from '../support/cli.js';
+import {
+  type ClusterHandle,
+  freePort,
+  type ServerHandle,
+  startCluster,
+  startStandalone,
+} from '../support/servers.js';
+
+let server: ServerHandle;
+let cluster: ClusterHandle;
+
+beforeAll(async () => {
+  assertBuilt();
+  server = await startStandalone({ module: true });
+  cluster = await startCluster();
+});
+
+afterAll(async () => {
+  await server?.stop();
+  await cluster?.stop();
+});
+
+interface Failure {
+  readonly code: string;
+  readonly message: string;
+  readonly retryable: boolean;
+}
+
+async function failure(args: readonly string[]): Promise<{ exit: number | null; error: Failure }> {
+  const run = await emq([...args, '--json']);
+  return { exit: run.code, error: (JSON.parse(run.stdout) as { error: Failure }).error };
+}
+
+describe('emq connection failures', () => {
+  it('names the URL, never its password, and says nothing listens on a wrong port', async () => {
+    const port = await freePort();
+    const { exit, error } = await failure([
+      'pending',
+      'q',
+      '--url',
+      `redis://ops:hunter2@127.0.0.1:${port}`,
+    ]);
+    expect(exit).toBe(1);
+    expect(error.code).toBe('EMQ_UNAVAILABLE');
+    expect(error.message).toContain(`redis://127.0.0.1:${port}`);
+    expect(error.message).toMatch(/nothing listens.*Check the port/);
+    expect(error.message).not.toContain('hunter2');
+    expect(error.message).not.toContain('ops@');
+  });
+
+  it('says to drop --cluster against a single server, as a permanent fault', async () => {
+    const { exit, error } = await failure(['pending', 'q', '--url', server.url, '--cluster']);
+    expect(exit).toBe(1);
+    expect(error).toMatchObject({ code: 'EMQ_CONFIG', retryable: false });
+    expect(error.message).toContain(server.url.replace(/\/$/, ''));
+    expect(error.message).toMatch(/single server.*Leave out --cluster/);
+  });
+
+  it('says to add --cluster against a cluster node, as a permanent fault', async () => {
+    const seed = cluster.seeds[0] ?? '';
+    const { exit, error } = await failure(['enqueue', 'q', 'x', '--url', seed]);
+    expect(exit).toBe(1);
+    expect(error).toMatchObject({ code: 'EMQ_CONFIG', retryable: false });
+    expect(error.message).toMatch(/cluster node\. Add --cluster/);
+  });
+
+  it('does not label a fence mismatch retryable to an operator', async () => {
+    // No fence installed on this server: an enqueue meets the connect-time check.
+    const { exit, error } = await failure(['enqueue', 'q', 'x', '--url', server.url]);
+    expect(exit).toBe(1);
+    expect(error).toMatchObject({ code: 'EMQWIRE', retryable: false });
+    expect(error.message).toMatch(/emq (fence )?install/);
+  });
+});
