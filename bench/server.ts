@@ -1,18 +1,23 @@
 /**
  * The bench's own valkey-server with the reference module. The test harness registers
  * vitest hooks on import, so the bench, which runs as a plain Node bundle, starts its server
- * here with the harness's flags: loopback, nothing persisted, the module with wire `1`.
+ * here, on the launcher the harness and the local stack share (scripts/valkey/: the chosen
+ * Valkey from EMQ_VALKEY_BIN, the death guard, the free-port probe, the readiness wait), with
+ * the harness's flags: loopback, nothing persisted, the module with wire `1`.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Valkey } from 'iovalkey';
 import { HOST_MODULE } from '../module/artifacts.js';
+import { freePort, LOOPBACK } from '../scripts/valkey/ports.js';
+import { infoField, withProbe } from '../scripts/valkey/probe.js';
+import { waitUntilServing } from '../scripts/valkey/ready.js';
+import { spawnValkey } from '../scripts/valkey/spawn.js';
 
-export const LOOPBACK = '127.0.0.1';
-const START_TIMEOUT_MS = 15_000;
+export { LOOPBACK };
+
+const START_TIMEOUT_MS = 30_000;
+const TERM_GRACE_MS = 5_000;
 
 export interface BenchServer {
   readonly port: number;
@@ -20,24 +25,6 @@ export interface BenchServer {
   /** The server's pid, to tell its CPU from the bench's. */
   readonly pid: number;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const probe = createServer();
-    probe.once('error', fail);
-    probe.listen({ port: 0, host: LOOPBACK, exclusive: true }, () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probe.close(() => done(port));
-    });
-  });
-}
-
-/** With setpriv the kernel kills the server if the bench dies, even by SIGKILL. */
-function deathGuard(): string[] {
-  const probe = spawnSync('setpriv', ['--pdeathsig', 'KILL', '--', 'true'], { stdio: 'ignore' });
-  return probe.status === 0 ? ['setpriv', '--pdeathsig', 'KILL', '--'] : [];
 }
 
 export async function startServer(root: string): Promise<BenchServer> {
@@ -51,13 +38,29 @@ export async function startServer(root: string): Promise<BenchServer> {
     ...['--protected-mode', 'no', '--daemonize', 'no'],
     ...['--loadmodule', modulePath, 'wire', '1'],
   ];
-  const [command = 'valkey-server', ...rest] = [...deathGuard(), 'valkey-server', ...args];
-  const child: ChildProcess = spawn(command, rest, { stdio: 'ignore' });
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  const child = spawnValkey('valkey-server', args, { stdio: 'ignore' });
+  const exited = new Promise<string>((done) => {
+    child.once('exit', (code, signal) =>
+      done(signal ? `killed by ${signal}` : `exit code ${code}`),
+    );
+    child.once('error', (error) => done(`not started: ${error.message}`));
+  });
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
-  await waitForPing(port, exited);
-  const pid = await serverPid(port);
+  try {
+    await waitUntilServing(port, {
+      timeoutMs: START_TIMEOUT_MS,
+      exited,
+      what: `valkey-server on port ${port} (is valkey-server installed?)`,
+    });
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  // The server's own pid: under the death guard or a wrapper script the child is not it.
+  const pid = await withProbe(port, undefined, async (connection) =>
+    Number(infoField(await connection.info('server'), 'process_id') ?? 0),
+  );
   return {
     port,
     url: `redis://${LOOPBACK}:${port}`,
@@ -65,43 +68,7 @@ export async function startServer(root: string): Promise<BenchServer> {
     stop: async () => {
       process.off('exit', killOnExit);
       child.kill('SIGTERM');
-      await Promise.race([exited, sleep(5_000).then(() => child.kill('SIGKILL'))]);
+      await Promise.race([exited, sleep(TERM_GRACE_MS).then(() => child.kill('SIGKILL'))]);
     },
   };
-}
-
-async function waitForPing(port: number, exited: Promise<void>): Promise<void> {
-  let dead = false;
-  void exited.then(() => {
-    dead = true;
-  });
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (Date.now() < deadline && !dead) {
-    const probe = new Valkey({
-      port,
-      host: LOOPBACK,
-      lazyConnect: true,
-      retryStrategy: () => null,
-    });
-    probe.on('error', () => {});
-    try {
-      await probe.connect();
-      if ((await probe.ping()) === 'PONG') return;
-    } catch {
-      await sleep(50);
-    } finally {
-      probe.disconnect();
-    }
-  }
-  throw new Error(`valkey-server on port ${port} did not start (is valkey-server installed?)`);
-}
-
-async function serverPid(port: number): Promise<number> {
-  const probe = new Valkey({ port, host: LOOPBACK });
-  try {
-    const info = await probe.info('server');
-    return Number(/process_id:(\d+)/.exec(info)?.[1] ?? 0);
-  } finally {
-    probe.disconnect();
-  }
 }

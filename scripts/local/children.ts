@@ -2,8 +2,9 @@
  * The processes the stack starts, so that stopping it stops every one of them: SIGTERM first
  * (Valkey flushes its append-only file), SIGKILL for any that outlive the grace period.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { deathGuard } from '../valkey/death-guard.js';
 
 export interface Child {
   readonly name: string;
@@ -15,23 +16,6 @@ export interface Child {
 export interface SpawnOptions {
   /** Where the child's stdout and stderr go. Default: ignored. */
   readonly output?: 'ignore' | 'inherit';
-}
-
-let guard: readonly string[] | undefined;
-
-/**
- * On Linux `setpriv --pdeathsig KILL` makes the kernel kill the server if this script dies
- * without running its handlers (SIGKILL, a crash), so no Valkey outlives the stack.
- */
-function deathGuard(): readonly string[] {
-  if (guard === undefined) {
-    const probe =
-      process.platform === 'linux'
-        ? spawnSync('setpriv', ['--pdeathsig', 'KILL', '--', 'true'], { stdio: 'ignore' })
-        : undefined;
-    guard = probe?.status === 0 ? ['setpriv', '--pdeathsig', 'KILL', '--'] : [];
-  }
-  return guard;
 }
 
 export class Children {

@@ -1,51 +1,8 @@
 /** Port choice: the well-known port when it is free, else one the OS picks. */
-import { createServer } from 'node:net';
+import { BUS_OFFSET, freePort, isFree, LOOPBACK } from '../valkey/ports.js';
 
-export const LOOPBACK = '127.0.0.1';
-
-/** A cluster node also listens on its port + 10000 (the cluster bus). */
-export const BUS_OFFSET = 10_000;
-
-/** True when nothing listens on `port` at 127.0.0.1 right now. */
-export function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen({ port, host: LOOPBACK, exclusive: true }, () =>
-      server.close(() => resolve(true)),
-    );
-  });
-}
-
-/** A port free right now, with its bus port free too when `bus` is set. */
-export async function freePort(
-  bus: boolean,
-  avoid: ReadonlySet<number> = new Set(),
-): Promise<number> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const port = await osPort();
-    if (
-      avoid.has(port) ||
-      (bus && (port + BUS_OFFSET > 65_535 || !(await isFree(port + BUS_OFFSET))))
-    ) {
-      continue;
-    }
-    return port;
-  }
-  throw new Error('Could not find a free port on 127.0.0.1.');
-}
-
-function osPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen({ port: 0, host: LOOPBACK, exclusive: true }, () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+// The free-port probe is the one the test harness and the bench use.
+export { BUS_OFFSET, freePort, isFree, LOOPBACK } from '../valkey/ports.js';
 
 /** `count` consecutive ports from `first`. */
 export function portRun(first: number, count: number): number[] {
@@ -79,6 +36,7 @@ export async function chooseValkeyPorts(
   }
   if (await allFree(defaults)) return { ports: [...defaults], chosen: 'default' };
   const ports: number[] = [];
-  while (ports.length < defaults.length) ports.push(await freePort(bus, new Set(ports)));
+  while (ports.length < defaults.length)
+    ports.push(await freePort({ clusterBus: bus, avoid: new Set(ports) }));
   return { ports, chosen: 'free' };
 }

@@ -1,17 +1,11 @@
 /** Talks to a local node through valkey-cli, which ships with the server, for probes and setup. */
-import { execFile } from 'node:child_process';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
+import { runValkeyCli } from '../valkey/cli.js';
+import { waitFor as waitUntil } from '../valkey/wait.js';
 import { LOOPBACK } from './ports.js';
-
-const run = promisify(execFile);
 
 /** Runs one command on the node at `port` and returns its reply text. */
 export async function ask(port: number, ...command: string[]): Promise<string> {
-  const { stdout } = await run('valkey-cli', ['-h', LOOPBACK, '-p', String(port), ...command], {
-    timeout: 10_000,
-  });
-  return stdout.trim();
+  return (await runValkeyCli(['-h', LOOPBACK, '-p', String(port), ...command], 10_000)).trim();
 }
 
 /**
@@ -24,26 +18,20 @@ export async function waitFor(
   ready: (reply: string) => boolean,
   options: { readonly timeoutMs: number; readonly gone: Promise<string>; readonly what: string },
 ): Promise<void> {
-  let died: string | undefined;
-  void options.gone.then((how) => {
-    died = how;
-  });
-  const deadline = Date.now() + options.timeoutMs;
-  for (;;) {
-    if (died !== undefined)
-      throw new Error(`${options.what} exited (${died}) before it was ready.`);
-    const reply = await ask(port, ...command).catch(() => '');
-    if (ready(reply)) return;
-    if (Date.now() > deadline)
-      throw new Error(`${options.what} was not ready after ${options.timeoutMs} ms.`);
-    await sleep(100);
-  }
+  await waitUntil(
+    `${options.what} to be ready`,
+    options.timeoutMs,
+    async () => {
+      const reply = await ask(port, ...command);
+      return ready(reply) ? undefined : `${command.join(' ')} answered ${reply.slice(0, 200)}`;
+    },
+    options.gone.then((how) => new Error(`${options.what} exited (${how}) before it was ready.`)),
+  );
 }
 
 /** Joins the nodes into a cluster: valkey-cli splits the slots between them. */
 export async function createCluster(ports: readonly number[]): Promise<void> {
-  await run(
-    'valkey-cli',
+  await runValkeyCli(
     [
       '--cluster',
       'create',
@@ -52,6 +40,6 @@ export async function createCluster(ports: readonly number[]): Promise<void> {
       '0',
       '--cluster-yes',
     ],
-    { timeout: 60_000 },
+    60_000,
   );
 }

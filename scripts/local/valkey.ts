@@ -5,6 +5,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { valkeyBinary } from '../valkey/binaries.js';
+import { waitUntilServing } from '../valkey/ready.js';
 import type { Child, Children } from './children.js';
 import { chooseValkeyPorts, LOOPBACK, portRun } from './ports.js';
 import { ask, createCluster, waitFor } from './valkey-cli.js';
@@ -126,7 +128,7 @@ async function startNode(
 ): Promise<{ port: number; pid: number; log: string }> {
   await mkdir(dir, { recursive: true });
   const log = join(dir, 'valkey.log');
-  const child: Child = await children.start(nodeName(port), 'valkey-server', [
+  const child: Child = await children.start(nodeName(port), valkeyBinary('valkey-server'), [
     '--port',
     String(port),
     '--bind',
@@ -149,9 +151,9 @@ async function startNode(
     options.wire,
   ]);
   try {
-    await waitFor(port, ['PING'], (reply) => reply === 'PONG', {
+    await waitUntilServing(port, {
       timeoutMs: START_TIMEOUT_MS,
-      gone: child.exited,
+      exited: child.exited,
       what: `valkey-server on port ${port}`,
     });
   } catch (error) {

@@ -1,9 +1,7 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { runValkeyCli } from '../../scripts/valkey/cli.js';
 import type { ValkeyServer } from './server.js';
 import type { Auth } from './types.js';
 
-const run = promisify(execFile);
 const CREATE_TIMEOUT_MS = 60_000;
 
 function cliAuth(auth: Auth | undefined): string[] {
@@ -18,23 +16,16 @@ export async function createCluster(
   replicasPerPrimary: number,
   auth: Auth | undefined,
 ): Promise<void> {
-  const args = [
-    '--cluster',
-    'create',
-    ...nodes.map((node) => `${node.host}:${node.port}`),
-    '--cluster-replicas',
-    String(replicasPerPrimary),
-    '--cluster-yes',
-    ...cliAuth(auth),
-  ];
-  try {
-    await run('valkey-cli', args, { timeout: CREATE_TIMEOUT_MS });
-  } catch (error) {
-    const output =
-      error instanceof Error && 'stdout' in error
-        ? `${error.stdout}\n${'stderr' in error ? error.stderr : ''}`
-        : '';
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`valkey-cli ${args.join(' ')} failed: ${reason}\n${output}`);
-  }
+  await runValkeyCli(
+    [
+      '--cluster',
+      'create',
+      ...nodes.map((node) => `${node.host}:${node.port}`),
+      '--cluster-replicas',
+      String(replicasPerPrimary),
+      '--cluster-yes',
+      ...cliAuth(auth),
+    ],
+    CREATE_TIMEOUT_MS,
+  );
 }

@@ -1,40 +1,44 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { valkeyBinDir } from '../../scripts/valkey/binaries.js';
+import { valkeyVersionLine } from '../../scripts/valkey/cli.js';
 
-const run = promisify(execFile);
 const MIN_MAJOR = 8;
 
-// Exact steps, because the first thing a new machine meets is this message. The mirror is
-// read from the machine's own Debian sources so the line works behind any mirror.
+// Exact steps, because the first thing a new machine meets is this message.
 const INSTALL_HELP = `Install Valkey ${MIN_MAJOR} or newer (valkey-server and valkey-cli):
-  Debian 12 (bookworm): it is in bookworm-backports, not in plain bookworm. As root:
-    printf 'Types: deb\\nURIs: %s\\nSuites: bookworm-backports\\nComponents: main\\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\\n' \\
-      "$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources)" \\
-      > /etc/apt/sources.list.d/bookworm-backports.sources
-    apt-get update
-    apt-get install -y -t bookworm-backports valkey-server valkey-tools
+  Debian 12 (bookworm), as root:  bash scripts/install-valkey.sh
+    (Valkey 8.0 from bookworm-backports; --version 9.1 --print-path installs 9.1.2 into a
+    private prefix and prints the directory to put in EMQ_VALKEY_BIN)
   macOS: brew install valkey`;
 
-async function versionOf(command: string): Promise<string> {
+function source(): string {
+  const dir = valkeyBinDir();
+  return dir === undefined ? 'PATH' : `EMQ_VALKEY_BIN=${dir}`;
+}
+
+async function versionOf(tool: 'valkey-server' | 'valkey-cli'): Promise<string> {
   try {
-    const { stdout } = await run(command, ['--version'], { timeout: 10_000 });
-    return stdout.trim();
+    return await valkeyVersionLine(tool);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(
-      `The integration tests need ${command}, which could not be run (${reason}).\n${INSTALL_HELP}`,
+      `The integration tests need ${tool} (from ${source()}), which could not be run (${reason}).\n${INSTALL_HELP}`,
     );
   }
 }
 
-/** Fails the run up front, with install steps, instead of in every test that starts a server. */
+/**
+ * Fails the run up front, with install steps, instead of in every test that starts a server,
+ * and says which Valkey the run uses: the version matrix runs the suite on more than one.
+ */
 export async function setup(): Promise<void> {
   const server = await versionOf('valkey-server');
   await versionOf('valkey-cli');
-  const major = Number(/\bv=(\d+)\./.exec(server)?.[1]);
+  const version = /\bv=(\d+\.\d+\.\d+)/.exec(server)?.[1];
+  const major = Number(version?.split('.')[0]);
   if (!(major >= MIN_MAJOR)) {
     throw new Error(
-      `The integration tests need valkey-server ${MIN_MAJOR} or newer; found: ${server}\n${INSTALL_HELP}`,
+      `The integration tests need valkey-server ${MIN_MAJOR} or newer; found (from ${source()}): ${server}\n${INSTALL_HELP}`,
     );
   }
+  console.log(`Valkey ${version} (from ${source()})`);
 }

@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type RedisOptions, Valkey } from 'iovalkey';
+import { servingState } from '../../scripts/valkey/ready.js';
 import { ClientSet } from './clients.js';
 import { LogRing } from './log-ring.js';
 import { freePort, LOOPBACK } from './ports.js';
-import { infoField, withProbe } from './probe.js';
+import { withProbe } from './probe.js';
 import { type Tracked, track, untrack } from './registry.js';
 import type { ArgsFor } from './server-args.js';
 import type { Auth, Role, ServerHandle } from './types.js';
@@ -191,12 +192,7 @@ export class ValkeyServer implements ServerHandle, Tracked {
   }
 
   #readiness(): Promise<string | undefined> {
-    return this.probe(async (connection) => {
-      const pong = await connection.ping();
-      if (pong !== 'PONG') return `PING answered ${pong}`;
-      const loading = infoField(await connection.info('persistence'), 'loading');
-      return loading === '0' ? undefined : `loading:${loading}`;
-    });
+    return servingState(this.port, this.#spec.auth);
   }
 
   /** SIGTERM, then SIGKILL after a grace; resolves once the process has exited. */

@@ -1,25 +1,9 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { spawnValkey } from '../../scripts/valkey/spawn.js';
 import type { LogRing } from './log-ring.js';
 
 const DRAIN_MS = 200;
-
-let deathGuard: readonly string[] | undefined;
-
-/**
- * On Linux, setpriv makes the kernel SIGKILL the server when the test worker dies, even by
- * SIGKILL, where no JavaScript hook runs.
- */
-function parentDeathGuard(): readonly string[] {
-  if (deathGuard === undefined) {
-    const probe =
-      process.platform === 'linux'
-        ? spawnSync('setpriv', ['--pdeathsig', 'KILL', '--', 'true'], { stdio: 'ignore' })
-        : undefined;
-    deathGuard = probe?.status === 0 ? ['setpriv', '--pdeathsig', 'KILL', '--'] : [];
-  }
-  return deathGuard;
-}
 
 /** One run of valkey-server; a restart makes a new one. */
 export class ValkeyProcess {
@@ -28,8 +12,8 @@ export class ValkeyProcess {
   #status: string | undefined;
 
   constructor(args: readonly string[], log: LogRing) {
-    const [command = 'valkey-server', ...rest] = [...parentDeathGuard(), 'valkey-server', ...args];
-    this.#child = spawn(command, rest, { stdio: ['ignore', 'pipe', 'pipe'] });
+    // The shared launcher: EMQ_VALKEY_BIN's server (else PATH's), under the death guard.
+    this.#child = spawnValkey('valkey-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.#child.stdout?.on('data', (chunk: Buffer) => log.write(chunk));
     this.#child.stderr?.on('data', (chunk: Buffer) => log.write(chunk));
     this.exited = new Promise((resolve) => {

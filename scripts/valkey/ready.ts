@@ -1,0 +1,38 @@
+import { type ProbeAuth, withProbe } from './probe.js';
+import { waitFor } from './wait.js';
+
+/**
+ * Waits until the server on `port` answers PING with its data loaded (a server replaying an
+ * append-only file answers PING with -LOADING first). `exited` ends the wait at once with the
+ * reason the process died, instead of polling a dead port until the timeout.
+ */
+export function waitUntilServing(
+  port: number,
+  options: {
+    readonly auth?: ProbeAuth | undefined;
+    readonly timeoutMs: number;
+    readonly exited: Promise<string>;
+    readonly what: string;
+  },
+): Promise<void> {
+  return waitFor(
+    `${options.what} to answer PING with its data loaded`,
+    options.timeoutMs,
+    () => servingState(port, options.auth),
+    options.exited.then((how) => new Error(`${options.what} exited (${how}) before it was ready`)),
+  );
+}
+
+/** Undefined once the server serves, else why not yet. */
+export function servingState(
+  port: number,
+  auth: ProbeAuth | undefined,
+): Promise<string | undefined> {
+  return withProbe(port, auth, async (connection) => {
+    const pong = await connection.ping();
+    if (pong !== 'PONG') return `PING answered ${pong}`;
+    const info = await connection.info('persistence');
+    const loading = /\r?\nloading:(\d)/.exec(`\n${info}`)?.[1];
+    return loading === '0' ? undefined : `loading:${loading}`;
+  });
+}
