@@ -1,6 +1,7 @@
 // Connections to harness servers through the package's own connector, closed after each file.
 import { afterAll, beforeAll } from 'vitest';
-import { type Connection, type ConnectOptions, connect, installFence } from '../../src/index.js';
+import { type Connection, type ConnectOptions, connect } from '../../src/index.js';
+import { installFenceEverywhere } from './fence-ready.js';
 import { startCluster, startStandalone } from './servers.js';
 import type { ClusterHandle, ServerHandle } from './types.js';
 
@@ -50,7 +51,7 @@ export async function jobsOf(
 /** A standalone server that loads the module and holds the fence: ready for native writes. */
 export async function startFencedServer(): Promise<ServerHandle> {
   const server = await startStandalone({ module: true });
-  await installFence(await connectTo(server, { checkFence: false }));
+  await installFenceEverywhere(server);
   return server;
 }
 
@@ -71,7 +72,7 @@ export function withFencedServers(use: (servers: FencedServers) => void): void {
       startCluster({ module: true }),
     ]);
     started = { standalone, cluster };
-    await installFence(await connectTo(cluster, { checkFence: false }));
+    await installFenceEverywhere(cluster);
     use(started);
   });
   afterAll(async () => {

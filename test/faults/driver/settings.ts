@@ -45,4 +45,4 @@ export const settings: FaultSettings = readSettings(process.env);
  * AOF `appendfsync always` every write waits for the disk). Tests never assert speed; this
  * only keeps a large hand-run N from hitting the runner's default 30 s.
  */
-export const SCENARIO_TIMEOUT_MS = Math.max(60_000, settings.requests * 15);
+export const SCENARIO_TIMEOUT_MS = Math.max(120_000, settings.requests * 15);

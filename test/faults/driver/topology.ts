@@ -3,13 +3,17 @@
  * primaries, and waiting for a node to take a role.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Connection, installFence, queueSlot } from '../../../src/index.js';
+import { type Connection, queueSlot } from '../../../src/index.js';
 import { connectTo } from '../../support/emq.js';
+import { installFenceEverywhere } from '../../support/fence-ready.js';
 import { type ClusterHandle, randomQueue, type ServerHandle } from '../../support/servers.js';
 
-/** Installs wire identity '1' on every primary, as an operator does once per deployment. */
+/**
+ * Installs wire identity '1' on every primary, as an operator does once per deployment, and
+ * waits until every node (replicas too: a failover promotes one) holds it.
+ */
 export async function installWire(target: ServerHandle | ClusterHandle): Promise<void> {
-  await installFence(await connectTo(target, { checkFence: false }));
+  await installFenceEverywhere(target);
 }
 
 /** `count` fresh queues whose slot `server` serves as primary. */

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Valkey } from 'iovalkey';
+import { valkeyBinary } from '../../../scripts/valkey/binaries.js';
 import { INSTALLER_RULES_SELFMANAGED } from '../../../src/access-rules.js';
 import { freePorts, LOOPBACK, MODULE_PATH } from '../../support/servers.js';
 
@@ -101,6 +102,9 @@ export class LocalNodes {
 
     return new LocalNodes(dir, ports, signals, signalServer, {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
+      // The Valkey the run uses (EMQ_VALKEY_BIN, else PATH), as the scripts' own variables.
+      VALKEY_SERVER: valkeyBinary('valkey-server'),
+      VALKEY_CLI: valkeyBinary('valkey-cli'),
       EMQ_SYSTEM: '0',
       AWS_CLI: FAKE_AWS,
       FAKE_AWS_DIR: aws,
