@@ -13,7 +13,7 @@ import type { Auth, ClusterHandle, ClusterStartOptions, ServerHandle } from './t
 import { waitFor } from './wait.js';
 
 const DEFAULT_NODE_TIMEOUT_MS = 2_000;
-const DEFAULT_READY_TIMEOUT_MS = 30_000;
+const DEFAULT_READY_TIMEOUT_MS = 60_000;
 
 class ValkeyCluster implements ClusterHandle {
   readonly kind = 'cluster';

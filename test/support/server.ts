@@ -7,7 +7,7 @@ import { type RedisOptions, Valkey } from 'iovalkey';
 import { servingState } from '../../scripts/valkey/ready.js';
 import { ClientSet } from './clients.js';
 import { LogRing } from './log-ring.js';
-import { freePort, LOOPBACK } from './ports.js';
+import { BUS_OFFSET, freePort, isFree, LOOPBACK } from './ports.js';
 import { withProbe } from './probe.js';
 import { type Tracked, track, untrack } from './registry.js';
 import type { ArgsFor } from './server-args.js';
@@ -24,10 +24,12 @@ export interface LaunchSpec {
   readonly port?: number;
 }
 
-const DEFAULT_START_TIMEOUT_MS = 15_000;
+// An upper bound on a wait for a condition, not a speed check: two cores, shared.
+const DEFAULT_START_TIMEOUT_MS = 30_000;
 const TERM_GRACE_MS = 5_000;
 const START_ATTEMPTS = 5;
-const RESTART_BIND_RETRIES = 20;
+// A restart keeps its port (clients and cluster peers know it): how long to wait for it.
+const RESTART_PORT_WAIT_MS = 30_000;
 const PORT_TAKEN = 'Address already in use';
 const ENDS_PROCESS = new Set<NodeJS.Signals>([
   'SIGKILL',
@@ -138,17 +140,28 @@ export class ValkeyServer implements ServerHandle, Tracked {
   async restart(): Promise<void> {
     if (this.#stopped) throw new Error(`${this.url} was stopped; start a new server instead`);
     await this.#terminate();
-    for (let attempt = 1; ; attempt++) {
+    const deadline = Date.now() + RESTART_PORT_WAIT_MS;
+    for (;;) {
+      // Only this server used the port; wait until the old socket is gone before binding.
+      await waitFor(
+        `port ${this.port} to be free for the restart`,
+        RESTART_PORT_WAIT_MS,
+        async () => ((await this.#portsFree()) ? undefined : 'still bound'),
+      );
       this.#log.mark('restart');
       try {
         await this.#launch();
         return;
       } catch (error) {
         await this.#terminate();
-        if (!(error instanceof PortTaken) || attempt >= RESTART_BIND_RETRIES) throw error;
-        await sleep(100);
+        if (!(error instanceof PortTaken) || Date.now() >= deadline) throw error;
       }
     }
+  }
+
+  async #portsFree(): Promise<boolean> {
+    const bus = this.#spec.clusterBus ? await isFree(this.port + BUS_OFFSET) : true;
+    return bus && (await isFree(this.port));
   }
 
   async stop(): Promise<void> {
