@@ -1,15 +1,30 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { valkeyVersionLine } from '../../scripts/valkey/cli.js';
+import { installFenceEverywhere } from '../support/fence-ready.js';
 import { moduleArgs } from '../support/module.js';
 import {
   digestOf,
+  freePorts,
   randomQueue,
   startCluster,
   startReplicated,
   startStandalone,
 } from '../support/servers.js';
+import { waitFor } from '../support/wait.js';
+
+/** Where the kernel's ephemeral (outgoing) ports start on this machine. */
+function ephemeralStart(): number {
+  try {
+    return Number(
+      readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0],
+    );
+  } catch {
+    return 32_768;
+  }
+}
 
 function alive(pid: number): boolean {
   try {
@@ -118,6 +133,54 @@ describe('test harness', () => {
       expect(modules).toContain('emq');
     } finally {
       await server.stop();
+    }
+  });
+
+  it('runs the Valkey that EMQ_VALKEY_BIN names (else PATH)', async () => {
+    const chosen = /\bv=(\S+)/.exec(await valkeyVersionLine('valkey-server'))?.[1];
+    const server = await startStandalone();
+    try {
+      const client = await server.client();
+      expect(String(await client.info('server'))).toContain(`valkey_version:${chosen}\r\n`);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('draws server and bus ports below the ephemeral range other connections take theirs from', async () => {
+    const start = ephemeralStart();
+    const ports = await freePorts(20, { clusterBus: true });
+    expect(new Set(ports).size).toBe(20);
+    for (const port of ports) expect(port + 10_000).toBeLessThan(start);
+    const server = await startStandalone();
+    try {
+      expect(server.port).toBeLessThan(start);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('hands out a module cluster whose replicas already hold the fence when it returns', async () => {
+    const cluster = await startCluster({ module: true, replicasPerPrimary: 1 });
+    try {
+      await installFenceEverywhere(cluster);
+      // TAKEOVER promotes a replica at once, without catching up with its primary: what a
+      // killed primary's replica does. It must already hold the identity.
+      const roles = await Promise.all(cluster.nodes.map((node) => node.role()));
+      const heir = cluster.nodes[roles.indexOf('replica')];
+      if (heir === undefined) throw new Error('no replica started');
+      const admin = await heir.client();
+      await admin.call('CLUSTER', 'FAILOVER', 'TAKEOVER');
+      await waitFor(`${heir.url} to take over`, 30_000, async () =>
+        (await heir.role()) === 'primary' ? undefined : 'still a replica',
+      );
+      expect(await admin.call('EMQ.WIRE')).toEqual(['1', '1']);
+      for (const primary of await cluster.primaries()) {
+        const client = await primary.client();
+        expect(await client.call('EMQ.WIRE')).toEqual(['1', '1']);
+      }
+    } finally {
+      await cluster.stop();
     }
   });
 });
