@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { valkeyVersionLine } from '../../scripts/valkey/cli.js';
 import { type Connection, connect, readJob } from '../../src/index.js';
 import { emq } from '../support/cli.js';
 import { jobsOf } from '../support/emq.js';
@@ -164,6 +165,11 @@ describe('local stack, standalone', () => {
       '/queues/{queue}/jobs/{id}',
     ]);
     expect(stack.output()).toContain(`${stack.state.http}/openapi.json`);
+  });
+
+  it('runs the Valkey that EMQ_VALKEY_BIN names (else PATH), as the banner says', async () => {
+    const chosen = /\bv=(\S+)/.exec(await valkeyVersionLine('valkey-server'))?.[1];
+    expect(stack.output()).toContain(`Valkey   ${chosen} `);
   });
 
   it('admits a POST, answers a replay with the same id, and reads the job back', async () => {
