@@ -9,7 +9,14 @@ import { type ClusterHandle, type ServerHandle, startCluster } from '../support/
 import { expectNothingLostNothingDoubled } from './driver/expectations.js';
 import { runScenario } from './driver/scenario.js';
 import { SCENARIO_TIMEOUT_MS } from './driver/settings.js';
-import { installWire, primariesOf, queuesOn, replicaOf, waitForRole } from './driver/topology.js';
+import {
+  handOver,
+  installWire,
+  primariesOf,
+  queuesOn,
+  replicaOf,
+  waitForRole,
+} from './driver/topology.js';
 
 let cluster: ClusterHandle;
 
@@ -57,14 +64,7 @@ describe.each([
         queues: await queuesFor(victim),
         env,
         fault: async (inEffect) => {
-          const admin = await heir.client();
-          try {
-            await admin.call('CLUSTER', 'FAILOVER');
-            inEffect();
-          } finally {
-            admin.disconnect();
-          }
-          await waitForRole(heir, 'primary');
+          await handOver(heir, inEffect);
           await waitForRole(victim, 'replica');
         },
       });

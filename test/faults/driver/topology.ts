@@ -87,3 +87,35 @@ export async function replicaOf(
   }
   throw new Error(`no replica follows ${primary.url}`);
 }
+
+// The server aborts a manual failover it could not finish in this long (CLUSTER_MF_TIMEOUT).
+const MANUAL_FAILOVER_WINDOW_MS = 5_000;
+const HANDOVER_TIMEOUT_MS = 60_000;
+
+/**
+ * `heir` takes over from its primary with CLUSTER FAILOVER, as an operator would, and this
+ * resolves once it is primary. Why it may ask more than once: a manual failover waits for the
+ * heir to reach its primary's offset while writes are paused, and the server silently drops
+ * one it could not finish within 5 s; on a loaded 2-core machine that happens, and then the
+ * fault simply has not happened yet. `asked` is called after the first request is accepted.
+ */
+export async function handOver(heir: ServerHandle, asked: () => void): Promise<void> {
+  const deadline = Date.now() + HANDOVER_TIMEOUT_MS;
+  let first = true;
+  for (;;) {
+    const admin = await heir.client();
+    try {
+      await admin.call('CLUSTER', 'FAILOVER');
+    } finally {
+      admin.disconnect();
+    }
+    if (first) asked();
+    first = false;
+    try {
+      await waitForRole(heir, 'primary', MANUAL_FAILOVER_WINDOW_MS * 2);
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+  }
+}
