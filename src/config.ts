@@ -36,7 +36,23 @@ export const DEFAULTS = {
   allowVolatileEviction: false,
   /** `EMQ_CALLER_ID_MAX_AGE_MS`: oldest caller-chosen id time accepted; 0 turns the check off. */
   callerIdMaxAgeMs: 86_400_000,
+  /** `EMQ_IAM_AUTH`: authenticate with ElastiCache IAM tokens instead of a password. */
+  iamAuth: false,
+  /** `EMQ_IAM_SERVERLESS`: the cache IAM tokens are signed for is a Serverless cache. */
+  iamServerless: false,
 } as const;
+
+/** ElastiCache IAM authentication: what each token is signed for (EMQ_USERNAME is the user id). */
+export interface IamAuthConfig {
+  /** The IAM-enabled RBAC user; its user name equals its user id. */
+  readonly userId: string;
+  /** `EMQ_IAM_CACHE_NAME`: the replication group id or Serverless cache name, lowercased. */
+  readonly cacheName: string;
+  /** `EMQ_IAM_REGION`, else `AWS_REGION` (Lambda sets it): the region tokens are signed for. */
+  readonly region: string;
+  /** `EMQ_IAM_SERVERLESS`: a Serverless cache. Default `false`. */
+  readonly serverless: boolean;
+}
 
 export interface Config {
   /** `EMQ_URL`: one URL, or comma-separated cluster seeds (`redis://` or `rediss://`). Default `redis://127.0.0.1:6379`. */
@@ -78,6 +94,11 @@ export interface Config {
   allowVolatileEviction: boolean;
   /** `EMQ_CALLER_ID_MAX_AGE_MS`: caller ids older than this are refused; 0 turns the check off. Default 86400000 (one day). */
   callerIdMaxAgeMs: number;
+  /**
+   * `EMQ_IAM_AUTH=true`: connect with short-lived ElastiCache IAM tokens (needs EMQ_USERNAME,
+   * EMQ_IAM_CACHE_NAME and a region; excludes EMQ_PASSWORD and EMQ_SECRET_ARN). Default: off.
+   */
+  iam: IamAuthConfig | undefined;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -144,7 +165,36 @@ export function loadConfig(env: Env = process.env): Config {
     password: read('EMQ_PASSWORD'),
     secretArn: read('EMQ_SECRET_ARN'),
     tlsCa: tlsCa(read('EMQ_TLS_CA')),
+    iam: iamAuth(read),
   };
+}
+
+function iamAuth(read: (name: string) => string | undefined): IamAuthConfig | undefined {
+  if (!flag('EMQ_IAM_AUTH', read('EMQ_IAM_AUTH') ?? String(DEFAULTS.iamAuth))) return undefined;
+  const userId = read('EMQ_USERNAME');
+  const cacheName = read('EMQ_IAM_CACHE_NAME')?.toLowerCase();
+  const region = read('EMQ_IAM_REGION') ?? read('AWS_REGION');
+  if (userId === undefined)
+    throw bad('EMQ_USERNAME', 'the IAM-enabled user id when EMQ_IAM_AUTH is true');
+  if (cacheName === undefined || !/^[a-z][a-z0-9-]{0,62}$/.test(cacheName))
+    throw bad(
+      'EMQ_IAM_CACHE_NAME',
+      'the replication group id or Serverless cache name when EMQ_IAM_AUTH is true',
+    );
+  if (region === undefined || !/^[a-z]{2}(-[a-z0-9]+)+-\d+$/.test(region))
+    throw bad(
+      'EMQ_IAM_REGION',
+      'an AWS region such as eu-west-1 (or AWS_REGION) when EMQ_IAM_AUTH is true',
+    );
+  // One source of credentials: a password beside IAM would be used by nothing, or by mistake.
+  for (const name of ['EMQ_PASSWORD', 'EMQ_SECRET_ARN']) {
+    if (read(name) !== undefined) throw bad(name, 'unset when EMQ_IAM_AUTH is true');
+  }
+  const serverless = flag(
+    'EMQ_IAM_SERVERLESS',
+    read('EMQ_IAM_SERVERLESS') ?? String(DEFAULTS.iamServerless),
+  );
+  return { userId, cacheName, region, serverless };
 }
 
 function bad(name: string, expected: string): ConfigError {

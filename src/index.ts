@@ -1,4 +1,11 @@
-export { type Config, DEFAULTS, type Env, type ExecutorChoice, loadConfig } from './config.js';
+export {
+  type Config,
+  DEFAULTS,
+  type Env,
+  type ExecutorChoice,
+  type IamAuthConfig,
+  loadConfig,
+} from './config.js';
 export {
   type Connection,
   type ConnectOptions,

@@ -1,6 +1,7 @@
 /**
  * One connection per Lambda container, opened on first use and reused by every invocation.
- * A failed open is not cached: the next invocation tries again.
+ * A failed open is not cached: the next invocation tries again. With IAM authentication the
+ * connection is moved onto a fresh token (or rebuilt) before it is handed out.
  */
 import {
   type Config,
@@ -9,11 +10,13 @@ import {
   connectOptionsFrom,
   loadConfig,
 } from '../../src/index.js';
+import { IamSession } from './iam-session.js';
 import { log } from './log.js';
 import { readCredentials } from './secrets.js';
 
 let config: Config | undefined;
 let pending: Promise<Connection> | undefined;
+let iam: IamSession | undefined;
 
 /** The container's configuration, read from the environment once. */
 export function containerConfig(): Config {
@@ -21,16 +24,10 @@ export function containerConfig(): Config {
   return config;
 }
 
-/** The container's connection; opens it on first use. */
+/** The container's connection; opens it on first use, renews its IAM token when due. */
 export function containerConnection(): Promise<Connection> {
-  if (pending === undefined) {
-    const opening = open(containerConfig());
-    pending = opening;
-    opening.catch(() => {
-      if (pending === opening) pending = undefined;
-    });
-  }
-  return pending;
+  const current = pending ?? start();
+  return iam === undefined || current !== pending ? current : keptFresh(iam, current);
 }
 
 /** Closes the container's connection and forgets the configuration (tests, shutdown). */
@@ -38,15 +35,50 @@ export async function resetContainer(): Promise<void> {
   const current = pending;
   pending = undefined;
   config = undefined;
+  iam = undefined;
   if (current !== undefined) await (await current.catch(() => undefined))?.close();
 }
 
+function start(): Promise<Connection> {
+  const opening = open(containerConfig());
+  pending = opening;
+  opening.catch(() => {
+    if (pending === opening) pending = undefined;
+  });
+  return opening;
+}
+
+async function keptFresh(session: IamSession, current: Promise<Connection>): Promise<Connection> {
+  const connection = await current;
+  if (await session.keepFresh(connection)) return connection;
+  // A server refused the new token on the open connection: open a new one with it.
+  if (pending === current) {
+    pending = undefined;
+    void connection.close();
+  }
+  return pending ?? start();
+}
+
 async function open(config: Config): Promise<Connection> {
+  const onWarning = (event: string, fields: Readonly<Record<string, string>>) =>
+    log('warn', event, fields);
+  if (config.iam !== undefined) {
+    iam ??= new IamSession(config.iam);
+    const token = await iam.token();
+    const connection = await connect({
+      ...connectOptionsFrom(config),
+      username: config.iam.userId,
+      password: token,
+      onWarning,
+    });
+    iam.opened(token);
+    return connection;
+  }
   const credentials =
     config.secretArn === undefined ? undefined : await readCredentials(config.secretArn);
   return connect({
     ...connectOptionsFrom(config),
     ...(credentials === undefined ? {} : credentials),
-    onWarning: (event, fields) => log('warn', event, fields),
+    onWarning,
   });
 }

@@ -7,9 +7,10 @@
  * A token only opens connections: an open connection stays authenticated until ElastiCache
  * drops it at 12 hours, so the connector must re-authenticate (AUTH with a fresh token) or
  * reconnect before then, and take a fresh token on every reconnect.
+ *
+ * The signer is imported at the first signing, so a container without IAM never loads it.
  */
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
-import { SignatureV4MultiRegion } from '@aws-sdk/signature-v4-multi-region';
 import type {
   AwsCredentialIdentity,
   AwsCredentialIdentityProvider,
@@ -66,6 +67,7 @@ export async function signIamToken(
   credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider,
   now: Date,
 ): Promise<string> {
+  const { SignatureV4MultiRegion } = await import('@aws-sdk/signature-v4-multi-region');
   const signer = new SignatureV4MultiRegion({
     service: 'elasticache',
     region: target.region,

@@ -88,4 +88,47 @@ describe('loadConfig', () => {
       expect.objectContaining({ message: expect.not.stringContaining('hunter2') }),
     );
   });
+  describe('IAM authentication', () => {
+    const iam = {
+      EMQ_IAM_AUTH: 'true',
+      EMQ_USERNAME: 'emq-abc-app',
+      EMQ_IAM_CACHE_NAME: 'Emq-Cache-1',
+      EMQ_IAM_REGION: 'eu-west-1',
+    };
+
+    it('is off by default', () => {
+      expect(loadConfig({}).iam).toBeUndefined();
+      expect(loadConfig({ EMQ_IAM_AUTH: 'false', EMQ_PASSWORD: 'p' }).iam).toBeUndefined();
+    });
+
+    it('reads the user, the lowercased cache name and the region tokens are signed for', () => {
+      expect(loadConfig(iam).iam).toEqual({
+        userId: 'emq-abc-app',
+        cacheName: 'emq-cache-1',
+        region: 'eu-west-1',
+        serverless: false,
+      });
+      expect(loadConfig({ ...iam, EMQ_IAM_SERVERLESS: 'true' }).iam?.serverless).toBe(true);
+    });
+
+    it("takes Lambda's AWS_REGION when EMQ_IAM_REGION is not set", () => {
+      expect(loadConfig({ ...iam, EMQ_IAM_REGION: '', AWS_REGION: 'us-east-2' }).iam?.region).toBe(
+        'us-east-2',
+      );
+    });
+
+    it.each([
+      ['EMQ_USERNAME', { EMQ_USERNAME: '' }],
+      ['EMQ_IAM_CACHE_NAME', { EMQ_IAM_CACHE_NAME: '' }],
+      ['EMQ_IAM_CACHE_NAME', { EMQ_IAM_CACHE_NAME: 'has/slash' }],
+      ['EMQ_IAM_REGION', { EMQ_IAM_REGION: '' }],
+      ['EMQ_IAM_REGION', { EMQ_IAM_REGION: 'Europe' }],
+      ['EMQ_PASSWORD', { EMQ_PASSWORD: 'also-a-password' }],
+      ['EMQ_SECRET_ARN', { EMQ_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:1:secret:x' }],
+      ['EMQ_IAM_SERVERLESS', { EMQ_IAM_SERVERLESS: 'yes' }],
+      ['EMQ_IAM_AUTH', { EMQ_IAM_AUTH: 'on' }],
+    ])('refuses IAM with a bad or conflicting %s', (name, change) => {
+      expect(() => loadConfig({ ...iam, ...change })).toThrow(new RegExp(`^${name} is invalid`));
+    });
+  });
 });
