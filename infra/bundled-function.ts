@@ -22,9 +22,9 @@ export interface BundledFunctionProps {
   readonly network: EchoMqNetwork;
   readonly cache: EchoMqCache;
   /**
-   * Whose cache credentials the function reads: the functions' user, or the installer's own
-   * (EMQ_SECRET_ARN then names the installer's secret where the cache has one). Default
-   * `'functions'`.
+   * Whose cache credentials the function reads: the functions' user (IAM tokens where the
+   * cache has `cacheAuth=iam`), or the installer's own, always a password (EMQ_SECRET_ARN then
+   * names the installer's secret where the cache has one). Default `'functions'`.
    */
   readonly credentials?: 'functions' | 'installer';
 }
@@ -43,6 +43,7 @@ export class BundledFunction extends Construct {
     super(scope, id);
     const { settings, network, cache } = props;
     const installer = props.credentials === 'installer';
+    const iam = installer ? undefined : cache.iamAuth;
     this.logGroup = new logs.LogGroup(this, 'Logs', {
       retention: settings.logRetentionDays,
       removalPolicy: settings.keepLogsOnDelete ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
@@ -60,6 +61,7 @@ export class BundledFunction extends Construct {
         ...(installer && cache.installerSecretArn !== undefined
           ? { EMQ_SECRET_ARN: cache.installerSecretArn }
           : {}),
+        ...iam?.environment,
         ...props.environment,
       },
       logGroup: this.logGroup,
@@ -68,7 +70,9 @@ export class BundledFunction extends Construct {
       securityGroups: network.functionsSecurityGroups,
     });
     // Each role reads only its own secret: the installer never the functions', nor they its.
+    // With IAM the functions' role may connect to the cache as its user, and reads no secret.
     if (installer) cache.grantInstallerCredentials(this.function);
+    else if (iam !== undefined) iam.grantConnect(this.function);
     else cache.grantCredentials(this.function);
 
     Validations.of(this.function).acknowledge({

@@ -30,8 +30,18 @@ export const DEFAULT_ACCESS_STRING = FUNCTIONS_RULES_ELASTICACHE;
 /** The installer's ElastiCache user (identity and library, nothing else); not a setting. */
 export const INSTALLER_ACCESS_STRING = INSTALLER_RULES_ELASTICACHE;
 
+/**
+ * How the functions authenticate to an ElastiCache cache: a password user whose password lives
+ * in Secrets Manager, or an IAM-enabled user and 15-minute tokens signed with the functions'
+ * role (`elasticache:Connect`). The deploy-time installer keeps a password either way.
+ */
+export type CacheAuth = 'password' | 'iam';
+export const CACHE_AUTHS: readonly CacheAuth[] = ['password', 'iam'];
+
 export interface ElastiCacheSettings {
   readonly kind: 'elasticache';
+  /** How the functions authenticate (`-c cacheAuth`). Default `'password'`. */
+  readonly cacheAuth?: CacheAuth;
   /** Node type of every node. Default `cache.t4g.small` (Graviton, burstable). */
   readonly nodeType?: string;
   /** Shards (node groups) of the cluster. Default `2`. */
@@ -56,6 +66,8 @@ export interface ElastiCacheSettings {
  */
 export interface ServerlessCacheSettings {
   readonly kind: 'serverless';
+  /** How the functions authenticate (`-c cacheAuth`). Default `'password'`. */
+  readonly cacheAuth?: CacheAuth;
   /** Valkey major version. Default `'8'`. */
   readonly majorEngineVersion?: string;
   /** Most data stored, in GB (1 to 5000): above it the service evicts keys with a TTL. Default `10`. */
@@ -146,6 +158,7 @@ export function resolveCache(
     case 'elasticache': {
       const cache = {
         kind: input.kind,
+        cacheAuth: input.cacheAuth ?? 'password',
         nodeType: input.nodeType ?? 'cache.t4g.small',
         shards: input.shards ?? 2,
         replicasPerShard: input.replicasPerShard ?? 1,
@@ -167,11 +180,13 @@ export function resolveCache(
       int('port', cache.port, 1_024, 65_535);
       check(/^on\s/.test(cache.accessString), "accessString must start with 'on'.");
       int('snapshotRetentionDays', cache.snapshotRetentionDays, 0, 35);
+      checkCacheAuth(cache.cacheAuth, check);
       return cache;
     }
     case 'serverless': {
       const cache = {
         kind: input.kind,
+        cacheAuth: input.cacheAuth ?? 'password',
         majorEngineVersion: input.majorEngineVersion ?? '8',
         dataStorageMaxGb: input.dataStorageMaxGb ?? 10,
         ecpuPerSecondMax: input.ecpuPerSecondMax ?? 100_000,
@@ -186,6 +201,7 @@ export function resolveCache(
       int('ecpuPerSecondMax', cache.ecpuPerSecondMax, 1_000, 15_000_000);
       check(/^on\s/.test(cache.accessString), "accessString must start with 'on'.");
       int('snapshotRetentionDays', cache.snapshotRetentionDays, 0, 35);
+      checkCacheAuth(cache.cacheAuth, check);
       return cache;
     }
     case 'existing': {
@@ -264,6 +280,13 @@ export function resolveCache(
       check(false, `cache must be one of ${CACHE_KINDS.join(', ')}.`);
       return input;
   }
+}
+
+function checkCacheAuth(value: string, check: (ok: boolean, problem: string) => void): void {
+  check(
+    CACHE_AUTHS.some((known) => known === value),
+    `cacheAuth must be one of ${CACHE_AUTHS.join(', ')}; got '${value}'.`,
+  );
 }
 
 /** `host:port` means TLS; a URL keeps its scheme. Undefined when the value is no endpoint. */

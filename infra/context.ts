@@ -5,6 +5,7 @@
 import { unknownKeys } from './context-keys.js';
 import {
   CACHE_KINDS,
+  type CacheAuth,
   type CacheKind,
   type CacheSettings,
   type EchoMqSettings,
@@ -37,10 +38,13 @@ const CACHE_KEYS: Readonly<Record<CacheKind, readonly string[]>> = {
   ],
 };
 const JWT_KEYS = ['jwtIssuer', 'jwtAudience'];
+/** The cache kinds that offer IAM authentication (`-c cacheAuth=iam`). */
+const IAM_KINDS: readonly string[] = ['elasticache', 'serverless'];
 
 /** Every context key the app reads, for the README and for typo hints. */
 export const CONTEXT_KEYS = [
   'cache',
+  'cacheAuth',
   ...CACHE_KEYS.elasticache,
   ...CACHE_KEYS.serverless,
   ...CACHE_KEYS.existing,
@@ -123,6 +127,12 @@ export function settingsFromContext(
       if (text(key) !== undefined) problems.push(`${key} applies only to cache=${owner}.`);
     }
   }
+  const cacheAuth = text('cacheAuth');
+  if (cacheAuth !== undefined && cacheAuth !== 'password' && !IAM_KINDS.includes(kind)) {
+    problems.push(
+      `cacheAuth=${cacheAuth} applies only to cache=${IAM_KINDS.join(' or cache=')} (ElastiCache IAM authentication); cache=${kind} authenticates with a password.`,
+    );
+  }
   const auth = text('auth') ?? 'iam';
   if (auth !== 'iam' && auth !== 'jwt') problems.push(`auth must be iam or jwt; got '${auth}'.`);
   if (auth !== 'jwt') {
@@ -131,7 +141,7 @@ export function settingsFromContext(
     }
   }
 
-  const cache = cacheFromContext(kind, { text, number, flag, list });
+  const cache = cacheFromContext(kind, { text, number, flag, list }, cacheAuth);
   const settings: EchoMqSettings = {
     ...(cache === undefined ? {} : { cache }),
     bundleDir: text('bundleDir'),
@@ -184,11 +194,18 @@ interface Readers {
   list(key: string): string[] | undefined;
 }
 
-function cacheFromContext(kind: string, read: Readers): CacheSettings | undefined {
+function cacheFromContext(
+  kind: string,
+  read: Readers,
+  cacheAuth: string | undefined,
+): CacheSettings | undefined {
+  // Checked with the other values in cache-settings.ts, so a typo is listed with every problem.
+  const auth = cacheAuth === undefined ? {} : { cacheAuth: cacheAuth as CacheAuth };
   switch (kind) {
     case 'elasticache':
       return {
         kind,
+        ...auth,
         nodeType: read.text('nodeType'),
         shards: read.number('shards'),
         replicasPerShard: read.number('replicasPerShard'),
@@ -197,6 +214,7 @@ function cacheFromContext(kind: string, read: Readers): CacheSettings | undefine
     case 'serverless':
       return {
         kind,
+        ...auth,
         majorEngineVersion: read.text('serverlessEngineVersion'),
         dataStorageMaxGb: read.number('dataStorageMaxGb'),
         ecpuPerSecondMax: read.number('ecpuPerSecondMax'),

@@ -19,7 +19,9 @@ import { resolveNetwork } from './network-settings.js';
 import { checkDedupeTtl, type ResolvedSqs, resolveSqs, type SqsSettings } from './sqs-settings.js';
 
 export {
+  CACHE_AUTHS,
   CACHE_KINDS,
+  type CacheAuth,
   type CacheKind,
   type CacheSettings,
   DEFAULT_ACCESS_STRING,

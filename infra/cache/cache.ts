@@ -22,6 +22,24 @@ export interface CacheConnectionEnvironment {
   readonly EMQ_SECRET_ARN?: string;
 }
 
+/** The EMQ_* variables of IAM authentication (src/config.ts): what the functions sign tokens for. */
+export interface IamConnectionEnvironment {
+  readonly EMQ_IAM_AUTH: 'true';
+  /** The IAM-enabled user's id (its user name is the same). */
+  readonly EMQ_USERNAME: string;
+  /** The replication group id or the Serverless cache name. */
+  readonly EMQ_IAM_CACHE_NAME: string;
+  readonly EMQ_IAM_SERVERLESS: 'true' | 'false';
+}
+
+/** IAM authentication of the functions (`cacheAuth=iam`); the installer keeps its password. */
+export interface CacheIamAuth {
+  /** Added to the functions' environment (which then holds no EMQ_SECRET_ARN). */
+  readonly environment: IamConnectionEnvironment;
+  /** `elasticache:Connect` on this cache and this user, nothing else. */
+  grantConnect(grantee: iam.IGrantable): void;
+}
+
 /** What the alarms and the dashboard watch on a cache the stack owns; each list may hold many nodes. */
 export interface CacheMetrics {
   /** Names one series in the dashboard ("ElastiCache node"). */
@@ -56,4 +74,6 @@ export interface EchoMqCache {
   readonly installerSecretArn: string | undefined;
   /** Lets the installer read its credentials (the functions' where it has none of its own). */
   grantInstallerCredentials(grantee: iam.IGrantable): void;
+  /** Present where the functions authenticate with IAM tokens (`cacheAuth=iam`). */
+  readonly iamAuth?: CacheIamAuth | undefined;
 }

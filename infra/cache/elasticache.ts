@@ -12,11 +12,17 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IDependable } from 'constructs';
 import type { EchoMqNetwork } from '../network.js';
 import type { ElastiCacheSettings } from '../settings.js';
-import type { CacheConnectionEnvironment, CacheMetrics, EchoMqCache } from './cache.js';
+import type {
+  CacheConnectionEnvironment,
+  CacheIamAuth,
+  CacheMetrics,
+  EchoMqCache,
+} from './cache.js';
 import { replicationGroupMetrics } from './cache-metrics.js';
 import { noEvictionParameterGroup } from './engine.js';
 import { MODULELESS_EXECUTOR } from './executor.js';
-import { createRbacUsers } from './rbac.js';
+import { cacheIamAuth } from './iam-auth.js';
+import { createRbacUsers, rbacIdPrefix } from './rbac.js';
 
 export interface ElastiCacheValkeyProps {
   readonly settings: Required<ElastiCacheSettings>;
@@ -31,21 +37,22 @@ export class ElastiCacheValkey extends Construct implements EchoMqCache {
   readonly endpoint: string;
   readonly ready: IDependable;
   readonly securityGroup: ec2.SecurityGroup;
-  /** `{"username","password"}` of the functions' user. */
-  readonly credentials: secretsmanager.Secret;
+  /** `{"username","password"}` of the functions' user; none with `cacheAuth=iam`. */
+  readonly credentials: secretsmanager.Secret | undefined;
   /** `{"username","password"}` of the installer's user; readable by the installer only. */
   readonly installerCredentials: secretsmanager.Secret;
   readonly installerSecretArn: string;
   readonly replicationGroup: elasticache.CfnReplicationGroup;
   readonly parameterGroup: elasticache.CfnParameterGroup;
   readonly metrics: CacheMetrics;
+  readonly iamAuth: CacheIamAuth | undefined;
   private readonly port: number;
 
   constructor(scope: Construct, id: string, props: ElastiCacheValkeyProps) {
     super(scope, id);
     const { settings, network } = props;
     this.port = settings.port;
-    const rbac = createRbacUsers(this, settings.accessString);
+    const rbac = createRbacUsers(this, settings.accessString, settings.cacheAuth);
     this.credentials = rbac.credentials;
     this.installerCredentials = rbac.installerCredentials;
     this.installerSecretArn = rbac.installerCredentials.secretArn;
@@ -62,7 +69,11 @@ export class ElastiCacheValkey extends Construct implements EchoMqCache {
     });
 
     this.parameterGroup = noEvictionParameterGroup(this, 'Parameters', settings.engineVersion);
+    // IAM tokens and the Connect policy name the group: give it a known lowercase id then
+    // (only then: a new id replaces an existing password-mode group).
+    const groupId = rbac.iamUser === undefined ? undefined : rbacIdPrefix(this);
     this.replicationGroup = new elasticache.CfnReplicationGroup(this, 'ReplicationGroup', {
+      ...(groupId === undefined ? {} : { replicationGroupId: groupId }),
       replicationGroupDescription: 'echomq-lambda job admission keyspace',
       engine: 'valkey',
       engineVersion: settings.engineVersion,
@@ -97,8 +108,13 @@ export class ElastiCacheValkey extends Construct implements EchoMqCache {
       EMQ_URL: `rediss://${address}:${port}`,
       EMQ_CLUSTER: 'true',
       EMQ_EXECUTOR: MODULELESS_EXECUTOR,
-      EMQ_SECRET_ARN: this.credentials.secretArn,
+      // With cacheAuth=iam the functions hold no password: iamAuth adds what they sign for.
+      ...(this.credentials === undefined ? {} : { EMQ_SECRET_ARN: this.credentials.secretArn }),
     };
+    this.iamAuth =
+      rbac.iamUser === undefined || groupId === undefined
+        ? undefined
+        : cacheIamAuth(this, { user: rbac.iamUser, cacheName: groupId, serverless: false });
     this.metrics = replicationGroupMetrics(this.replicationGroup.ref, settings);
     // The whole construct: the cluster, its users and the security group rules that admit the functions.
     this.ready = this;
@@ -113,7 +129,7 @@ export class ElastiCacheValkey extends Construct implements EchoMqCache {
   }
 
   grantCredentials(grantee: iam.IGrantable): void {
-    this.credentials.grantRead(grantee);
+    this.credentials?.grantRead(grantee);
   }
 
   grantInstallerCredentials(grantee: iam.IGrantable): void {

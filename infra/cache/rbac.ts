@@ -1,13 +1,14 @@
 /**
  * The RBAC users of an ElastiCache cache (node-based or Serverless): the functions' user and
  * the installer's user, each with its own password in its own Secrets Manager secret, and a
- * switched-off `default` user, in one user group.
+ * switched-off `default` user, in one user group. With `cacheAuth=iam` the functions' user is
+ * IAM-enabled instead (tokens, no password, no secret); the installer keeps its password.
  */
 import { Names, Validations } from 'aws-cdk-lib';
 import * as elasticache from 'aws-cdk-lib/aws-elasticache';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { INSTALLER_ACCESS_STRING } from '../cache-settings.js';
+import { type CacheAuth, INSTALLER_ACCESS_STRING } from '../cache-settings.js';
 
 /** The RBAC user the functions connect as. */
 export const APP_USERNAME = 'emq-app';
@@ -15,26 +16,35 @@ export const APP_USERNAME = 'emq-app';
 export const INSTALLER_USERNAME = 'emq-installer';
 
 export interface RbacUsers {
-  /** `{"username","password"}` of the functions' user. */
-  readonly credentials: secretsmanager.Secret;
+  /** `{"username","password"}` of the functions' user; none with `cacheAuth=iam`. */
+  readonly credentials: secretsmanager.Secret | undefined;
   /** `{"username","password"}` of the installer's user; granted to the installer only. */
   readonly installerCredentials: secretsmanager.Secret;
   readonly userGroup: elasticache.CfnUserGroup;
+  /** The functions' IAM-enabled user (`cacheAuth=iam`); its user name is its id. */
+  readonly iamUser: elasticache.CfnUser | undefined;
 }
 
 /** Creates the users and their group as children of `scope` (the cache construct). */
-export function createRbacUsers(scope: Construct, accessString: string): RbacUsers {
+export function createRbacUsers(
+  scope: Construct,
+  accessString: string,
+  cacheAuth: CacheAuth = 'password',
+): RbacUsers {
   // User and group ids are account-wide names: derive them from the cache's path.
   const idPrefix = rbacIdPrefix(scope);
-  const credentials = new secretsmanager.Secret(scope, 'Credentials', {
-    description: 'echomq-lambda: Valkey RBAC user of the functions',
-    generateSecretString: {
-      secretStringTemplate: JSON.stringify({ username: APP_USERNAME }),
-      generateStringKey: 'password',
-      passwordLength: 32,
-      excludePunctuation: true,
-    },
-  });
+  const credentials =
+    cacheAuth === 'iam'
+      ? undefined
+      : new secretsmanager.Secret(scope, 'Credentials', {
+          description: 'echomq-lambda: Valkey RBAC user of the functions',
+          generateSecretString: {
+            secretStringTemplate: JSON.stringify({ username: APP_USERNAME }),
+            generateStringKey: 'password',
+            passwordLength: 32,
+            excludePunctuation: true,
+          },
+        });
   const installerCredentials = new secretsmanager.Secret(scope, 'InstallerCredentials', {
     description: 'echomq-lambda: Valkey RBAC user of the installer (wire identity, library)',
     generateSecretString: {
@@ -51,19 +61,24 @@ export function createRbacUsers(scope: Construct, accessString: string): RbacUse
     generateSecretString: { passwordLength: 32, excludePunctuation: true },
   });
   for (const secret of [credentials, installerCredentials, disabledDefault]) {
+    if (secret === undefined) continue;
     Validations.of(secret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
         'ElastiCache RBAC passwords have no managed rotation; rotate by putting a new secret value and redeploying (the user accepts two passwords during the change).',
     });
   }
-  const appUser = new elasticache.CfnUser(scope, 'AppUser', {
-    engine: 'valkey',
-    userId: `${idPrefix}-app`,
-    userName: APP_USERNAME,
-    accessString,
-    passwords: [credentials.secretValueFromJson('password').unsafeUnwrap()],
-  });
+  const appUser =
+    credentials === undefined
+      ? createIamUser(scope, idPrefix, accessString)
+      : new elasticache.CfnUser(scope, 'AppUser', {
+          engine: 'valkey',
+          userId: `${idPrefix}-app`,
+          userName: APP_USERNAME,
+          accessString,
+          passwords: [credentials.secretValueFromJson('password').unsafeUnwrap()],
+        });
+  const iamUser = credentials === undefined ? appUser : undefined;
   const installerUser = new elasticache.CfnUser(scope, 'InstallerUser', {
     engine: 'valkey',
     userId: `${idPrefix}-installer`,
@@ -86,7 +101,23 @@ export function createRbacUsers(scope: Construct, accessString: string): RbacUse
   userGroup.addResourceDependency(appUser);
   userGroup.addResourceDependency(installerUser);
   userGroup.addResourceDependency(defaultUser);
-  return { credentials, installerCredentials, userGroup };
+  return { credentials, installerCredentials, userGroup, iamUser };
+}
+
+/** ElastiCache accepts an IAM-enabled user only when its user name equals its user id. */
+function createIamUser(
+  scope: Construct,
+  idPrefix: string,
+  accessString: string,
+): elasticache.CfnUser {
+  const id = `${idPrefix}-iam`;
+  return new elasticache.CfnUser(scope, 'IamUser', {
+    engine: 'valkey',
+    userId: id,
+    userName: id,
+    accessString,
+    authenticationMode: { Type: 'iam' },
+  });
 }
 
 /** A lowercase id, unique per stack and construct, that ElastiCache accepts ([a-z][a-z0-9-]*). */

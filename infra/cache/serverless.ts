@@ -12,9 +12,15 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IDependable } from 'constructs';
 import type { EchoMqNetwork } from '../network.js';
 import type { ServerlessCacheSettings } from '../settings.js';
-import type { CacheConnectionEnvironment, CacheMetrics, EchoMqCache } from './cache.js';
+import type {
+  CacheConnectionEnvironment,
+  CacheIamAuth,
+  CacheMetrics,
+  EchoMqCache,
+} from './cache.js';
 import { serverlessMetrics } from './cache-metrics.js';
 import { MODULELESS_EXECUTOR } from './executor.js';
+import { cacheIamAuth } from './iam-auth.js';
 import { createRbacUsers, rbacIdPrefix } from './rbac.js';
 
 export interface ServerlessValkeyProps {
@@ -32,16 +38,18 @@ export class ServerlessValkey extends Construct implements EchoMqCache {
   readonly ready: IDependable;
   readonly metrics: CacheMetrics;
   readonly securityGroup: ec2.SecurityGroup;
-  readonly credentials: secretsmanager.Secret;
+  /** `{"username","password"}` of the functions' user; none with `cacheAuth=iam`. */
+  readonly credentials: secretsmanager.Secret | undefined;
   /** `{"username","password"}` of the installer's user; readable by the installer only. */
   readonly installerCredentials: secretsmanager.Secret;
   readonly installerSecretArn: string;
   readonly cache: elasticache.CfnServerlessCache;
+  readonly iamAuth: CacheIamAuth | undefined;
 
   constructor(scope: Construct, id: string, props: ServerlessValkeyProps) {
     super(scope, id);
     const { settings, network } = props;
-    const rbac = createRbacUsers(this, settings.accessString);
+    const rbac = createRbacUsers(this, settings.accessString, settings.cacheAuth);
     this.credentials = rbac.credentials;
     this.installerCredentials = rbac.installerCredentials;
     this.installerSecretArn = rbac.installerCredentials.secretArn;
@@ -75,10 +83,15 @@ export class ServerlessValkey extends Construct implements EchoMqCache {
       EMQ_URL: `rediss://${address}:${port}`,
       EMQ_CLUSTER: 'true',
       EMQ_EXECUTOR: MODULELESS_EXECUTOR,
-      EMQ_SECRET_ARN: this.credentials.secretArn,
+      // With cacheAuth=iam the functions hold no password: iamAuth adds what they sign for.
+      ...(this.credentials === undefined ? {} : { EMQ_SECRET_ARN: this.credentials.secretArn }),
       // Serverless evicts keys with a TTL at its storage limit and cannot be told otherwise.
       EMQ_ALLOW_VOLATILE_EVICTION: 'true',
     };
+    this.iamAuth =
+      rbac.iamUser === undefined
+        ? undefined
+        : cacheIamAuth(this, { user: rbac.iamUser, cacheName: name, serverless: true });
     this.metrics = serverlessMetrics(name, settings.dataStorageMaxGb);
     this.ready = this;
   }
@@ -92,7 +105,7 @@ export class ServerlessValkey extends Construct implements EchoMqCache {
   }
 
   grantCredentials(grantee: iam.IGrantable): void {
-    this.credentials.grantRead(grantee);
+    this.credentials?.grantRead(grantee);
   }
 
   grantInstallerCredentials(grantee: iam.IGrantable): void {

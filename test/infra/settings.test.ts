@@ -24,6 +24,7 @@ describe('resolveSettings', () => {
     expect(settings).toEqual({
       cache: {
         kind: 'elasticache',
+        cacheAuth: 'password',
         nodeType: 'cache.t4g.small',
         shards: 2,
         replicasPerShard: 1,
