@@ -19,7 +19,14 @@ import {
 import { fakeSqs } from '../fixtures/sqs/fake-sqs.js';
 import { sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
 import { connectTo, jobsOf } from '../support/emq.js';
-import { digestOf, randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
+import {
+  type ClusterHandle,
+  digestOf,
+  randomQueue,
+  type ServerHandle,
+  startCluster,
+  startStandalone,
+} from '../support/servers.js';
 import { waitFor } from '../support/wait.js';
 
 const ADMIN = { username: 'admin', password: 'admin-password-for-tests' };
@@ -36,81 +43,100 @@ const CREDENTIALS = {
 };
 const MINUTE = 60_000;
 
+const USER_ARGS = [
+  ...['--user', ADMIN.username, 'on', `>${ADMIN.password}`, '~*', '&*', '+@all'],
+  ...['--user', TARGET.userId, 'off', '~*', '&*', '+@all'],
+  ...['--user', 'default', 'off'],
+];
+
 let now = Date.parse('2026-12-01T12:00:00Z');
 let signingFails = false;
-let server: ServerHandle;
-let admin: Valkey;
+let target: ServerHandle | ClusterHandle;
+/** One admin client per node: ACL users and counters are per node. */
+let admins: Valkey[];
 const logLines: string[] = [];
 let previousSink: LogSink;
 
-/** The server accepts only the token signed at `at` for the user, as ElastiCache would. */
+/** Every node accepts only the token signed at `at` for the user, as ElastiCache would. */
 async function acceptTokenAt(at: number): Promise<void> {
   const token = await signIamToken(TARGET, CREDENTIALS, new Date(at));
-  await admin.call('ACL', 'SETUSER', TARGET.userId, 'on', 'resetpass', `>${token}`);
+  for (const admin of admins) {
+    await admin.call('ACL', 'SETUSER', TARGET.userId, 'on', 'resetpass', `>${token}`);
+  }
 }
 
-async function authCalls(): Promise<number> {
-  const stats = await admin.info('commandstats');
-  return Number(/cmdstat_auth:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+async function sum(each: (admin: Valkey) => Promise<number>): Promise<number> {
+  return (await Promise.all(admins.map(each))).reduce((total, count) => total + count, 0);
 }
 
-async function functionClients(): Promise<number> {
-  const list = String(await admin.call('CLIENT', 'LIST'));
-  return list.split('\n').filter((line) => line.includes(` user=${TARGET.userId} `)).length;
+const authCalls = () =>
+  sum(async (admin) => {
+    const stats = await admin.info('commandstats');
+    return Number(/cmdstat_auth:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+  });
+
+/** Connections of the function's user, on every node. */
+const functionClients = () =>
+  sum(async (admin) => {
+    const list = String(await admin.call('CLIENT', 'LIST'));
+    return list.split('\n').filter((line) => line.includes(` user=${TARGET.userId} `)).length;
+  });
+
+function digest(): Promise<unknown> {
+  return target.kind === 'cluster' ? digestOf(target) : digestOf(target);
 }
 
 async function post(queue: string) {
   return invokeHandler(handler, fixture('v2-post', { queue }));
 }
 
-beforeAll(async () => {
-  previousSink = setLogSink((line) => logLines.push(line));
-  server = await startStandalone({
-    auth: ADMIN,
-    extraArgs: [
-      ...['--user', ADMIN.username, 'on', `>${ADMIN.password}`, '~*', '&*', '+@all'],
-      ...['--user', TARGET.userId, 'off', '~*', '&*', '+@all'],
-      ...['--user', 'default', 'off'],
-    ],
+describe.each([
+  { kind: 'standalone', start: () => startStandalone({ auth: ADMIN, extraArgs: USER_ARGS }) },
+  { kind: 'cluster', start: () => startCluster({ auth: ADMIN, extraArgs: USER_ARGS }) },
+])('IAM authentication of the container connection ($kind)', ({ start }) => {
+  beforeAll(async () => {
+    previousSink = setLogSink((line) => logLines.push(line));
+    signingFails = false;
+    target = await start();
+    const nodes = target.kind === 'cluster' ? target.nodes : [target];
+    admins = await Promise.all(nodes.map((node) => node.client()));
+    await installFence(await connectTo(target, { ...ADMIN, checkFence: false }));
+    setIamSessionOptions({
+      clock: () => now,
+      credentials: async () => {
+        if (signingFails) throw new Error('Could not load credentials from any providers');
+        return CREDENTIALS;
+      },
+    });
+    await acceptTokenAt(now);
+    await configureContainer(target, {
+      EMQ_EXECUTOR: 'function',
+      EMQ_IAM_AUTH: 'true',
+      EMQ_USERNAME: TARGET.userId,
+      // Mixed case as a CloudFormation Ref may give it: tokens are signed for the lowercase name.
+      EMQ_IAM_CACHE_NAME: 'EMQ-Test-Cache',
+      EMQ_IAM_REGION: TARGET.region,
+    });
   });
-  admin = await server.client();
-  await installFence(await connectTo(server, { ...ADMIN, checkFence: false }));
-  setIamSessionOptions({
-    clock: () => now,
-    credentials: async () => {
-      if (signingFails) throw new Error('Could not load credentials from any providers');
-      return CREDENTIALS;
-    },
-  });
-  await acceptTokenAt(now);
-  await configureContainer(server, {
-    EMQ_EXECUTOR: 'function',
-    EMQ_IAM_AUTH: 'true',
-    EMQ_USERNAME: TARGET.userId,
-    // Mixed case as a CloudFormation Ref may give it: tokens are signed for the lowercase name.
-    EMQ_IAM_CACHE_NAME: 'EMQ-Test-Cache',
-    EMQ_IAM_REGION: TARGET.region,
-  });
-});
 
-afterAll(async () => {
-  await resetContainer();
-  setIamSessionOptions({});
-  setLogSink(previousSink);
-  clearEmqEnv();
-  admin?.disconnect();
-  await server?.stop();
-});
+  afterAll(async () => {
+    await resetContainer();
+    setIamSessionOptions({});
+    setLogSink(previousSink);
+    clearEmqEnv();
+    for (const admin of admins ?? []) admin.disconnect();
+    await target?.stop();
+  });
 
-describe('IAM authentication of the container connection', () => {
   it('opens with the token signed now, as the IAM user', async () => {
     expect((await post(randomQueue('iam'))).response.statusCode).toBe(201);
-    expect(await functionClients()).toBe(1);
+    expect(await functionClients()).toBeGreaterThanOrEqual(1);
   });
 
   it('keeps the token until it is due, then re-authenticates the open connection with a new one', async () => {
     const connection = await containerConnection();
     const before = await authCalls();
+    const connections = await functionClients();
     now += TOKEN_REFRESH_AFTER_MS - MINUTE;
     expect((await post(randomQueue('iam'))).response.statusCode).toBe(201);
     expect(await authCalls()).toBe(before);
@@ -119,21 +145,36 @@ describe('IAM authentication of the container connection', () => {
     // From now on only the new token opens a connection: the old one is refused.
     await acceptTokenAt(now);
     expect((await post(randomQueue('iam'))).response.statusCode).toBe(201);
-    expect(await authCalls()).toBe(before + 1);
+    // One AUTH per open connection of the function (one per node in a cluster), none new.
+    expect(await functionClients()).toBe(connections);
+    expect(await authCalls()).toBe(before + connections);
     expect(await containerConnection()).toBe(connection);
-    expect(await functionClients()).toBe(1);
   });
 
   it('reconnects with the renewed token after its connection is killed, and serves again', async () => {
     const connection = await containerConnection();
-    expect(await admin.call('CLIENT', 'KILL', 'USER', TARGET.userId)).toBe(1);
-    await waitFor('the function to reconnect as its IAM user', 10_000, async () =>
-      (await functionClients()) === 1 ? undefined : 'not reconnected',
+    const connections = await functionClients();
+    const killed = await sum(async (admin) =>
+      Number(await admin.call('CLIENT', 'KILL', 'USER', TARGET.userId)),
     );
-    expect((await post(randomQueue('iam'))).response.statusCode).toBe(201);
+    expect(killed).toBe(connections);
+    // A connection killed under a command answers 503 (retry) until it is back; what matters
+    // is that it comes back, on every primary, with the renewed token. The function's own
+    // client reopens a node's connection when a command needs it, so the check pings them.
+    const primaries = target.kind === 'cluster' ? (await target.primaries()).length : 1;
+    await waitFor('the function to reconnect to every primary', 15_000, async () => {
+      const answers = await Promise.all(
+        connection.primaries().map((node) => node.ping().catch((error: Error) => error.message)),
+      );
+      const ready = answers.filter((answer) => answer === 'PONG').length;
+      return ready === primaries ? undefined : `${ready} of ${primaries}: ${answers.join(', ')}`;
+    });
+    for (let index = 0; index < 6; index++) {
+      expect((await post(randomQueue(`iam-${index}`))).response.statusCode).toBe(201);
+    }
     expect(await containerConnection()).toBe(connection);
     // No authentication was ever refused: every connect and AUTH carried a valid token.
-    expect(await admin.call('ACL', 'LOG')).toEqual([]);
+    for (const admin of admins) expect(await admin.call('ACL', 'LOG')).toEqual([]);
   });
 
   it('answers 503 with Retry-After, writing nothing, when a due token cannot be signed; serves once it can', async () => {
@@ -141,7 +182,7 @@ describe('IAM authentication of the container connection', () => {
     await acceptTokenAt(now);
     signingFails = true;
     const queue = randomQueue('iam');
-    const before = await digestOf(server);
+    const before = await digest();
     const refused = await post(queue);
     expect(refused.response.statusCode).toBe(503);
     expect(refused.response.headers?.['retry-after']).toBeDefined();
@@ -149,7 +190,7 @@ describe('IAM authentication of the container connection', () => {
     expect(refused.response.body).not.toMatch(
       /X-Amz|AKID|emq-test-cache|eu-west-1|127\.0\.0\.1|EMQ_IAM/i,
     );
-    expect(await digestOf(server)).toBe(before);
+    expect(await digest()).toEqual(before);
 
     signingFails = false;
     expect((await post(queue)).response.statusCode).toBe(201);
@@ -166,13 +207,13 @@ describe('IAM authentication of the container connection', () => {
       defaultQueue: randomQueue('iam-sqs'),
       dlqUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/emq-dlq',
     };
-    const before = await digestOf(server);
+    const before = await digest();
     const failed = await handleSqsBatch(sqsEvent(records), deps, options);
     expect(failed.batchItemFailures.map((item) => item.itemIdentifier)).toEqual(
       records.map((record) => record.messageId),
     );
     expect(sqs.requests).toEqual([]);
-    expect(await digestOf(server)).toBe(before);
+    expect(await digest()).toEqual(before);
 
     signingFails = false;
     expect(await handleSqsBatch(sqsEvent(records), deps, options)).toEqual({
