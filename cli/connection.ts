@@ -3,7 +3,7 @@
  * functions read, so an operator's shell and a function's environment mean the same thing.
  */
 import type { Command } from 'commander';
-import { readCredentials } from '../functions/shared/secrets.js';
+import { openCredentials } from '../functions/shared/open-credentials.js';
 import {
   type Config,
   type Connection,
@@ -56,7 +56,7 @@ export async function withConnection<T>(
   work: (connection: Connection) => Promise<T>,
 ): Promise<T> {
   const config = configFrom(io.env, flags);
-  const credentials = config.secretArn === undefined ? {} : await readCredentials(config.secretArn);
+  const credentials = await openCredentials(config);
   const connection = await connect({
     ...connectOptionsFrom(config),
     ...credentials,

@@ -17,7 +17,7 @@ import {
   loadConfig,
 } from '../../src/index.js';
 import { errorFields, log } from '../shared/log.js';
-import { readCredentials } from '../shared/secrets.js';
+import { openCredentials } from '../shared/open-credentials.js';
 
 /** What the CDK provider framework expects back from onEvent. */
 export interface FenceResult {
@@ -51,10 +51,7 @@ export async function onFenceEvent(
   const declared: unknown = event.ResourceProperties.Wire;
   const wire = typeof declared === 'string' && declared !== '' ? declared : config.wire;
   const install = async (): Promise<number> => {
-    const credentials =
-      config.secretArn === undefined
-        ? {}
-        : await readCredentials(config.secretArn, options.secrets);
+    const credentials = await openCredentials(config, options.secrets);
     const connection: Connection = await connect({
       ...connectOptionsFrom(config),
       ...credentials,

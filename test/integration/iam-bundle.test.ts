@@ -4,14 +4,15 @@
 import type { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signIamToken } from '../../functions/shared/iam-token.js';
-import { installFence } from '../../src/index.js';
+import { enqueue, installFence } from '../../src/index.js';
 import { fixture, type HttpEventJson, lambdaContext } from '../fixtures/http/events.js';
 import { bundlePath, freshBundle, run } from '../support/bundles.js';
+import { emq } from '../support/cli.js';
 import { connectTo } from '../support/emq.js';
 import { randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
 
 const BUNDLE = bundlePath('functions/http');
-const SOURCES = ['src', 'functions/http', 'functions/shared'];
+const SOURCES = ['src', 'functions/http', 'functions/shared', 'cli'];
 const ADMIN = { username: 'admin', password: 'admin-password-for-tests' };
 const TARGET = {
   userId: 'emq-iam',
@@ -78,6 +79,7 @@ async function serve(
 
 beforeAll(async () => {
   await freshBundle('functions/http', SOURCES);
+  await freshBundle('cli/emq', SOURCES);
   server = await startStandalone({
     auth: ADMIN,
     extraArgs: [
@@ -95,16 +97,43 @@ afterAll(async () => {
   await server?.stop();
 });
 
+/** The user accepts the tokens of every second a child may sign in from now, and nothing else. */
+async function acceptTokensAhead(): Promise<void> {
+  const start = Math.floor(Date.now() / 1000) * 1000;
+  const tokens = await Promise.all(
+    Array.from({ length: WINDOW_SECONDS }, (_, second) =>
+      signIamToken(TARGET, CREDENTIALS, new Date(start + second * 1000)),
+    ),
+  );
+  await admin.call('ACL', 'SETUSER', TARGET.userId, 'resetpass', ...tokens.map((t) => `>${t}`));
+}
+
+const IAM_ENV = {
+  EMQ_IAM_AUTH: 'true',
+  EMQ_USERNAME: TARGET.userId,
+  EMQ_IAM_CACHE_NAME: TARGET.cacheName,
+  AWS_REGION: TARGET.region,
+  AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
+  AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
+  AWS_SESSION_TOKEN: '',
+};
+
+describe('the built CLI', () => {
+  it('connects with a token signed with the credentials of the default chain', async () => {
+    await acceptTokensAhead();
+    const queue = randomQueue('iam-cli');
+    const { id } = await enqueue(await connectTo(server, ADMIN), { queue, payload: 'hello' });
+    const run = await emq(['get', queue, id, '--url', server.url, '--json'], { env: IAM_ENV });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ queue, id, state: 'pending' });
+    expect(await admin.call('ACL', 'LOG')).toEqual([]);
+  });
+});
+
 describe('the built HTTP bundle', () => {
   it('signs its token with the credentials of the default chain and serves', async () => {
-    // The tokens of every second the child may sign in, and nothing else.
-    const start = Math.floor(Date.now() / 1000) * 1000;
-    const tokens = await Promise.all(
-      Array.from({ length: WINDOW_SECONDS }, (_, second) =>
-        signIamToken(TARGET, CREDENTIALS, new Date(start + second * 1000)),
-      ),
-    );
-    await admin.call('ACL', 'SETUSER', TARGET.userId, 'resetpass', ...tokens.map((t) => `>${t}`));
+    await acceptTokensAhead();
     const responses = await serve(
       [fixture('v2-post', { queue: randomQueue('iam-bundle') })],
       {
