@@ -73,9 +73,11 @@ export class IamSession {
   }
 
   /**
-   * Moves `connection` onto the current token if it is newer. False when a server refused the
-   * new token on an open connection: the caller rebuilds the connection rather than serve on
-   * one that will not re-authenticate. Throws UnavailableError when no token can be signed.
+   * Moves `connection` onto the current token if it is newer. False when the open connection
+   * failed to re-authenticate, or is reconnecting (after an idle spell its reconnects carried
+   * the stale token and were refused, and the next attempt is a backoff away): the caller
+   * rebuilds it with the new token rather than answer 503. Throws UnavailableError when no
+   * token can be signed.
    */
   async keepFresh(connection: Connection): Promise<boolean> {
     const token = await this.token();
@@ -83,10 +85,27 @@ export class IamSession {
     try {
       await renewClientPassword(connection.client, this.target.userId, token);
       this.applied = token;
-      return true;
     } catch (error) {
       log('warn', 'iam re-authentication failed', errorFields(error));
       return false;
     }
+    if (reconnecting(connection)) {
+      log('warn', 'iam connection reconnecting at renewal', {});
+      return false;
+    }
+    return true;
   }
+}
+
+/**
+ * Not serving now, by iovalkey's public status: the client itself not ready (with the offline
+ * queue off it refuses commands until it is), or a primary's connection down waiting to retry.
+ * A cluster node never used yet is `wait`: it connects on demand, with the new token.
+ */
+function reconnecting(connection: Connection): boolean {
+  const down = (status: string) =>
+    status === 'reconnecting' || status === 'end' || status === 'close';
+  return (
+    connection.client.status !== 'ready' || connection.primaries().some((node) => down(node.status))
+  );
 }

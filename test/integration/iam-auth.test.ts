@@ -167,6 +167,7 @@ describe.each([
         connection.primaries().map((node) => node.ping().catch((error: Error) => error.message)),
       );
       const ready = answers.filter((answer) => answer === 'PONG').length;
+      if (connection.client.status !== 'ready') return `client ${connection.client.status}`;
       return ready === primaries ? undefined : `${ready} of ${primaries}: ${answers.join(', ')}`;
     });
     for (let index = 0; index < 6; index++) {
@@ -220,5 +221,21 @@ describe.each([
       batchItemFailures: [],
     });
     expect((await jobsOf(await containerConnection(), options.defaultQueue)).rows).toHaveLength(2);
+  });
+
+  it('serves on the next invocation after its connection dropped while its token was stale', async () => {
+    // A container left idle past the token's validity, whose connection the server dropped
+    // (ElastiCache's 12-hour limit): the client reconnects with the old token and is refused.
+    await containerConnection();
+    now += 13 * 60 * MINUTE;
+    await acceptTokenAt(now);
+    for (const admin of admins) await admin.call('ACL', 'LOG', 'RESET');
+    await sum(async (admin) => Number(await admin.call('CLIENT', 'KILL', 'USER', TARGET.userId)));
+    await waitFor('a reconnect with the stale token to be refused', 15_000, async () => {
+      const refused = await sum(async (admin) => ((await admin.call('ACL', 'LOG')) as []).length);
+      return refused > 0 ? undefined : 'no refusal yet';
+    });
+    const answer = await post(randomQueue('iam-idle'));
+    expect(answer.response.statusCode).toBe(201);
   });
 });
