@@ -1,5 +1,6 @@
 /** The scoreboard as Markdown: the cases, the verdicts, round trips and bundles. */
 import type { BundleFigures } from './bundles.js';
+import type { ColdStartFigures } from './cold-start.js';
 import type { RoundTripCount } from './round-trips.js';
 import type { CaseResult } from './runner.js';
 import type { Spread } from './stats.js';
@@ -65,8 +66,9 @@ export function casesTable(cases: readonly CaseResult[]): string {
       'command µs/job',
       'client CPU µs/job',
       'memory B/job',
+      'p99 ms/call',
     ],
-    ['left', 'right', 'right', 'right', 'right', 'right', 'right'],
+    ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
     cases.map((c) => [
       c.label,
       int(c.jobsPerSecond.median),
@@ -75,6 +77,7 @@ export function casesTable(cases: readonly CaseResult[]): string {
       fixed(c.commandUsPerJob.median),
       fixed(c.clientCpuUsPerJob.median),
       int(c.memoryBytesPerJob.median),
+      fixed(c.p99UnitMs.median, 2),
     ]),
   );
 }
@@ -109,12 +112,29 @@ export function bundleTable(bundles: readonly BundleFigures[]): string {
   );
 }
 
+export function coldStartTable(cold: ColdStartFigures): string {
+  const row = (what: string, spread: Spread): string[] => [
+    what,
+    fixed(spread.median),
+    `${fixed(spread.min)}–${fixed(spread.max)}`,
+  ];
+  return markdownTable(
+    ['cold process to first admission', 'wall ms (median)', 'spread (min–max)'],
+    ['left', 'right', 'right'],
+    [
+      row('SQS bundle: node, import, connect and checks, 1 record', cold.emq),
+      row('BullMQ producer: node, import, new Queue, add', cold.bullmq),
+    ],
+  );
+}
+
 export function fullReport(parts: {
   machine: Machine;
   cases: readonly CaseResult[];
   verdicts: readonly Verdict[];
   roundTrips: readonly RoundTripCount[];
   bundles: readonly BundleFigures[];
+  coldStarts: ColdStartFigures;
 }): string {
   return [
     `Machine: ${machineLine(parts.machine)}`,
@@ -126,5 +146,7 @@ export function fullReport(parts: {
     roundTripTable(parts.roundTrips),
     '',
     bundleTable(parts.bundles),
+    '',
+    coldStartTable(parts.coldStarts),
   ].join('\n');
 }

@@ -4,7 +4,8 @@
  * writes bench/results/latest.json, bench/chart.svg and the table in bench/README.md.
  *
  * Options: `--rounds N` (default 7), `--round-ms N` (default 400), `--imports N` fresh
- * processes per import figure (default 9), `--only a,b` case ids (no files are written).
+ * processes per import and cold-start figure (default 9), `--only a,b` case ids (no files
+ * are written). The faces' log lines go to stdout, a pipe (log-pipe.ts); the report to stderr.
  */
 import { readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -16,20 +17,16 @@ import { type Connection, connect, installFence } from '../src/index.js';
 import { measureBundles } from './bundles.js';
 import type { BenchCase } from './case.js';
 import { bullAddCase, bullBulkCase } from './cases/bullmq.js';
-import {
-  closeContainer,
-  configureFaces,
-  httpBatchCase,
-  httpCase,
-  logBytesWritten,
-  sqsCase,
-} from './cases/faces.js';
+import { closeContainer, configureFaces, httpBatchCase, httpCase, sqsCase } from './cases/faces.js';
 import { enqueueCase, enqueueManyCase, enqueueManyKeyedCase } from './cases/library.js';
 import { rawPipelineCase, rawSingleCase } from './cases/raw.js';
 import { chartSvg } from './chart.js';
+import { measureColdStarts } from './cold-start.js';
+import { runWithPipedStdout, stdoutIsPiped } from './log-pipe.js';
 import {
   bundleTable,
   casesTable,
+  coldStartTable,
   fullReport,
   type Machine,
   machineLine,
@@ -68,6 +65,9 @@ const root = process.cwd();
 const opts = options(process.argv.slice(2));
 const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 const loadAtStart = loadavg()[0] ?? 0;
+const print = (text: string) => process.stderr.write(`${text}\n`);
+
+if (!stdoutIsPiped(process.argv)) process.exit(await runWithPipedStdout(progress));
 
 const server = await startServer(root);
 const admin = new Valkey({ host: '127.0.0.1', port: server.port });
@@ -131,16 +131,45 @@ try {
     admin,
     progress,
   });
+  const ackCases = [
+    sqsCase('native', 10, 1, 0),
+    sqsCase('native', 10, 1, 1),
+    sqsCase('native', 10, 8, 0),
+    sqsCase('native', 10, 8, 1),
+  ].filter((c) => opts.only === undefined || opts.only.includes(c.id));
+  if (ackCases.length > 0) {
+    // EMQ_ACK_REPLICAS=1 needs a replica: attached for these cases alone, so the others
+    // measure the server as it was; 0 and 1 take turns with it attached.
+    await closeContainer();
+    progress('attaching a replica for the EMQ_ACK_REPLICAS cases');
+    const replica = await startServer(root, { replicaOf: server.port });
+    try {
+      results.push(
+        ...(await runCases(ackCases, {
+          rounds: opts.rounds,
+          roundMs: opts.roundMs,
+          reset,
+          admin,
+          progress,
+        })),
+      );
+    } finally {
+      await closeContainer();
+      await replica.stop();
+    }
+  }
   await closeContainer();
-  progress(`faces built ${logBytesWritten()} bytes of log lines (not written)`);
 
   if (opts.only !== undefined) {
-    console.log(casesTable(results));
+    print(casesTable(results));
   } else {
     progress('counting round trips');
     const roundTrips = await countRoundTrips(server.port);
     progress('measuring bundles');
     const bundles = await measureBundles(root, opts.imports);
+    progress('measuring cold starts');
+    await reset();
+    const coldStarts = await measureColdStarts(root, server, opts.imports);
     const info = await admin.info('server');
     const bullmqVersion = (
       JSON.parse(readFileSync(resolve(root, 'node_modules/bullmq/package.json'), 'utf8')) as {
@@ -159,14 +188,21 @@ try {
       date: `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
       rounds: opts.rounds,
     };
-    const verdictList = verdicts({ cases: results, roundTrips, bundles });
-    console.log(
-      fullReport({ machine, cases: results, verdicts: verdictList, roundTrips, bundles }),
+    const verdictList = verdicts({ cases: results, roundTrips, bundles, coldStarts });
+    print(
+      fullReport({
+        machine,
+        cases: results,
+        verdicts: verdictList,
+        roundTrips,
+        bundles,
+        coldStarts,
+      }),
     );
 
     await mkdir(resolve(root, 'bench/results'), { recursive: true });
     const json = JSON.stringify(
-      { machine, cases: results, verdicts: verdictList, roundTrips, bundles },
+      { machine, cases: results, verdicts: verdictList, roundTrips, bundles, coldStarts },
       null,
       2,
     );
@@ -186,6 +222,8 @@ try {
         roundTripTable(roundTrips),
         '',
         bundleTable(bundles),
+        '',
+        coldStartTable(coldStarts),
       ].join('\n'),
     );
     progress('wrote bench/results/latest.json, bench/chart.svg, bench/README.md');

@@ -14,6 +14,8 @@ export interface RoundResult {
   readonly ms: number;
   readonly jobsPerSecond: number;
   readonly clientCpuUsec: number;
+  /** The 99th percentile of one unit's (one call's, one batch's) latency in the round. */
+  readonly p99Ms: number;
   readonly server: ServerDelta;
 }
 
@@ -28,6 +30,8 @@ export interface CaseResult {
   readonly commandUsPerJob: Spread;
   readonly clientCpuUsPerJob: Spread;
   readonly memoryBytesPerJob: Spread;
+  /** Per round, the 99th percentile of a unit's latency. */
+  readonly p99UnitMs: Spread;
   /** Commands the server counted per unit in the last round (nested ones included). */
   readonly callsPerUnit: Readonly<Record<string, number>>;
   readonly rounds: readonly RoundResult[];
@@ -76,7 +80,7 @@ async function warmUp(benchCase: BenchCase, options: RunOptions): Promise<number
     await options.reset();
     const unit = await benchCase.round(units);
     const started = performance.now();
-    await runUnits(unit, units, benchCase.inFlight ?? 1);
+    await runUnits(unit, units, benchCase.inFlight ?? 1, []);
     const ms = performance.now() - started;
     if (ms >= WARMUP_MS) return (units * 1000) / ms;
     units *= 2;
@@ -92,8 +96,9 @@ async function runRound(
   const unit = await benchCase.round(units);
   const before = await snapshot(options.admin);
   const cpuBefore = process.cpuUsage();
+  const latencies: number[] = [];
   const started = performance.now();
-  await runUnits(unit, units, benchCase.inFlight ?? 1);
+  await runUnits(unit, units, benchCase.inFlight ?? 1, latencies);
   const ms = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
   const after = await snapshot(options.admin);
@@ -104,23 +109,35 @@ async function runRound(
     ms,
     jobsPerSecond: (jobs * 1000) / ms,
     clientCpuUsec: cpu.user + cpu.system,
+    p99Ms: percentile(latencies, 0.99),
     server: deltaOf(before, after, benchCase.topLevel),
   };
 }
 
+/** Runs the units, `inFlight` at a time, and pushes each unit's latency (ms) to `latencies`. */
 async function runUnits(
   unit: (i: number) => Promise<unknown>,
   units: number,
   inFlight: number,
+  latencies: number[],
 ): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < units) {
       const i = next++;
+      const started = performance.now();
       await unit(i);
+      latencies.push(performance.now() - started);
     }
   };
   await Promise.all(Array.from({ length: inFlight }, worker));
+}
+
+/** The nearest-rank percentile `q` (0..1) of the values. */
+function percentile(values: readonly number[], q: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] as number;
 }
 
 function summarize(benchCase: BenchCase, rounds: readonly RoundResult[]): CaseResult {
@@ -144,6 +161,7 @@ function summarize(benchCase: BenchCase, rounds: readonly RoundResult[]): CaseRe
     commandUsPerJob: per((round) => round.server.commandUsec),
     clientCpuUsPerJob: per((round) => round.clientCpuUsec),
     memoryBytesPerJob: per((round) => round.server.memoryBytes),
+    p99UnitMs: spreadOf(rounds.map((round) => round.p99Ms)),
     callsPerUnit,
     rounds,
   };

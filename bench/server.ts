@@ -5,14 +5,16 @@
  * Valkey from EMQ_VALKEY_BIN, the death guard, the free-port probe, the readiness wait), with
  * the harness's flags: loopback, nothing persisted, the module with wire `1`.
  */
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HOST_MODULE } from '../module/artifacts.js';
 import { freePort, LOOPBACK } from '../scripts/valkey/ports.js';
 import { infoField, withProbe } from '../scripts/valkey/probe.js';
 import { waitUntilServing } from '../scripts/valkey/ready.js';
 import { spawnValkey } from '../scripts/valkey/spawn.js';
+import { waitFor } from '../scripts/valkey/wait.js';
 
 export { LOOPBACK };
 
@@ -27,16 +29,28 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(root: string): Promise<BenchServer> {
+export interface ServerOptions {
+  /** Starts a replica of the server on this port, and waits until its link is up. */
+  readonly replicaOf?: number;
+}
+
+export async function startServer(root: string, options: ServerOptions = {}): Promise<BenchServer> {
   const modulePath = resolve(root, HOST_MODULE);
   if (!existsSync(modulePath)) {
     throw new Error(`${modulePath} is missing: run \`npm run build:module\` first.`);
   }
   const port = await freePort();
+  // Its own directory: whatever the server writes (a full sync's snapshot) stays out of the tree.
+  const dir = mkdtempSync(join(tmpdir(), 'emq-bench-'));
   const args = [
+    ...['--dir', dir],
     ...['--port', String(port), '--bind', LOOPBACK, '--save', '', '--appendonly', 'no'],
     ...['--protected-mode', 'no', '--daemonize', 'no'],
     ...['--loadmodule', modulePath, 'wire', '1'],
+    // A replica loads the primary's snapshot from the socket.
+    ...(options.replicaOf === undefined
+      ? []
+      : ['--replicaof', LOOPBACK, String(options.replicaOf), '--repl-diskless-load', 'swapdb']),
   ];
   const child = spawnValkey('valkey-server', args, { stdio: 'ignore' });
   const exited = new Promise<string>((done) => {
@@ -53,6 +67,16 @@ export async function startServer(root: string): Promise<BenchServer> {
       exited,
       what: `valkey-server on port ${port} (is valkey-server installed?)`,
     });
+    // A replica serves the bench only once its link to the primary is up (a full sync done).
+    if (options.replicaOf !== undefined) {
+      await waitFor(`the replica on port ${port} to link to its primary`, START_TIMEOUT_MS, () =>
+        withProbe(port, undefined, async (connection) =>
+          infoField(await connection.info('replication'), 'master_link_status') === 'up'
+            ? undefined
+            : 'link not up',
+        ),
+      );
+    }
   } catch (error) {
     child.kill('SIGKILL');
     throw error;
@@ -69,6 +93,7 @@ export async function startServer(root: string): Promise<BenchServer> {
       process.off('exit', killOnExit);
       child.kill('SIGTERM');
       await Promise.race([exited, sleep(TERM_GRACE_MS).then(() => child.kill('SIGKILL'))]);
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -1,12 +1,12 @@
 /**
  * The two Lambda faces invoked in process, as the runtime calls them: the middy `handler`
- * with a Lambda context, the container configured from EMQ_* variables. Log lines are built
- * (their JSON is part of the cost) but not written: stdout would measure the terminal.
+ * with a Lambda context, the container configured from EMQ_* variables. Their log lines go
+ * where Lambda's go, to the default sink, stdout, which the bench makes a pipe drained by
+ * another process (see `pipedStdout` in run.ts): the writes and their syscalls are measured.
  */
 import type { Context, SQSEvent } from 'aws-lambda';
 import { handler as httpHandler } from '../../functions/http/handler.js';
 import { resetContainer } from '../../functions/shared/connection.js';
-import { setLogSink } from '../../functions/shared/log.js';
 import { handler as sqsHandler } from '../../functions/sqs/handler.js';
 import v2Post from '../../test/fixtures/http/v2-post.json' with { type: 'json' };
 import { sqsRecord } from '../../test/fixtures/sqs/records.js';
@@ -20,7 +20,6 @@ const HTTP_QUEUE = 'bench-http';
 let serverUrl = '';
 let container: string | undefined;
 let invocations = 0;
-let logBytes = 0;
 
 /** Points the container at the bench server; call once before any face case. */
 export function configureFaces(url: string): void {
@@ -28,26 +27,23 @@ export function configureFaces(url: string): void {
   process.env.EMQ_CLUSTER = 'false';
   process.env.EMQ_DEFAULT_QUEUE = SQS_QUEUE;
   delete process.env.EMQ_DLQ_URL;
-  setLogSink((line) => {
-    logBytes += line.length;
-  });
-}
-
-/** Bytes of log lines the faces produced (proof they were built). */
-export function logBytesWritten(): number {
-  return logBytes;
 }
 
 /**
  * One container at a time, as a deployment has one per function: switching the executor or
  * the server (the round-trip proxy) reopens it.
  */
-export async function useContainer(executor: ExecutorKind, url = serverUrl): Promise<void> {
-  if (container === `${executor} ${url}`) return;
+export async function useContainer(
+  executor: ExecutorKind,
+  url = serverUrl,
+  acks = 0,
+): Promise<void> {
+  if (container === `${executor} ${url} ${acks}`) return;
   await resetContainer();
   process.env.EMQ_URL = url;
   process.env.EMQ_EXECUTOR = executor;
-  container = `${executor} ${url}`;
+  process.env.EMQ_ACK_REPLICAS = String(acks);
+  container = `${executor} ${url} ${acks}`;
 }
 
 /** Closes the container's connection. */
@@ -84,16 +80,27 @@ function topLevelOf(executor: ExecutorKind): string[] {
   return executor === 'native' ? ['emq.enqueue', 'emq.admit', 'fcall'] : ['fcall'];
 }
 
-export function sqsCase(executor: ExecutorKind, size: number, inFlight = 1): BenchCase {
+/**
+ * `acks`: EMQ_ACK_REPLICAS of the container, named in the case (1 needs a replica attached);
+ * left out, the default 0 and the plain name.
+ */
+export function sqsCase(
+  executor: ExecutorKind,
+  size: number,
+  inFlight = 1,
+  acks?: number,
+): BenchCase {
+  const flight = inFlight > 1 ? `, ${inFlight} in flight` : '';
+  const acked = acks === undefined ? '' : `, EMQ_ACK_REPLICAS=${acks}`;
   return {
-    id: `sqs.batch${size}.${executor}${inFlight > 1 ? `.x${inFlight}` : ''}`,
-    label: `SQS handler, batches of ${size} (${executor})${inFlight > 1 ? `, ${inFlight} in flight` : ''}`,
+    id: `sqs.batch${size}.${executor}${inFlight > 1 ? `.x${inFlight}` : ''}${acks === undefined ? '' : `.acks${acks}`}`,
+    label: `SQS handler, batches of ${size} (${executor})${flight}${acked}`,
     side: 'ours',
     jobsPerUnit: size,
     inFlight,
     topLevel: topLevelOf(executor),
     round: async (units) => {
-      await useContainer(executor);
+      await useContainer(executor, serverUrl, acks ?? 0);
       await sqsHandler(firstDeliveries(size), lambdaContext());
       const events = Array.from({ length: units }, () => firstDeliveries(size));
       const contexts = Array.from({ length: units }, lambdaContext);
