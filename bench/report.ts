@@ -82,6 +82,26 @@ export function casesTable(cases: readonly CaseResult[]): string {
   );
 }
 
+/** Where the server's command time goes: each command a case caused, per unit and per call. */
+export function commandTable(cases: readonly CaseResult[]): string {
+  const rows = cases.flatMap((c) =>
+    // The bench's own INFO between rounds is no part of a case.
+    Object.entries(c.callsPerUnit)
+      .filter(([name]) => name !== 'info')
+      .map(([name, calls]) => [
+        c.id,
+        name,
+        fixed(calls, 2),
+        fixed(c.usecPerCall[name] ?? Number.NaN, 2),
+      ]),
+  );
+  return markdownTable(
+    ['case', 'command (nested ones too)', 'calls per unit', 'µs per call'],
+    ['left', 'left', 'right', 'right'],
+    rows,
+  );
+}
+
 export function verdictTable(verdicts: readonly Verdict[]): string {
   const mark = (met: boolean | null): string => (met === null ? '–' : met ? 'pass' : 'MISS');
   return markdownTable(

@@ -27,6 +27,7 @@ import {
   bundleTable,
   casesTable,
   coldStartTable,
+  commandTable,
   fullReport,
   type Machine,
   machineLine,
@@ -162,6 +163,8 @@ try {
 
   if (opts.only !== undefined) {
     print(casesTable(results));
+    print('');
+    print(commandTable(results));
   } else {
     progress('counting round trips');
     const roundTrips = await countRoundTrips(server.port);

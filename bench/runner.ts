@@ -34,6 +34,8 @@ export interface CaseResult {
   readonly p99UnitMs: Spread;
   /** Commands the server counted per unit in the last round (nested ones included). */
   readonly callsPerUnit: Readonly<Record<string, number>>;
+  /** commandstats µs per call of each of those commands, over every round. */
+  readonly usecPerCall: Readonly<Record<string, number>>;
   readonly rounds: readonly RoundResult[];
 }
 
@@ -150,6 +152,20 @@ function summarize(benchCase: BenchCase, rounds: readonly RoundResult[]): CaseRe
       callsPerUnit[name] = Math.round((calls / last.units) * 100) / 100;
     }
   }
+  const usec: Record<string, number> = {};
+  const calls: Record<string, number> = {};
+  for (const round of rounds) {
+    for (const [name, count] of Object.entries(round.server.calls)) {
+      calls[name] = (calls[name] ?? 0) + count;
+      usec[name] = (usec[name] ?? 0) + (round.server.usec[name] ?? 0);
+    }
+  }
+  const usecPerCall = Object.fromEntries(
+    Object.entries(calls).map(([name, count]) => [
+      name,
+      Math.round(((usec[name] ?? 0) / count) * 100) / 100,
+    ]),
+  );
   return {
     id: benchCase.id,
     label: benchCase.label,
@@ -163,6 +179,7 @@ function summarize(benchCase: BenchCase, rounds: readonly RoundResult[]): CaseRe
     memoryBytesPerJob: per((round) => round.server.memoryBytes),
     p99UnitMs: spreadOf(rounds.map((round) => round.p99Ms)),
     callsPerUnit,
+    usecPerCall,
     rounds,
   };
 }

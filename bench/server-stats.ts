@@ -34,6 +34,8 @@ export interface ServerDelta {
   readonly memoryBytes: number;
   /** Calls per command, every command (nested ones too), to see what a case really sent. */
   readonly calls: Readonly<Record<string, number>>;
+  /** commandstats usec per command, nested ones too (where the server's time goes). */
+  readonly usec: Readonly<Record<string, number>>;
 }
 
 export function deltaOf(
@@ -43,10 +45,12 @@ export function deltaOf(
 ): ServerDelta {
   let commandUsec = 0;
   const calls: Record<string, number> = {};
+  const usec: Record<string, number> = {};
   for (const [name, now] of after.commands) {
     const then = before.commands.get(name) ?? { usec: 0, calls: 0 };
     if (now.calls === then.calls) continue;
     calls[name] = now.calls - then.calls;
+    usec[name] = now.usec - then.usec;
     if (topLevel.includes(name)) commandUsec += now.usec - then.usec;
   }
   return {
@@ -54,5 +58,6 @@ export function deltaOf(
     commandUsec,
     memoryBytes: after.usedMemory - before.usedMemory,
     calls,
+    usec,
   };
 }
