@@ -48,7 +48,12 @@ export function parseEvent(event: unknown): HttpRequest {
  */
 export function isHeadEvent(event: unknown): boolean {
   const fields = record(event);
-  const method = fields?.httpMethod ?? record(record(fields?.requestContext)?.http)?.method;
+  // The method parseEvent would read: payload 1.0's httpMethod when it is a string, else 2.0's
+  // requestContext.http.method (a non-string httpMethod must not hide a 2.0 HEAD).
+  const method =
+    typeof fields?.httpMethod === 'string'
+      ? fields.httpMethod
+      : record(record(fields?.requestContext)?.http)?.method;
   return typeof method === 'string' && method.toUpperCase() === 'HEAD';
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseEvent } from '../../functions/http/event.js';
+import { isHeadEvent, parseEvent } from '../../functions/http/event.js';
 import { InvalidInputError } from '../../src/index.js';
 import {
   FIXTURE_BINARY_BODY,
@@ -105,5 +105,28 @@ describe('parseEvent', () => {
     ['a 2.0 event without requestContext.http', { version: '2.0', rawPath: '/queues/q/jobs' }],
   ])('refuses %s as not an HTTP event', (_what, event) => {
     expect(() => parseEvent(event)).toThrow(InvalidInputError);
+  });
+});
+
+describe('isHeadEvent', () => {
+  const v2Head = (extra: Record<string, unknown>) => {
+    const event = fixture('v2-post') as unknown as { requestContext: { http: { method: string } } };
+    return {
+      ...event,
+      requestContext: {
+        ...event.requestContext,
+        http: { ...event.requestContext.http, method: 'HEAD' },
+      },
+      ...extra,
+    };
+  };
+
+  it('reads the method parseEvent reads, so a HEAD answer never gets a body', () => {
+    expect(isHeadEvent(v2Head({}))).toBe(true);
+    // Found by the HTTP fuzz: a 2.0 event with a non-string httpMethod is still a 2.0 HEAD.
+    expect(isHeadEvent(v2Head({ httpMethod: false }))).toBe(true);
+    expect(parseEvent(v2Head({ httpMethod: false })).method).toBe('HEAD');
+    expect(isHeadEvent(fixture('v1-put'))).toBe(false);
+    expect(isHeadEvent({ httpMethod: 'head' })).toBe(true);
   });
 });
