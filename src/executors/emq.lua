@@ -124,8 +124,10 @@ local function emq_admit(keys, args)
     local earlier_row = 'emq:{' .. queue .. '}:job:' .. earlier
     local stored = redis.pcall('HGET', earlier_row, 'payload')
     if type(stored) == 'table' then return refuse(WRONGTYPE) end
-    -- The row holds another payload; a row that is gone was consumed: the same job.
+    -- The row holds another payload; a row that is gone was consumed: the same job. A row
+    -- without a payload field is not that job's row (as the module answers it).
     if stored and stored ~= payload then return { -1, earlier } end
+    if not stored and redis.call('EXISTS', earlier_row) == 1 then return { -1, earlier } end
     redis.call('SET', dedupe, earlier, 'KEEPTTL')
     return { 0, earlier }
   end

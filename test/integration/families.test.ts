@@ -107,6 +107,34 @@ describe.each(['standalone', 'cluster'] as const)('on a %s target', (topology) =
     });
   });
 
+  it('answers a replay alike when the recorded row is gone (0) or has lost its payload (-1)', async () => {
+    const [native, fn] = await open();
+    const replies: Record<string, unknown[]> = {};
+    for (const [name, conn] of [
+      ['native', native],
+      ['function', fn],
+    ] as const) {
+      const queue = randomQueue(`replay-${name}`);
+      const consumed = calls(queue, 'JOB0KHTOWnGLuC', 'gone', Buffer.from('p'));
+      const stripped = calls(queue, 'JOB0KHTOWnGLuD', 'bare', Buffer.from('p'));
+      await send(conn.client, conn.executor.admit(consumed.admit));
+      await send(conn.client, conn.executor.admit(stripped.admit));
+      // A worker consumed one job (row gone); the other row kept its state but not its payload.
+      await conn.client.del(consumed.admit.jobKey);
+      await conn.client.hdel(stripped.admit.jobKey, 'payload');
+      replies[name] = [
+        await send(conn.client, conn.executor.admit(consumed.admit)),
+        await send(conn.client, conn.executor.admit(stripped.admit)),
+      ];
+      expect(await conn.client.exists(consumed.admit.jobKey)).toBe(0);
+    }
+    expect(replies.native).toEqual([
+      [0, 'JOB0KHTOWnGLuC'],
+      [-1, 'JOB0KHTOWnGLuD'],
+    ]);
+    expect(replies.function).toEqual(replies.native);
+  });
+
   it.each([
     ['an id without JOB', 'EMQKIND'],
     ['a pending key of another queue', 'EMQLAYOUT'],
