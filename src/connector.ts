@@ -13,7 +13,7 @@ import { mintJobId } from './ids.js';
 import { checkNodes, type FenceReading, readNodes } from './install.js';
 import type { AdmissionTarget } from './jobs.js';
 import { classifyFailure } from './outcome-rules.js';
-import { ConfigError } from './outcomes.js';
+import { ConfigError, UnavailableError } from './outcomes.js';
 
 export interface ConnectOptions {
   /** Server URLs: one, or several cluster seeds. `rediss://` turns TLS on. Default `['redis://127.0.0.1:6379']`. */
@@ -124,7 +124,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     onWarning('connection-error', { code: typeof code === 'string' ? code : 'unknown' });
   });
   try {
-    await client.connect();
+    await openWithin(client, o.connectTimeoutMs);
     const primaries = (): Valkey[] =>
       client instanceof Cluster ? client.nodes('master') : [client];
     const readings = await readNodes({ client, wire: o.wire, primaries });
@@ -155,6 +155,31 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
   } catch (error) {
     client.disconnect();
     throw classifyFailure(error);
+  }
+}
+
+/**
+ * client.connect(), bounded by the connect timeout (SPEC §7: a retryable answer, never a hang).
+ * iovalkey 0.4.0's Cluster#connect() never settles its promise when the ready check (CLUSTER
+ * INFO) fails after the slot map was read: a command timeout while a node's socket is still
+ * opening, or cluster_state:fail. It disconnects, reconnects on its own and resolves only the
+ * promises of its later attempts. The caller's catch disconnects, which ends those attempts.
+ */
+async function openWithin(client: Valkey | Cluster, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new UnavailableError(`Valkey did not accept the connection within ${ms} ms; retry.`),
+        ),
+      ms,
+    );
+  });
+  try {
+    await Promise.race([client.connect(), deadline]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
