@@ -9,10 +9,14 @@ import { join } from 'node:path';
 
 export type ValkeyTool = 'valkey-server' | 'valkey-cli';
 
+// Read once, when this file loads: tests clear every EMQ_* variable between scenarios
+// (clearEmqEnv), and a server restarted after that must still be the one the run chose, not
+// PATH's (a 9.1 node restarted as 8.0.1 cannot read its own data).
+const BIN_DIR = process.env.EMQ_VALKEY_BIN?.trim();
+
 /** The directory of the Valkey to run, or undefined for PATH (the default). */
 export function valkeyBinDir(): string | undefined {
-  const dir = process.env.EMQ_VALKEY_BIN?.trim();
-  return dir === undefined || dir === '' ? undefined : dir;
+  return BIN_DIR === undefined || BIN_DIR === '' ? undefined : BIN_DIR;
 }
 
 /** The command to spawn for `tool`: `<EMQ_VALKEY_BIN>/<tool>`, else the bare name (PATH). */
