@@ -31,16 +31,23 @@ int (*KeyType)(Key *);
 long long (*GetExpire)(Key *);
 char *(*StringDMA)(Key *, size_t *, int);
 int (*StringSet)(Key *, Str *);
+int (*DeleteKey)(Key *);
 int (*HashGet)(Key *, int, ...);
 int (*AvoidReplicaTraffic)(void);
 Reply *(*Call)(Ctx *, const char *, const char *, ...);
 int (*CallReplyType)(Reply *);
 void (*FreeCallReply)(Reply *);
+size_t (*CallReplyLength)(Reply *);
+Reply *(*CallReplyArrayElement)(Reply *, size_t);
+long long (*CallReplyInteger)(Reply *);
+const char *(*CallReplyStringPtr)(Reply *, size_t *);
+const char *(*GetMyClusterID)(void);
 int (*Replicate)(Ctx *, const char *, const char *, ...);
 int (*SubscribeToKeyspaceEvents)(Ctx *, int, NotifyFunc);
 int (*SubscribeToServerEvent)(Ctx *, Event, EventFunc);
 int (*EventLoopAddOneShot)(OneShotFunc, void *);
 Ctx *(*GetDetachedThreadSafeContext)(Ctx *);
+TimerId (*CreateTimer)(Ctx *, long long, TimerFunc, void *);
 void (*SetModuleOptions)(Ctx *, int);
 int (*GetModuleOptionsAll)(void);
 Filter *(*RegisterCommandFilter)(Ctx *, FilterFunc, int);
@@ -75,8 +82,10 @@ int api_init(void) {
            API(ReplyWithNull) && API(ReplyWithCallReply) && API(CreateString) &&
            API(FreeString) && API(StringPtrLen) && API(StringAppendBuffer) &&
            API(StringToLongLong) && API(OpenKey) && API(CloseKey) && API(KeyType) &&
-           API(GetExpire) && API(StringDMA) && API(StringSet) && API(HashGet) &&
+           API(GetExpire) && API(StringDMA) && API(StringSet) && API(DeleteKey) && API(HashGet) &&
            API(AvoidReplicaTraffic) && API(Call) && API(CallReplyType) && API(FreeCallReply) &&
+           API(CallReplyLength) && API(CallReplyArrayElement) && API(CallReplyInteger) &&
+           API(CallReplyStringPtr) && API(GetMyClusterID) && API(CreateTimer) &&
            API(Replicate) && API(SubscribeToKeyspaceEvents) && API(SubscribeToServerEvent) &&
            API(EventLoopAddOneShot) && API(GetDetachedThreadSafeContext) &&
            API(SetModuleOptions) && API(GetModuleOptionsAll) && API(RegisterCommandFilter) &&

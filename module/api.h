@@ -13,8 +13,8 @@
 enum { OK = 0, ERR = 1 };
 enum { KEY_READ = 1 << 0, KEY_WRITE = 1 << 1, KEY_NOTOUCH = 1 << 16, KEY_NOEFFECTS = 1 << 20 };
 enum { TYPE_EMPTY = 0, TYPE_STRING = 1, TYPE_HASH = 3, TYPE_ZSET = 5 };
-enum { REPLY_ERROR = 1 };
-enum { CTX_MULTI = 1 << 1, CTX_CLUSTER = 1 << 5 };
+enum { REPLY_STRING = 0, REPLY_ERROR = 1, REPLY_INTEGER = 2, REPLY_ARRAY = 3 };
+enum { CTX_MULTI = 1 << 1, CTX_PRIMARY = 1 << 2, CTX_CLUSTER = 1 << 5 };
 enum { HASH_CFIELDS = 1 << 2 };
 enum { NO_EXPIRE = -1 };
 /* Valkey 9: CLUSTER MIGRATESLOTS runs only when every loaded module declares this. */
@@ -22,7 +22,8 @@ enum { OPTION_HANDLE_ATOMIC_SLOT_MIGRATION = 1 << 5 };
 /* Every keyspace event class a module can get: generic, string, list, set, hash, zset,
  * expired, evicted, stream, module. */
 enum { NOTIFY_ALL = 0x27fc };
-enum { EVENT_FLUSHDB = 2, EVENT_LOADING = 3 };
+enum { EVENT_ROLE_CHANGED = 0, EVENT_FLUSHDB = 2, EVENT_LOADING = 3 };
+enum { ROLE_NOW_PRIMARY = 0, LOADING_ENDED = 3 };
 
 typedef struct Ctx Ctx;
 typedef struct Str Str;
@@ -36,6 +37,8 @@ typedef int (*NotifyFunc)(Ctx *ctx, int type, const char *event, Str *key);
 typedef void (*EventFunc)(Ctx *ctx, Event e, uint64_t subevent, void *data);
 typedef void (*OneShotFunc)(void *data);
 typedef void (*FilterFunc)(FilterCtx *filter);
+typedef void (*TimerFunc)(Ctx *ctx, void *data);
+typedef uint64_t TimerId;
 
 extern void (*SetModuleAttribs)(Ctx *ctx, const char *name, int ver, int apiver);
 extern int (*IsModuleNameBusy)(const char *name);
@@ -64,16 +67,23 @@ extern int (*KeyType)(Key *key);
 extern long long (*GetExpire)(Key *key);
 extern char *(*StringDMA)(Key *key, size_t *len, int mode);
 extern int (*StringSet)(Key *key, Str *str);
+extern int (*DeleteKey)(Key *key);
 extern int (*HashGet)(Key *key, int flags, ...);
 extern int (*AvoidReplicaTraffic)(void);
 extern Reply *(*Call)(Ctx *ctx, const char *cmd, const char *fmt, ...);
 extern int (*CallReplyType)(Reply *reply);
 extern void (*FreeCallReply)(Reply *reply);
+extern size_t (*CallReplyLength)(Reply *reply);
+extern Reply *(*CallReplyArrayElement)(Reply *reply, size_t idx);
+extern long long (*CallReplyInteger)(Reply *reply);
+extern const char *(*CallReplyStringPtr)(Reply *reply, size_t *len);
+extern const char *(*GetMyClusterID)(void);
 extern int (*Replicate)(Ctx *ctx, const char *cmd, const char *fmt, ...);
 extern int (*SubscribeToKeyspaceEvents)(Ctx *ctx, int types, NotifyFunc cb);
 extern int (*SubscribeToServerEvent)(Ctx *ctx, Event event, EventFunc cb);
 extern int (*EventLoopAddOneShot)(OneShotFunc fn, void *data);
 extern Ctx *(*GetDetachedThreadSafeContext)(Ctx *ctx);
+extern TimerId (*CreateTimer)(Ctx *ctx, long long period_ms, TimerFunc fn, void *data);
 extern void (*SetModuleOptions)(Ctx *ctx, int options);
 extern int (*GetModuleOptionsAll)(void);
 extern Filter *(*RegisterCommandFilter)(Ctx *ctx, FilterFunc cb, int flags);

@@ -5,6 +5,8 @@
  */
 #include "fence.h"
 
+#include "fence-keep.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -64,16 +66,34 @@ static Key *fence_open(Ctx *ctx, Fence *f) {
     return NULL;
 }
 
-static void fence_read(Ctx *ctx, Fence *f) {
-    Key *k = fence_open(ctx, f);
-    if (!k) return;
-    size_t len;
-    const char *v = StringDMA(k, &len, KEY_READ);
-    if (!v) v = "", len = 0;
+static void fence_value(Fence *f, const char *v, size_t len) {
+    f->kind = FENCE_VALUE;
     f->same = bytes_eq(v, len, wire, wire_len);
     printable(f->seen, sizeof f->seen, v, len);
+}
+
+/* In cluster mode a read also feeds fence-keep.c, and while it is putting the copy back after
+ * the server's unowned-slot cleanup, the copy is what it will put back (see there). */
+static void fence_read(Ctx *ctx, Fence *f) {
+    size_t len;
+    const char *v;
+    if (cluster && keep_pending(&v, &len)) {
+        fence_value(f, v, len);
+        return;
+    }
+    Key *k = fence_open(ctx, f);
+    if (!k) {
+        if (cluster) keep_remember(0, NULL, 0);
+        return;
+    }
+    v = StringDMA(k, &len, KEY_READ);
+    if (!v) v = "", len = 0;
+    fence_value(f, v, len);
+    if (cluster) keep_remember(1, v, len);
     CloseKey(k);
 }
+
+static void refresh(Ctx *ctx) { fence_read(ctx, &node_fence); }
 
 /*
  * Why cluster mode keeps a copy of the fence instead of reading it in EMQ.ENQUEUE:
@@ -100,13 +120,24 @@ static void fence_changed(void) {
 static int on_key_event(Ctx *ctx, int type, const char *event, Str *key) {
     size_t n;
     const char *k = StringPtrLen(key, &n);
-    (void)ctx, (void)type, (void)event;
-    if (bytes_eq(k, n, FENCE_KEY, sizeof FENCE_KEY - 1)) fence_changed();
+    (void)type;
+    if (!bytes_eq(k, n, FENCE_KEY, sizeof FENCE_KEY - 1)) return OK;
+    /* The server's own cleanup of an unowned slot: the copy is put back, the cache stays. */
+    if (strcmp(event, "del") == 0 && keep_on_delete(ctx)) return OK;
+    keep_cancel();
+    fence_changed();
     return OK;
 }
 
 static void on_dataset_event(Ctx *ctx, Event e, uint64_t subevent, void *data) {
-    (void)ctx, (void)e, (void)subevent, (void)data;
+    (void)data;
+    keep_cancel();
+    /* Read at once when a load ends: a cleanup of unowned slots may follow before the event
+     * loop runs, and fence-keep.c must know what the node held. */
+    if (e.id == EVENT_LOADING && subevent == LOADING_ENDED) {
+        refresh(ctx);
+        return;
+    }
     fence_changed();
 }
 
@@ -169,6 +200,14 @@ int fence_read_cmd(Ctx *ctx, Str **argv, int argc) {
     if (argc != 1) return WrongArity(ctx);
     if (refused_in_multi(ctx, "EMQ.WIRE")) return OK;
 
+    size_t held_len;
+    const char *held;
+    if (cluster && keep_pending(&held, &held_len)) { /* being put back, see fence-keep.c */
+        ReplyWithArray(ctx, 2);
+        ReplyWithStringBuffer(ctx, wire, wire_len);
+        return ReplyWithStringBuffer(ctx, held, held_len);
+    }
+
     Fence f;
     Key *k = fence_open(ctx, &f);
     if (f.kind == FENCE_NOT_STRING) {
@@ -198,6 +237,7 @@ int fence_install_cmd(Ctx *ctx, Str **argv, int argc) {
     /* Call() would refuse a key of a slot this node does not own (cluster mode); the key
      * API writes node-locally (and drops any TTL), and Replicate sends replicas and the
      * AOF a plain SET, which drops a TTL there too. */
+    keep_cancel(); /* the operator's install wins over a pending put-back */
     Key *k = OpenKey(ctx, fence_key, KEY_WRITE);
     Str *v = CreateString(ctx, wire, wire_len);
     int rc = k ? StringSet(k, v) : ERR;
@@ -241,7 +281,8 @@ int fence_setup(Ctx *ctx, Str **argv, int argc) {
     reader = GetDetachedThreadSafeContext(ctx);
     if (!reader || SubscribeToKeyspaceEvents(ctx, NOTIFY_ALL, on_key_event) != OK ||
         SubscribeToServerEvent(ctx, (Event){EVENT_FLUSHDB, 1}, on_dataset_event) != OK ||
-        SubscribeToServerEvent(ctx, (Event){EVENT_LOADING, 1}, on_dataset_event) != OK)
+        SubscribeToServerEvent(ctx, (Event){EVENT_LOADING, 1}, on_dataset_event) != OK ||
+        !keep_setup(ctx, fence_key, refresh))
         return 0;
     fence_changed(); /* the first read runs once the event loop does, after any load */
     return 1;

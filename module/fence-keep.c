@@ -1,0 +1,155 @@
+/*
+ * Keeping a cluster primary's own {emq}:version (SPEC §6) across the server's cleanup of slots
+ * it does not own. Written against Valkey 9.1.2 (and 8.0.1, where the cleanup rarely runs).
+ *
+ * Every primary holds a copy of the fence whatever node serves slot 9051. Valkey deletes the
+ * keys of slots a primary does not own in verifyClusterConfigWithData(): on 9.x after every
+ * promotion (CLUSTER FAILOVER, TAKEOVER, a failover after a crash or a stop) and after loading
+ * at startup; on both lines also when gossip takes a slot from a primary that still has keys in
+ * it. That path (delKeysInSlot) deletes the key, propagates a DEL to replicas and the AOF, and
+ * tells modules with a `del` keyspace event. Without this file the copy is gone and every
+ * native write on that node is refused EMQWIRE until an operator reinstalls.
+ *
+ * Two measures:
+ * - Promotion: on the role change to primary, which 9.1.2 announces before it checks its slots,
+ *   the copy is taken out node-locally (no DEL propagated) and put back just after. The check
+ *   then finds the slot empty and deletes nothing. This also matters beyond the fence: a delete
+ *   inside CLUSTER FAILOVER TAKEOVER makes 9.1.2 propagate the TAKEOVER itself to the old
+ *   primary, which runs it from its replication link and crashes (tested here).
+ * - Any other cleanup (startup load, gossip): a `del` on a primary that does not own slot 9051
+ *   can only be the server's, since a client's DEL, SET or EXPIRE of the key is redirected
+ *   (MOVED) to the owner. The copy is put back from the value last read node-locally.
+ * The put-back runs from a timer (so it is propagated as its own SET to replicas and the AOF),
+ * never while writes to replicas are paused; until then the write check keeps its cached value
+ * and EMQ.WIRE reports the pending one. Any other event on the key, a flush or a load cancels it:
+ * an operator's DEL, SET or EXPIRE on the owner still changes or removes the fence.
+ */
+#include "fence-keep.h"
+
+#include <string.h>
+
+#define FENCE_SLOT 9051
+#define KEEP_MAX 512 /* longer values are not kept: they are not an identity anyway */
+#define RETRY_MS 10
+#define NODE_ID_LEN 40 /* GetMyClusterID's id is not NUL-terminated */
+
+static Str *fence_key;
+static void (*refresh_cache)(Ctx *ctx);
+static char held[KEEP_MAX];
+static size_t held_len;
+static int held_valid; /* held is what a trusted node-local read last found */
+static char pending[KEEP_MAX];
+static size_t pending_len;
+static int pending_set, timer_armed;
+static const char *why; /* for the log line of the put-back */
+
+void keep_remember(int valid, const char *v, size_t len) {
+    held_valid = valid && len <= KEEP_MAX;
+    if (!held_valid) return;
+    memcpy(held, v, len);
+    held_len = len;
+}
+
+void keep_cancel(void) { pending_set = 0; }
+
+int keep_pending(const char **v, size_t *len) {
+    if (!pending_set) return 0;
+    *v = pending, *len = pending_len;
+    return 1;
+}
+
+static void put_back(Ctx *ctx, void *unused);
+
+static void arm(Ctx *ctx, long long ms) {
+    if (timer_armed) return;
+    CreateTimer(ctx, ms, put_back, NULL);
+    timer_armed = 1;
+}
+
+static void hold(Ctx *ctx, const char *v, size_t len, const char *reason) {
+    why = reason;
+    memcpy(pending, v, len);
+    pending_len = len;
+    pending_set = 1;
+    arm(ctx, 0);
+}
+
+/* Writes the pending value back if the key is still absent: node-locally, and as a plain SET to
+ * replicas and the AOF when this node is a primary (a replica only undoes its own take-out). */
+static void put_back(Ctx *ctx, void *unused) {
+    (void)unused;
+    timer_armed = 0;
+    if (!pending_set) return;
+    if (AvoidReplicaTraffic()) { /* CLIENT PAUSE or a failover pause: no propagation now */
+        arm(ctx, RETRY_MS);
+        return;
+    }
+    pending_set = 0;
+    Key *k = OpenKey(ctx, fence_key, KEY_WRITE);
+    if (k && KeyType(k) == TYPE_EMPTY) {
+        Str *v = CreateString(ctx, pending, pending_len);
+        int rc = StringSet(k, v);
+        FreeString(ctx, v);
+        CloseKey(k);
+        if (rc == OK && (GetContextFlags(ctx) & CTX_PRIMARY))
+            Replicate(ctx, "SET", "sb", fence_key, pending, pending_len);
+        Log(ctx, "notice", "emq: {emq}:version put back (%s)", why);
+    } else if (k) {
+        CloseKey(k);
+    }
+    refresh_cache(ctx);
+}
+
+/* Does this node serve slot 9051? From CLUSTER SLOTS: [start, end, [ip, port, id, ...], ...]. */
+static int owns_fence_slot(Ctx *ctx) {
+    Reply *r = Call(ctx, "CLUSTER", "c", "SLOTS");
+    if (!r) return 1; /* unknown: treat the event as an operator's, the safe side */
+    int owned = 0;
+    const char *me = GetMyClusterID();
+    for (size_t i = 0; r && CallReplyType(r) == REPLY_ARRAY && i < CallReplyLength(r); i++) {
+        Reply *range = CallReplyArrayElement(r, i);
+        if (CallReplyLength(range) < 3) continue;
+        long long start = CallReplyInteger(CallReplyArrayElement(range, 0));
+        long long end = CallReplyInteger(CallReplyArrayElement(range, 1));
+        if (start > FENCE_SLOT || FENCE_SLOT > end) continue;
+        Reply *node = CallReplyArrayElement(range, 2);
+        size_t n = 0;
+        const char *id = CallReplyLength(node) >= 3
+                             ? CallReplyStringPtr(CallReplyArrayElement(node, 2), &n)
+                             : NULL;
+        owned = id && me && bytes_eq(id, n, me, NODE_ID_LEN);
+        break;
+    }
+    FreeCallReply(r);
+    return owned;
+}
+
+int keep_on_delete(Ctx *ctx) {
+    pending_set = 0;
+    if (!held_valid || !(GetContextFlags(ctx) & CTX_PRIMARY) || owns_fence_slot(ctx)) return 0;
+    hold(ctx, held, held_len, "the server deleted it with the keys of unowned slots");
+    return 1;
+}
+
+/* 9.1.2 fires this from the promotion, before verifyClusterConfigWithData() runs. */
+static void on_role_change(Ctx *ctx, Event e, uint64_t subevent, void *data) {
+    (void)e, (void)data;
+    if (subevent != ROLE_NOW_PRIMARY) return;
+    Key *k = OpenKey(ctx, fence_key, KEY_WRITE | KEY_NOEFFECTS);
+    if (!k) return;
+    size_t len = 0;
+    const char *v = KeyType(k) == TYPE_STRING && GetExpire(k) == NO_EXPIRE
+                        ? StringDMA(k, &len, KEY_READ)
+                        : NULL;
+    if (v && len <= KEEP_MAX) {
+        hold(ctx, v, len, "taken out for the promotion's check of unowned slots"); /* copies v */
+        DeleteKey(k);
+    }
+    CloseKey(k);
+}
+
+int keep_setup(Ctx *ctx, Str *key, void (*refresh)(Ctx *ctx)) {
+    fence_key = key;
+    refresh_cache = refresh;
+    return SubscribeToServerEvent(ctx, (Event){EVENT_ROLE_CHANGED, 1}, on_role_change) == OK;
+}
