@@ -105,6 +105,7 @@ static void refresh(Ctx *ctx) { fence_read(ctx, &node_fence); }
  * keyspace event on it, a flush, a load). Between a change and that re-read the fence
  * answers "changing", so no enqueue passes on a stale value. A TTL is an event (expire)
  * too, and a copy with one is never cached as passing, so expiry cannot outrun the cache.
+ * The server's own deletion of the copy (unowned-slot cleanup) is undone by fence-keep.c.
  */
 static void reread(void *unused) {
     (void)unused;
