@@ -11,7 +11,7 @@
  * native write on that node is refused EMQWIRE until an operator reinstalls.
  *
  * Two measures:
- * - Promotion: on the role change to primary, which 9.1.2 announces before it checks its slots,
+ * - Promotion (9.x): on the role change to primary, announced before the slot check,
  *   the copy is taken out node-locally (no DEL propagated) and put back just after. The check
  *   then finds the slot empty and deletes nothing. This also matters beyond the fence: a delete
  *   inside CLUSTER FAILOVER TAKEOVER makes 9.1.2 propagate the TAKEOVER itself to the old
@@ -100,21 +100,25 @@ static void put_back(Ctx *ctx, void *unused) {
     refresh_cache(ctx);
 }
 
+static int is_array(Reply *r, size_t min_len) {
+    return r && CallReplyType(r) == REPLY_ARRAY && CallReplyLength(r) >= min_len;
+}
+
 /* Does this node serve slot 9051? From CLUSTER SLOTS: [start, end, [ip, port, id, ...], ...]. */
 static int owns_fence_slot(Ctx *ctx) {
     Reply *r = Call(ctx, "CLUSTER", "c", "SLOTS");
     if (!r) return 1; /* unknown: treat the event as an operator's, the safe side */
     int owned = 0;
     const char *me = GetMyClusterID();
-    for (size_t i = 0; r && CallReplyType(r) == REPLY_ARRAY && i < CallReplyLength(r); i++) {
+    for (size_t i = 0; is_array(r, i + 1); i++) {
         Reply *range = CallReplyArrayElement(r, i);
-        if (CallReplyLength(range) < 3) continue;
+        if (!is_array(range, 3)) continue;
         long long start = CallReplyInteger(CallReplyArrayElement(range, 0));
         long long end = CallReplyInteger(CallReplyArrayElement(range, 1));
         if (start > FENCE_SLOT || FENCE_SLOT > end) continue;
         Reply *node = CallReplyArrayElement(range, 2);
         size_t n = 0;
-        const char *id = CallReplyLength(node) >= 3
+        const char *id = is_array(node, 3)
                              ? CallReplyStringPtr(CallReplyArrayElement(node, 2), &n)
                              : NULL;
         owned = id && me && bytes_eq(id, n, me, NODE_ID_LEN);
@@ -151,5 +155,9 @@ static void on_role_change(Ctx *ctx, Event e, uint64_t subevent, void *data) {
 int keep_setup(Ctx *ctx, Str *key, void (*refresh)(Ctx *ctx)) {
     fence_key = key;
     refresh_cache = refresh;
+    /* Only servers whose promotion runs the check: 9.x, told apart (as in slot-migration.c) by
+     * the module option 9.0 brought. 8.0.1 keeps the copy on promotion; taking it out there
+     * only churned the stream during a failover. */
+    if (!(GetModuleOptionsAll() & OPTION_HANDLE_ATOMIC_SLOT_MIGRATION)) return 1;
     return SubscribeToServerEvent(ctx, (Event){EVENT_ROLE_CHANGED, 1}, on_role_change) == OK;
 }

@@ -131,14 +131,16 @@ static int on_key_event(Ctx *ctx, int type, const char *event, Str *key) {
 }
 
 static void on_dataset_event(Ctx *ctx, Event e, uint64_t subevent, void *data) {
+    static uint64_t load_start;
     (void)data;
     keep_cancel();
-    /* Read at once when a load ends: a cleanup of unowned slots may follow before the event
-     * loop runs, and fence-keep.c must know what the node held. */
-    if (e.id == EVENT_LOADING && subevent == LOADING_ENDED) {
+    if (e.id == EVENT_LOADING && subevent != LOADING_ENDED) load_start = subevent;
+    /* A load from disk (startup, DEBUG RELOAD) is read at once when it ends: the startup check
+     * of unowned slots runs before the event loop, and fence-keep.c must know what the node
+     * held. Not a replica's sync: its data may not be swapped in yet when this fires (read
+     * there, 8.0.1 cached "missing" for good). The re-read below follows either way. */
+    if (e.id == EVENT_LOADING && subevent == LOADING_ENDED && load_start != LOADING_REPL_START)
         refresh(ctx);
-        return;
-    }
     fence_changed();
 }
 
