@@ -23,7 +23,7 @@ enum { OPTION_HANDLE_ATOMIC_SLOT_MIGRATION = 1 << 5 };
  * expired, evicted, stream, module. */
 enum { NOTIFY_ALL = 0x27fc };
 enum { EVENT_ROLE_CHANGED = 0, EVENT_FLUSHDB = 2, EVENT_LOADING = 3 };
-enum { ROLE_NOW_PRIMARY = 0, LOADING_REPL_START = 2, LOADING_ENDED = 3 };
+enum { ROLE_NOW_PRIMARY = 0 };
 
 typedef struct Ctx Ctx;
 typedef struct Str Str;

@@ -4,9 +4,9 @@
  *
  * Every primary holds a copy of the fence whatever node serves slot 9051. Valkey deletes the
  * keys of slots a primary does not own in verifyClusterConfigWithData(): on 9.x after every
- * promotion (CLUSTER FAILOVER, TAKEOVER, a failover after a crash or a stop) and after loading
- * at startup; on both lines also when gossip takes a slot from a primary that still has keys in
- * it. That path (delKeysInSlot) deletes the key, propagates a DEL to replicas and the AOF, and
+ * promotion (CLUSTER FAILOVER, TAKEOVER, a failover after a crash or a stop); on both lines
+ * after loading at startup (not handled: see README) and when gossip takes a slot from a
+ * primary that still has keys in it. That path (delKeysInSlot) deletes the key, propagates a DEL to replicas and the AOF, and
  * tells modules with a `del` keyspace event. Without this file the copy is gone and every
  * native write on that node is refused EMQWIRE until an operator reinstalls.
  *
@@ -16,7 +16,7 @@
  *   then finds the slot empty and deletes nothing. This also matters beyond the fence: a delete
  *   inside CLUSTER FAILOVER TAKEOVER makes 9.1.2 propagate the TAKEOVER itself to the old
  *   primary, which runs it from its replication link and crashes (tested here).
- * - Any other cleanup (startup load, gossip): a `del` on a primary that does not own slot 9051
+ * - Any other cleanup (gossip): a `del` on a primary that does not own slot 9051
  *   can only be the server's, since a client's DEL, SET or EXPIRE of the key is redirected
  *   (MOVED) to the owner. The copy is put back from the value last read node-locally.
  * The put-back runs from a timer (so it is propagated as its own SET to replicas and the AOF),

@@ -131,16 +131,10 @@ static int on_key_event(Ctx *ctx, int type, const char *event, Str *key) {
 }
 
 static void on_dataset_event(Ctx *ctx, Event e, uint64_t subevent, void *data) {
-    static uint64_t load_start;
-    (void)data;
+    (void)ctx, (void)e, (void)subevent, (void)data;
+    /* Never read here, only later from the event loop: read when a load ended, 8.0.1 cached
+     * "missing" for good on a replica after its sync, and a later failover of it stalled. */
     keep_cancel();
-    if (e.id == EVENT_LOADING && subevent != LOADING_ENDED) load_start = subevent;
-    /* A load from disk (startup, DEBUG RELOAD) is read at once when it ends: the startup check
-     * of unowned slots runs before the event loop, and fence-keep.c must know what the node
-     * held. Not a replica's sync: its data may not be swapped in yet when this fires (read
-     * there, 8.0.1 cached "missing" for good). The re-read below follows either way. */
-    if (e.id == EVENT_LOADING && subevent == LOADING_ENDED && load_start != LOADING_REPL_START)
-        refresh(ctx);
     fence_changed();
 }
 
