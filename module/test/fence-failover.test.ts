@@ -5,7 +5,7 @@
 // the owner of slot 9051 still removes or changes the fence. Runs on 8.0.1 and 9.1.2.
 import type { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { replicaOf, waitForRole } from '../../test/faults/driver/topology.js';
+import { primariesOf, replicaOf, waitForRole } from '../../test/faults/driver/topology.js';
 import { type ClusterHandle, type ServerHandle, startCluster } from '../../test/support/servers.js';
 import { waitFor } from '../../test/support/wait.js';
 import { fencedPrimaries, ownerPort, queueOn } from './cluster-helpers.js';
@@ -31,9 +31,12 @@ async function clientOf(node: ServerHandle): Promise<Valkey> {
   return client;
 }
 
-/** The current primaries and which of them serves slot 9051, as `witness` sees the cluster. */
+/**
+ * The current primaries (by their own ROLE: after a TAKEOVER another node's view can still list
+ * the demoted one) and which of them serves slot 9051.
+ */
 async function primariesBySlot(): Promise<{ owner: ServerHandle; others: ServerHandle[] }> {
-  const primaries = await cluster.primaries();
+  const primaries = await primariesOf(cluster);
   const witness = await clientOf(primaries[0] as ServerHandle);
   const port = await ownerPort(witness, FENCE_SLOT);
   const owner = primaries.find((node) => node.port === port);
