@@ -92,6 +92,8 @@ describe('a primary promoted with CLUSTER FAILOVER TAKEOVER', () => {
   it('keeps the copy when the heir is the one that serves slot 9051', async () => {
     const { owner } = await primariesBySlot();
     const heir = await replicaOf(cluster, owner);
+    // What the test needs first: the heir holds the copy it is to keep.
+    await copyOn(heir, ['1', '1'], 1);
     const admin = await clientOf(heir);
     expect(await admin.call('CLUSTER', 'FAILOVER', 'TAKEOVER')).toBe('OK');
     await waitForRole(heir, 'primary');
