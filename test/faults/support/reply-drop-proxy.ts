@@ -6,6 +6,7 @@
  */
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
 import { LOOPBACK } from '../../support/ports.js';
+import { listenOnLoopback, pairSockets } from '../../support/proxy-sockets.js';
 
 export interface ReplyDropProxy {
   readonly port: number;
@@ -30,8 +31,7 @@ export async function startReplyDropProxy(
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
     const upstream = tcpConnect(upstreamPort, LOOPBACK);
-    sockets.add(client);
-    sockets.add(upstream);
+    pairSockets(client, upstream, sockets);
     let doomed = false;
     client.on('data', (bytes) => {
       if (trigger.marker !== undefined && bytes.includes(trigger.marker)) {
@@ -47,25 +47,13 @@ export async function startReplyDropProxy(
       }
       // The server answered: the command ran. Its reply is lost with the connection.
       dropped += 1;
-      end();
-    });
-    const end = () => {
       client.destroy();
-      upstream.destroy();
-      sockets.delete(client);
-      sockets.delete(upstream);
-    };
-    client.on('close', end);
-    upstream.on('close', end);
-    client.on('error', end);
-    upstream.on('error', end);
+    });
   });
-  await new Promise<void>((resolve) => server.listen(0, LOOPBACK, resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('proxy has no port');
+  const port = await listenOnLoopback(server);
   return {
-    port: address.port,
-    url: `redis://${LOOPBACK}:${address.port}`,
+    port: port,
+    url: `redis://${LOOPBACK}:${port}`,
     dropReplyTo: (text) => {
       trigger.marker = text;
     },
