@@ -13,7 +13,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { Queue } from 'bullmq';
 import { Valkey } from 'iovalkey';
-import { type Connection, connect, installFence } from '../src/index.js';
+import { type Connection, connect, install } from '../src/index.js';
 import { measureBundles } from './bundles.js';
 import type { BenchCase } from './case.js';
 import { bullAddCase, bullBulkCase } from './cases/bullmq.js';
@@ -81,7 +81,7 @@ try {
   connections.push(installer);
   const reset = async (): Promise<void> => {
     await admin.call('FLUSHALL', 'SYNC');
-    await installFence(installer);
+    await install(installer);
   };
   await reset();
   const native = await connect({ urls: [server.url], executor: 'native' });

@@ -4,14 +4,7 @@
  */
 import type { Command } from 'commander';
 import { openCredentials } from '../functions/shared/open-credentials.js';
-import {
-  type Config,
-  type Connection,
-  connect,
-  connectOptionsFrom,
-  type Env,
-  loadConfig,
-} from '../src/index.js';
+import { type Config, type Connection, connect, type Env, loadConfig } from '../src/index.js';
 import { diagnose } from './diagnose.js';
 import type { Io } from './io.js';
 
@@ -58,7 +51,7 @@ export async function withConnection<T>(
   const config = configFrom(io.env, flags);
   const credentials = await openCredentials(config);
   const connection = await connect({
-    ...connectOptionsFrom(config),
+    ...config,
     ...credentials,
     checkFence: options.checkFence ?? true,
     onWarning: (event, fields) => {

@@ -1,46 +1,14 @@
 /**
- * Every EMQ_* environment variable, read in one place, typed, defaulted and validated.
- * A bad value fails fast with a ConfigError naming the variable.
+ * The configuration: one shape (Config), one set of defaults (DEFAULTS), every EMQ_* variable
+ * read here and nowhere else. It flows unchanged from loadConfig to connect(). A value the
+ * server could not take fails at load with a ConfigError naming the variable, never echoing it.
  */
 import { assertQueue } from './keyspace.js';
 import { ConfigError, EmqError } from './outcomes.js';
 
-export type ExecutorChoice = 'auto' | 'native' | 'function';
-
-/**
- * Every default, defined once: the config module, the connector and the CDK stack (infra)
- * import these, so a default documented here is the default everywhere.
- */
-export const DEFAULTS = {
-  /** `EMQ_URL`. */
-  url: 'redis://127.0.0.1:6379',
-  /** `EMQ_EXECUTOR`. */
-  executor: 'auto' as ExecutorChoice,
-  /** `EMQ_WIRE`: the wire identity (SPEC §6). */
-  wire: '1',
-  /** `EMQ_DEFAULT_QUEUE`. */
-  defaultQueue: 'default',
-  /** `EMQ_MAX_PAYLOAD_BYTES`: 256 KiB, the SQS message limit. */
-  maxPayloadBytes: 262_144,
-  /** `EMQ_DEDUPE_TTL_MS`: one hour (SPEC §5). */
-  dedupeTtlMs: 3_600_000,
-  /** `EMQ_COMMAND_TIMEOUT_MS`. */
-  commandTimeoutMs: 2_000,
-  /** `EMQ_CONNECT_TIMEOUT_MS`. */
-  connectTimeoutMs: 3_000,
-  /** `EMQ_ACK_REPLICAS`: replicas that must confirm a write before it is acknowledged (SPEC §11). */
-  ackReplicas: 0,
-  /** `EMQ_ACK_TIMEOUT_MS`: how long WAIT may wait for those replicas. */
-  ackTimeoutMs: 1_000,
-  /** `EMQ_ALLOW_VOLATILE_EVICTION`: serve on a volatile-* memory policy (SPEC §11). */
-  allowVolatileEviction: false,
-  /** `EMQ_CALLER_ID_MAX_AGE_MS`: oldest caller-chosen id time accepted; 0 turns the check off. */
-  callerIdMaxAgeMs: 86_400_000,
-  /** `EMQ_IAM_AUTH`: authenticate with ElastiCache IAM tokens instead of a password. */
-  iamAuth: false,
-  /** `EMQ_IAM_SERVERLESS`: the cache IAM tokens are signed for is a Serverless cache. */
-  iamServerless: false,
-} as const;
+/** The server-side families of SPEC §4, and `auto`: the first one the servers run. */
+export const EXECUTORS = ['auto', 'native', 'function', 'script'] as const;
+export type ExecutorChoice = (typeof EXECUTORS)[number];
 
 /** ElastiCache IAM authentication: what each token is signed for (EMQ_USERNAME is the user id). */
 export interface IamAuthConfig {
@@ -56,49 +24,85 @@ export interface IamAuthConfig {
 
 export interface Config {
   /** `EMQ_URL`: one URL, or comma-separated cluster seeds (`redis://` or `rediss://`). Default `redis://127.0.0.1:6379`. */
-  urls: string[];
+  readonly urls: readonly string[];
   /** `EMQ_CLUSTER`: talk to a Valkey cluster. Default `false`. */
-  cluster: boolean;
-  /** `EMQ_EXECUTOR`: `native` (EMQ.ENQUEUE, EMQ.ADMIT), `function` (FCALL of the `emq` library) or `auto` (native where every primary loads the module). Default `auto`. */
-  executor: ExecutorChoice;
+  readonly cluster: boolean;
+  /** `EMQ_EXECUTOR`: `native` (the module), `function` (FCALL of the `emq` library), `script` (EVALSHA of the same Lua: ElastiCache Serverless) or `auto` (the first of those every primary runs). Default `auto`. */
+  readonly executor: ExecutorChoice;
   /** `EMQ_WIRE`: the wire identity this host expects in `{emq}:version`. Default `1`. */
-  wire: string;
+  readonly wire: string;
   /** `EMQ_DEFAULT_QUEUE`: the queue of SQS records without an `emq-queue` attribute. Default `default`. */
-  defaultQueue: string;
-  /** `EMQ_DLQ_URL`: the SQS queue that receives permanently failed records. Default: none (they become batch item failures). */
-  dlqUrl: string | undefined;
-  /** `EMQ_MAX_PAYLOAD_BYTES`: the largest payload admitted. Default 262144 (256 KiB, the SQS message limit). */
-  maxPayloadBytes: number;
+  readonly defaultQueue: string;
+  /** `EMQ_DLQ_URL`: the SQS queue that receives permanently failed records. Default: none (they are retried). */
+  readonly dlqUrl: string | undefined;
+  /** `EMQ_MAX_PAYLOAD_BYTES`: the largest payload admitted, at most 6 MiB. Default 262144 (256 KiB). */
+  readonly maxPayloadBytes: number;
   /** `EMQ_DEDUPE_TTL_MS`: how long an idempotency key is remembered. Default 3600000 (1 hour). */
-  dedupeTtlMs: number;
-  /** `EMQ_COMMAND_TIMEOUT_MS`: how long one command may take before it counts as unavailable. Default 2000. */
-  commandTimeoutMs: number;
+  readonly dedupeTtlMs: number;
+  /** `EMQ_COMMAND_TIMEOUT_MS`: how long one call may take before it counts as unavailable. Default 2000. */
+  readonly commandTimeoutMs: number;
   /** `EMQ_CONNECT_TIMEOUT_MS`: how long a connection may take to open. Default 3000. */
-  connectTimeoutMs: number;
-  /** `EMQ_USERNAME`: the ACL user. Default: none (the `default` user). */
-  username: string | undefined;
-  /** `EMQ_PASSWORD`: the ACL password, for local use; deployments use EMQ_SECRET_ARN. Default: none. */
-  password: string | undefined;
-  /** `EMQ_SECRET_ARN`: a Secrets Manager secret holding `{"username","password"}`, read at cold start. Default: none. */
-  secretArn: string | undefined;
-  /**
-   * `EMQ_TLS_CA`: the CA certificate(s) that sign the servers' certificates, as PEM or as
-   * base64 of PEM (a private CA, such as a self-managed cluster's). Default: none (the system CAs).
-   */
-  tlsCa: string | undefined;
+  readonly connectTimeoutMs: number;
   /** `EMQ_ACK_REPLICAS`: replicas that must confirm each write (WAIT) before it is acknowledged. Default `0`. */
-  ackReplicas: number;
-  /** `EMQ_ACK_TIMEOUT_MS`: how long WAIT waits for them; fewer confirmations mean EMQ_UNCONFIRMED. Default 1000. */
-  ackTimeoutMs: number;
-  /** `EMQ_ALLOW_VOLATILE_EVICTION`: serve on a `volatile-*` maxmemory policy (dedupe records may be evicted). Default `false`. */
-  allowVolatileEviction: boolean;
+  readonly ackReplicas: number;
+  /** `EMQ_ACK_TIMEOUT_MS`: how long WAIT waits for them, less than the command timeout. Default 1000. */
+  readonly ackTimeoutMs: number;
   /** `EMQ_CALLER_ID_MAX_AGE_MS`: caller ids older than this are refused; 0 turns the check off. Default 86400000 (one day). */
-  callerIdMaxAgeMs: number;
-  /**
-   * `EMQ_IAM_AUTH=true`: connect with short-lived ElastiCache IAM tokens (needs EMQ_USERNAME,
-   * EMQ_IAM_CACHE_NAME and a region; excludes EMQ_PASSWORD and EMQ_SECRET_ARN). Default: off.
-   */
-  iam: IamAuthConfig | undefined;
+  readonly callerIdMaxAgeMs: number;
+  /** `EMQ_USERNAME`: the ACL user. Default: none (the user in the URL, else `default`). */
+  readonly username: string | undefined;
+  /** `EMQ_PASSWORD`: the ACL password, for local use; deployments use EMQ_SECRET_ARN. Default: none. */
+  readonly password: string | undefined;
+  /** `EMQ_SECRET_ARN`: a Secrets Manager secret holding `{"username","password"}`, read at cold start. Default: none. */
+  readonly secretArn: string | undefined;
+  /** `EMQ_TLS_CA`: CA certificate(s) that sign the servers' certificates, PEM or base64 of PEM. Default: none (the system CAs). */
+  readonly tlsCa: string | undefined;
+  /** `EMQ_IAM_AUTH=true` and its companions: connect with ElastiCache IAM tokens. Default: off. */
+  readonly iam: IamAuthConfig | undefined;
+}
+
+/** Every default, defined once: loadConfig, connect() and the CDK stack (infra) read these. */
+export const DEFAULTS: Config = {
+  urls: ['redis://127.0.0.1:6379'],
+  cluster: false,
+  executor: 'auto',
+  wire: '1',
+  defaultQueue: 'default',
+  dlqUrl: undefined,
+  maxPayloadBytes: 262_144,
+  dedupeTtlMs: 3_600_000,
+  commandTimeoutMs: 2_000,
+  connectTimeoutMs: 3_000,
+  ackReplicas: 0,
+  ackTimeoutMs: 1_000,
+  callerIdMaxAgeMs: 86_400_000,
+  username: undefined,
+  password: undefined,
+  secretArn: undefined,
+  tlsCa: undefined,
+  iam: undefined,
+};
+
+/**
+ * The bounds every number must keep: what the server accepts (a record's life in ms has at
+ * most 15 digits), what Node's timers take (2^31 - 1 ms), and what a Lambda request can carry.
+ */
+export const LIMITS = {
+  maxPayloadBytes: { min: 0, max: 6 * 1024 * 1024 },
+  dedupeTtlMs: { min: 1_000, max: 999_999_999_999_999 },
+  commandTimeoutMs: { min: 1, max: 2_147_483_647 },
+  connectTimeoutMs: { min: 1, max: 2_147_483_647 },
+  ackReplicas: { min: 0, max: 1_000 },
+  ackTimeoutMs: { min: 1, max: 2_147_483_647 },
+  callerIdMaxAgeMs: { min: 0, max: 2_147_483_647_000 },
+} as const satisfies Record<string, { min: number; max: number }>;
+
+/** The whole configuration from defaults and the fields given: for code that builds one itself. */
+export function configure(fields: Partial<Config> = {}): Config {
+  const given = Object.fromEntries(
+    Object.entries(fields).filter(([, value]) => value !== undefined),
+  ) as Partial<Config>;
+  return { ...DEFAULTS, ...given };
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -109,68 +113,39 @@ export function loadConfig(env: Env = process.env): Config {
     const value = env[name]?.trim();
     return value === undefined || value === '' ? undefined : value;
   };
-  return {
-    urls: urls(read('EMQ_URL') ?? DEFAULTS.url),
-    cluster: flag('EMQ_CLUSTER', read('EMQ_CLUSTER') ?? 'false'),
-    executor: oneOf('EMQ_EXECUTOR', read('EMQ_EXECUTOR') ?? DEFAULTS.executor, [
-      'auto',
-      'native',
-      'function',
-    ]),
+  const number = (name: string, key: keyof typeof LIMITS): number =>
+    integer(name, read(name), DEFAULTS[key], LIMITS[key]);
+  const config: Config = {
+    urls: urls(read('EMQ_URL') ?? DEFAULTS.urls.join(',')),
+    cluster: flag('EMQ_CLUSTER', read('EMQ_CLUSTER') ?? String(DEFAULTS.cluster)),
+    executor: oneOf('EMQ_EXECUTOR', read('EMQ_EXECUTOR') ?? DEFAULTS.executor, EXECUTORS),
     wire: wire(read('EMQ_WIRE') ?? DEFAULTS.wire),
     defaultQueue: queue(read('EMQ_DEFAULT_QUEUE') ?? DEFAULTS.defaultQueue),
     dlqUrl: dlqUrl(read('EMQ_DLQ_URL')),
-    maxPayloadBytes: integer(
-      'EMQ_MAX_PAYLOAD_BYTES',
-      read('EMQ_MAX_PAYLOAD_BYTES'),
-      DEFAULTS.maxPayloadBytes,
-      0,
-    ),
-    dedupeTtlMs: integer(
-      'EMQ_DEDUPE_TTL_MS',
-      read('EMQ_DEDUPE_TTL_MS'),
-      DEFAULTS.dedupeTtlMs,
-      1_000,
-    ),
-    commandTimeoutMs: integer(
-      'EMQ_COMMAND_TIMEOUT_MS',
-      read('EMQ_COMMAND_TIMEOUT_MS'),
-      DEFAULTS.commandTimeoutMs,
-      1,
-    ),
-    connectTimeoutMs: integer(
-      'EMQ_CONNECT_TIMEOUT_MS',
-      read('EMQ_CONNECT_TIMEOUT_MS'),
-      DEFAULTS.connectTimeoutMs,
-      1,
-    ),
-    ackReplicas: integer('EMQ_ACK_REPLICAS', read('EMQ_ACK_REPLICAS'), DEFAULTS.ackReplicas, 0),
-    ackTimeoutMs: integer(
-      'EMQ_ACK_TIMEOUT_MS',
-      read('EMQ_ACK_TIMEOUT_MS'),
-      DEFAULTS.ackTimeoutMs,
-      1,
-    ),
-    allowVolatileEviction: flag(
-      'EMQ_ALLOW_VOLATILE_EVICTION',
-      read('EMQ_ALLOW_VOLATILE_EVICTION') ?? String(DEFAULTS.allowVolatileEviction),
-    ),
-    callerIdMaxAgeMs: integer(
-      'EMQ_CALLER_ID_MAX_AGE_MS',
-      read('EMQ_CALLER_ID_MAX_AGE_MS'),
-      DEFAULTS.callerIdMaxAgeMs,
-      0,
-    ),
+    maxPayloadBytes: number('EMQ_MAX_PAYLOAD_BYTES', 'maxPayloadBytes'),
+    dedupeTtlMs: number('EMQ_DEDUPE_TTL_MS', 'dedupeTtlMs'),
+    commandTimeoutMs: number('EMQ_COMMAND_TIMEOUT_MS', 'commandTimeoutMs'),
+    connectTimeoutMs: number('EMQ_CONNECT_TIMEOUT_MS', 'connectTimeoutMs'),
+    ackReplicas: number('EMQ_ACK_REPLICAS', 'ackReplicas'),
+    ackTimeoutMs: number('EMQ_ACK_TIMEOUT_MS', 'ackTimeoutMs'),
+    callerIdMaxAgeMs: number('EMQ_CALLER_ID_MAX_AGE_MS', 'callerIdMaxAgeMs'),
     username: read('EMQ_USERNAME'),
     password: read('EMQ_PASSWORD'),
     secretArn: read('EMQ_SECRET_ARN'),
     tlsCa: tlsCa(read('EMQ_TLS_CA')),
     iam: iamAuth(read),
   };
+  // WAIT runs inside the call's time budget: a longer wait would be cut off as a timeout.
+  if (config.ackReplicas > 0 && config.ackTimeoutMs >= config.commandTimeoutMs) {
+    throw new ConfigError(
+      'EMQ_ACK_TIMEOUT_MS must be less than EMQ_COMMAND_TIMEOUT_MS when EMQ_ACK_REPLICAS is set: WAIT runs inside the command timeout.',
+    );
+  }
+  return config;
 }
 
 function iamAuth(read: (name: string) => string | undefined): IamAuthConfig | undefined {
-  if (!flag('EMQ_IAM_AUTH', read('EMQ_IAM_AUTH') ?? String(DEFAULTS.iamAuth))) return undefined;
+  if (!flag('EMQ_IAM_AUTH', read('EMQ_IAM_AUTH') ?? 'false')) return undefined;
   const userId = read('EMQ_USERNAME');
   const cacheName = read('EMQ_IAM_CACHE_NAME')?.toLowerCase();
   const region = read('EMQ_IAM_REGION') ?? read('AWS_REGION');
@@ -190,10 +165,7 @@ function iamAuth(read: (name: string) => string | undefined): IamAuthConfig | un
   for (const name of ['EMQ_PASSWORD', 'EMQ_SECRET_ARN']) {
     if (read(name) !== undefined) throw bad(name, 'unset when EMQ_IAM_AUTH is true');
   }
-  const serverless = flag(
-    'EMQ_IAM_SERVERLESS',
-    read('EMQ_IAM_SERVERLESS') ?? String(DEFAULTS.iamServerless),
-  );
+  const serverless = flag('EMQ_IAM_SERVERLESS', read('EMQ_IAM_SERVERLESS') ?? 'false');
   return { userId, cacheName, region, serverless };
 }
 
@@ -233,12 +205,18 @@ function oneOf<T extends string>(name: string, value: string, allowed: readonly 
   return found;
 }
 
-function integer(name: string, value: string | undefined, fallback: number, min: number): number {
+function integer(
+  name: string,
+  value: string | undefined,
+  fallback: number,
+  range: { readonly min: number; readonly max: number },
+): number {
   if (value === undefined) return fallback;
   const parsed = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(parsed) || parsed < min) {
-    throw bad(name, `a whole number of at least ${min}`);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(parsed) || parsed < range.min) {
+    throw bad(name, `a whole number of at least ${range.min}`);
   }
+  if (parsed > range.max) throw bad(name, `a whole number of at most ${range.max}`);
   return parsed;
 }
 

@@ -1,161 +1,148 @@
 /**
- * The connector: one iovalkey client (standalone or cluster), the executor chosen for it,
- * and every primary checked before the connection is handed out: wire identity, function
- * library and memory policy (SPEC §6, §11), one pipeline per primary.
+ * The connector: one iovalkey client (standalone or cluster) built from the configuration as
+ * it is (one shape, SPEC §7), the executor chosen for it, and every primary checked before the
+ * connection is handed out: wire identity, library and memory policy (SPEC §6, §11). A failure
+ * to open says what an operator must change (credentials, cluster mode) where that is known.
  */
 import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import { Cluster, type ClusterOptions, type RedisOptions, Valkey } from 'iovalkey';
-import { DEFAULTS as CONFIG, type Config, type ExecutorChoice } from './config.js';
-import type { Executor, ExecutorKind } from './executors/executor.js';
+import { type Config, configure } from './config.js';
+import type { Executor } from './executors/executor.js';
 import { functionExecutor } from './executors/function.js';
+import { SCRIPT_SOURCE } from './executors/library.js';
 import { nativeExecutor } from './executors/native.js';
+import { scriptExecutor } from './executors/script.js';
+import { checkNodes, type FenceReading, loadScripts, readNodes } from './fence.js';
 import { mintJobId } from './ids.js';
-import { checkNodes, type FenceReading, readNodes } from './install.js';
-import type { AdmissionTarget } from './jobs.js';
-import { classifyFailure } from './outcome-rules.js';
-import { ConfigError, UnavailableError } from './outcomes.js';
+import { causeOf, classifyFailure } from './outcome-rules.js';
+import { ConfigError, type EmqError, UnavailableError } from './outcomes.js';
+import { nodeClientOf, nodeNameOf } from './transport.js';
 
-export interface ConnectOptions {
-  /** Server URLs: one, or several cluster seeds. `rediss://` turns TLS on. Default `['redis://127.0.0.1:6379']`. */
-  readonly urls?: readonly string[];
-  /** Talk to a Valkey cluster. Default `false`. */
-  readonly cluster?: boolean;
-  /** `native`, `function`, or `auto`: native where every primary loads the module. Default `auto`. */
-  readonly executor?: ExecutorChoice;
-  /** The wire identity this host expects in `{emq}:version`. Default `'1'`. */
-  readonly wire?: string;
-  /** ACL user. Default: the user in the URL, else `default`. */
-  readonly username?: string | undefined;
-  /** ACL password. Default: the password in the URL, else none. */
-  readonly password?: string | undefined;
-  /** TLS settings beyond what `rediss://` implies, such as a private CA. Default: none (system CAs). */
-  readonly tls?: Pick<TlsOptions, 'ca' | 'servername' | 'cert' | 'key'> | undefined;
-  /** A command slower than this fails as unavailable. Default 2000 ms. */
-  readonly commandTimeoutMs?: number;
-  /** Opening the connection may take this long. Default 3000 ms. */
-  readonly connectTimeoutMs?: number;
-  /** How long an idempotency key is remembered. Default 3600000 ms. */
-  readonly dedupeTtlMs?: number;
-  /** The largest payload admitted. Default 262144 bytes. */
-  readonly maxPayloadBytes?: number;
-  /** Replicas that must confirm every write before it is acknowledged (WAIT). Default `0`. */
-  readonly ackReplicas?: number;
-  /** How long WAIT may wait for them. Default 1000 ms. */
-  readonly ackTimeoutMs?: number;
-  /** Serve on a `volatile-*` memory policy, with a warning at every connect. Default `false`. */
-  readonly allowVolatileEviction?: boolean;
+export type Warn = (event: string, fields: Readonly<Record<string, string>>) => void;
+
+/** What a process adds to the configuration when it connects; none of it is a setting. */
+export interface RuntimeOptions {
   /**
    * Check identity, library and memory policy before serving. Default `true`; off only for
-   * the tools that install them.
+   * the tools that install or inspect them.
    */
   readonly checkFence?: boolean;
   /** Mints ids for requests without one. Default: this process's monotonic minter (SPEC §2). */
   readonly mintId?: () => string;
-  /** Told about what an operator should see (an evicting memory policy allowed). Default: ignore. */
-  readonly onWarning?: (event: string, fields: Readonly<Record<string, string>>) => void;
+  /** Told about what an operator should see (a connection error's code, an unknown policy). Default: ignore. */
+  readonly onWarning?: Warn;
+  /** TLS settings beyond the configuration's CA (a client certificate, a server name). Default: none. */
+  readonly tls?: Pick<TlsOptions, 'ca' | 'servername' | 'cert' | 'key'> | undefined;
 }
 
-/** A connected client with its executor; the argument of every function in jobs.ts and install.ts. */
-export interface Connection extends AdmissionTarget {
+/** The configuration (any field left out takes its default) and the runtime options. */
+export type ConnectOptions = Partial<Config> & RuntimeOptions;
+
+/** A connected client with its executor: the argument of every core function. */
+export interface Connection {
+  readonly config: Config;
   readonly client: Valkey | Cluster;
   readonly executor: Executor;
-  readonly wire: string;
-  /** Told about what an operator should see. */
-  readonly onWarning: (event: string, fields: Readonly<Record<string, string>>) => void;
+  readonly mintId: () => string;
+  readonly onWarning: Warn;
   /** The primaries as they are now: the client itself, or the cluster's masters. */
   primaries(): Valkey[];
+  /** A name for the node that serves `slot`: commands for one name share one write. */
+  nodeOf(slot: number): string;
+  /** Loads the script family's script on the node that serves `slot` (after NOSCRIPT). */
+  loadScript(slot: number): Promise<void>;
   close(): Promise<void>;
 }
 
-type Resolved = Required<
-  Omit<ConnectOptions, 'username' | 'password' | 'tls' | 'onWarning' | 'mintId'>
-> &
-  ConnectOptions;
-
-const DEFAULTS: Resolved = {
-  urls: [CONFIG.url],
-  cluster: false,
-  executor: CONFIG.executor,
-  wire: CONFIG.wire,
-  commandTimeoutMs: CONFIG.commandTimeoutMs,
-  connectTimeoutMs: CONFIG.connectTimeoutMs,
-  dedupeTtlMs: CONFIG.dedupeTtlMs,
-  maxPayloadBytes: CONFIG.maxPayloadBytes,
-  ackReplicas: CONFIG.ackReplicas,
-  ackTimeoutMs: CONFIG.ackTimeoutMs,
-  allowVolatileEviction: CONFIG.allowVolatileEviction,
-  checkFence: true,
-};
-
-/** The connect options a Config describes (credentials from a secret come on top). */
-export function connectOptionsFrom(config: Config): ConnectOptions {
-  return {
-    urls: config.urls,
-    cluster: config.cluster,
-    executor: config.executor,
-    wire: config.wire,
-    username: config.username,
-    password: config.password,
-    commandTimeoutMs: config.commandTimeoutMs,
-    connectTimeoutMs: config.connectTimeoutMs,
-    dedupeTtlMs: config.dedupeTtlMs,
-    maxPayloadBytes: config.maxPayloadBytes,
-    ackReplicas: config.ackReplicas,
-    ackTimeoutMs: config.ackTimeoutMs,
-    allowVolatileEviction: config.allowVolatileEviction,
-    ...(config.tlsCa === undefined ? {} : { tls: { ca: config.tlsCa } }),
-  };
-}
-
 /**
- * Opens a connection, reads every primary (one pipeline each), chooses the executor and
- * checks identity, library and memory policy. Throws a retryable UnavailableError or
- * FenceError when the servers cannot serve now, and a ConfigError for a setup an operator
- * must change (`native` asked of a server without the module, an evicting memory policy).
+ * Opens a connection, reads every primary, chooses the executor and checks identity, library
+ * and memory policy. Throws a retryable UnavailableError or FenceError when the servers cannot
+ * serve now, and a ConfigError for a setup an operator must change (credentials refused, the
+ * cluster mode wrong, `native` asked of a server without the module, an evicting policy).
  */
 export async function connect(options: ConnectOptions = {}): Promise<Connection> {
-  const o: Resolved = { ...DEFAULTS, ...withoutUndefined(options) };
-  const client = o.cluster ? clusterClient(o) : standaloneClient(o);
-  const onWarning = o.onWarning ?? (() => {});
-  // Without a listener iovalkey prints socket errors, addresses included, to stderr; commands
-  // report failures themselves, so only the error's code reaches the operator.
-  client.on('error', (error: unknown) => {
-    const code = (error as { code?: unknown }).code;
-    onWarning('connection-error', { code: typeof code === 'string' ? code : 'unknown' });
-  });
+  const { checkFence = true, mintId = mintJobId, onWarning = () => {}, tls, ...fields } = options;
+  const config = configure(fields);
+  const client = config.cluster ? clusterClient(config, tls) : standaloneClient(config, tls);
+  // Every error event is handled: without a listener iovalkey prints it, stack and address, to
+  // stderr. Commands report their own failures; the operator is told the code, and a failure
+  // to open is explained by the last one seen.
+  let lastError: unknown;
+  const seen = (error: unknown) => {
+    lastError = error;
+    onWarning('connection-error', { code: causeOf(error).causeCode ?? 'unknown' });
+  };
+  client.on('error', seen);
+  if (client instanceof Cluster) client.on('node error', seen);
   try {
-    await openWithin(client, o.connectTimeoutMs);
+    await openWithin(client, config.connectTimeoutMs);
     const primaries = (): Valkey[] =>
       client instanceof Cluster ? client.nodes('master') : [client];
-    const readings = await readNodes({ client, wire: o.wire, primaries });
-    const executor = chooseExecutor(readings, o.executor);
-    if (o.checkFence) {
-      checkNodes(readings, o.wire, {
-        allowVolatileEviction: o.allowVolatileEviction,
-        warn: onWarning,
-      });
+    const target = { client, config, primaries };
+    let readings = await readNodes(target);
+    const executor = chooseExecutor(readings, config);
+    if (executor.kind === 'script' && checkFence) {
+      await loadScripts(target, readings);
+      readings = await readNodes(target);
     }
+    if (checkFence) checkNodes(readings, config.wire, onWarning);
     return {
+      config,
       client,
       executor,
-      wire: o.wire,
-      dedupeTtlMs: o.dedupeTtlMs,
-      maxPayloadBytes: o.maxPayloadBytes,
-      ackReplicas: o.ackReplicas,
-      ackTimeoutMs: o.ackTimeoutMs,
-      mintId: o.mintId ?? mintJobId,
+      mintId,
       onWarning,
       primaries,
-      nodeOf:
-        client instanceof Cluster
-          ? (slot) => client.slots[slot]?.join(';') ?? `slot:${slot}`
-          : () => '',
+      nodeOf: (slot) => nodeNameOf(client, slot),
+      loadScript: async (slot) => {
+        await nodeClientOf(client, slot)?.call('SCRIPT', 'LOAD', SCRIPT_SOURCE);
+      },
       close: () => close(client),
     };
   } catch (error) {
     client.disconnect();
-    throw classifyFailure(error);
+    throw explain(classifyFailure(error), lastError, config);
   }
+}
+
+/**
+ * A failure to open, said as what to change where the client's own error tells: refused
+ * credentials (the server's WRONGPASS or NOAUTH, which iovalkey reports only as an error event
+ * and then as a connection that never became ready) and a cluster reached in the wrong mode.
+ */
+function explain(failure: EmqError, lastError: unknown, config: Config): EmqError {
+  const text = lastError instanceof Error ? lastError.message : '';
+  const user = config.username ?? config.iam?.userId ?? 'default';
+  if (/^(WRONGPASS|NOAUTH)\b/.test(text) || /^(WRONGPASS|NOAUTH)\b/.test(failureText(failure))) {
+    const sent = config.password !== undefined || config.iam !== undefined || config.secretArn;
+    return new ConfigError(
+      sent
+        ? `Valkey refused to authenticate user '${user}': check its password (EMQ_PASSWORD or the secret of EMQ_SECRET_ARN) or its IAM token settings, and that the user exists and is on.`
+        : `Valkey wants credentials and none were sent: set EMQ_USERNAME and EMQ_PASSWORD (or EMQ_SECRET_ARN, or EMQ_IAM_AUTH).`,
+      { cause: lastError ?? failure },
+    );
+  }
+  if (
+    /cluster support disabled/i.test(text) ||
+    /cluster support disabled/i.test(failureText(failure))
+  ) {
+    return new ConfigError(
+      'The server is not a cluster node (cluster support disabled): set EMQ_CLUSTER=false (the CLI: leave out --cluster).',
+      { cause: lastError ?? failure },
+    );
+  }
+  // A connection that never became ready: the last error event says why (NOPERM, LOADING).
+  if (failure.code === 'EMQ_UNAVAILABLE' && lastError !== undefined) {
+    const seen = classifyFailure(lastError);
+    return seen.code === 'EMQ_UNAVAILABLE'
+      ? new UnavailableError(failure.message, { cause: lastError })
+      : seen;
+  }
+  return failure;
+}
+
+function failureText(failure: EmqError): string {
+  return failure.cause instanceof Error ? failure.cause.message : '';
 }
 
 /**
@@ -183,18 +170,16 @@ async function openWithin(client: Valkey | Cluster, ms: number): Promise<void> {
   }
 }
 
-function withoutUndefined(options: ConnectOptions): ConnectOptions {
-  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
-}
-
-function nodeOptions(o: Resolved, url: URL): RedisOptions {
-  const tls = url.protocol === 'rediss:' ? { ...o.tls } : undefined;
+function nodeOptions(config: Config, url: URL, tls: RuntimeOptions['tls']): RedisOptions {
+  const secure = url.protocol === 'rediss:';
   return {
-    username: o.username ?? (decodeURIComponent(url.username) || undefined),
-    password: o.password ?? (decodeURIComponent(url.password) || undefined),
-    tls,
-    connectTimeout: o.connectTimeoutMs,
-    commandTimeout: o.commandTimeoutMs,
+    username: config.username ?? (decodeURIComponent(url.username) || undefined),
+    password: config.password ?? (decodeURIComponent(url.password) || undefined),
+    tls: secure
+      ? { ...(config.tlsCa === undefined ? {} : { ca: config.tlsCa }), ...tls }
+      : undefined,
+    connectTimeout: config.connectTimeoutMs,
+    commandTimeout: config.commandTimeoutMs,
     lazyConnect: true,
     // A Lambda should answer 503 fast rather than queue work behind a dead socket.
     enableOfflineQueue: false,
@@ -211,46 +196,43 @@ function parse(url: string): URL {
     const parsed = new URL(url);
     if (parsed.protocol === 'redis:' || parsed.protocol === 'rediss:') return parsed;
   } catch {}
-  throw new ConfigError(
-    'A server URL is invalid: expected redis://host:port or rediss://host:port.',
-  );
+  throw new ConfigError('EMQ_URL is invalid: expected redis://host:port or rediss://host:port.');
 }
 
-function standaloneClient(o: Resolved): Valkey {
-  const [first, ...rest] = o.urls;
+function standaloneClient(config: Config, tls: RuntimeOptions['tls']): Valkey {
+  const [first, ...rest] = config.urls;
   if (first === undefined || rest.length > 0) {
     throw new ConfigError(
-      'A standalone connection takes exactly one URL; set cluster for several seeds.',
+      'A standalone connection takes exactly one URL in EMQ_URL; set EMQ_CLUSTER=true for several seeds.',
     );
   }
   const url = parse(first);
   const db = url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0;
   return new Valkey({
-    ...nodeOptions(o, url),
+    ...nodeOptions(config, url, tls),
     host: url.hostname,
     port: Number(url.port || 6379),
     db,
   });
 }
 
-function clusterClient(o: Resolved): Cluster {
-  const urls = o.urls.map(parse);
+function clusterClient(config: Config, tls: RuntimeOptions['tls']): Cluster {
+  const urls = config.urls.map(parse);
   const [first] = urls;
-  if (first === undefined)
-    throw new ConfigError('A cluster connection needs at least one seed URL.');
+  if (first === undefined) throw new ConfigError('EMQ_URL needs at least one cluster seed.');
   const options: ClusterOptions = {
-    redisOptions: nodeOptions(o, first),
+    redisOptions: nodeOptions(config, first, tls),
     lazyConnect: true,
     enableOfflineQueue: false,
     scaleReads: 'master',
     // A command bound for a dead primary (or answered CLUSTERDOWN / TRYAGAIN) is retried every
     // RETRY_DELAY_MS until maxRedirections runs out; sized so that riding out a failover never
     // keeps the caller longer than the command timeout, after which it hears "retry".
-    maxRedirections: redirectionsWithin(o.commandTimeoutMs),
+    maxRedirections: redirectionsWithin(config.commandTimeoutMs),
     retryDelayOnFailover: RETRY_DELAY_MS,
     retryDelayOnClusterDown: RETRY_DELAY_MS,
     retryDelayOnTryAgain: RETRY_DELAY_MS,
-    slotsRefreshTimeout: o.connectTimeoutMs,
+    slotsRefreshTimeout: config.connectTimeoutMs,
     // TLS certificates name the configuration endpoint; keep the names nodes announce.
     ...(first.protocol === 'rediss:'
       ? { dnsLookup: (address, callback) => callback(null, address) }
@@ -271,22 +253,24 @@ function redirectionsWithin(commandTimeoutMs: number): number {
 }
 
 /**
- * Native where every primary knows EMQ.ENQUEUE (admit natively too where every primary
- * knows EMQ.ADMIT); else the function family. `native` without the module is a setup fault.
+ * The family the configuration names, or for `auto` the first every primary runs: native
+ * where every primary loads the module, function where they run FUNCTION, else script.
+ * `native` without the module is a setup fault.
  */
-function chooseExecutor(readings: readonly FenceReading[], choice: ExecutorChoice): Executor {
+function chooseExecutor(readings: readonly FenceReading[], config: Config): Executor {
+  const choice = config.executor;
   if (choice === 'function') return functionExecutor;
+  if (choice === 'script') return scriptExecutor;
   const missing = readings.filter((reading) => !reading.commands.enqueue).length;
   if (missing === 0) {
     return nativeExecutor({ admitCommand: readings.every((reading) => reading.commands.admit) });
   }
-  if (choice === 'auto') return functionExecutor;
+  if (choice === 'auto') {
+    return readings.every((reading) => reading.functions) ? functionExecutor : scriptExecutor;
+  }
   throw new ConfigError(
-    `EMQ_EXECUTOR is native but ${missing} of ${readings.length} primaries do not load the EchoMQ module; load it or use EMQ_EXECUTOR=function.`,
-    {
-      code: 'EMQ_NO_MODULE',
-      publicMessage: 'A Valkey primary does not load the EchoMQ module; an operator must act.',
-    },
+    `EMQ_EXECUTOR is native but ${missing} of ${readings.length} primaries do not load the EchoMQ module; load it or use EMQ_EXECUTOR=auto.`,
+    { code: 'EMQ_NO_MODULE' },
   );
 }
 
@@ -297,5 +281,3 @@ async function close(client: Valkey | Cluster): Promise<void> {
     client.disconnect();
   }
 }
-
-export type { ExecutorKind };

@@ -1,19 +1,57 @@
 export {
+  type AdmissionResult,
+  type AdmissionTarget,
+  type Admitted,
+  admitPrepared,
+  type EnqueueRequest,
+  enqueue,
+  enqueueMany,
+  type Invocation,
+  type Prepared,
+  payloadDigest,
+  prepare,
+  type RequestOrFault,
+} from './admission.js';
+export {
   type Config,
+  configure,
   DEFAULTS,
   type Env,
+  EXECUTORS,
   type ExecutorChoice,
   type IamAuthConfig,
+  LIMITS,
   loadConfig,
 } from './config.js';
 export {
   type Connection,
   type ConnectOptions,
   connect,
-  connectOptionsFrom,
+  type RuntimeOptions,
+  type Warn,
 } from './connector.js';
-export type { AdmitCall, EnqueueCall, Executor, ExecutorKind } from './executors/executor.js';
-export { LIBRARY_NAME, LIBRARY_SOURCE, LIBRARY_VERSION } from './executors/library.js';
+export type {
+  AdmissionArgs,
+  AdmitCall,
+  EnqueueCall,
+  Executor,
+  ExecutorKind,
+} from './executors/executor.js';
+export { MAX_ADMISSIONS_PER_CALL } from './executors/executor.js';
+export {
+  LIBRARY_SOURCE,
+  LIBRARY_VERSION,
+  SCRIPT_SHA,
+  SCRIPT_SOURCE,
+} from './executors/library.js';
+export {
+  checkNodes,
+  type FenceReading,
+  type FenceTarget,
+  install,
+  loadScripts,
+  readNodes,
+} from './fence.js';
 export {
   createIdMinter,
   type IdMinter,
@@ -23,22 +61,11 @@ export {
   mintJobId,
 } from './ids.js';
 export {
-  checkNodes,
-  type FenceReading,
-  type InstallTarget,
-  install,
-  /** The name `emq fence install` and the custom resource know it by. */
-  install as installFence,
-  readNodes,
-  readNodes as readFence,
-} from './install.js';
-export {
-  type Admitted,
-  checkRequest,
-  type EnqueueRequest,
-  enqueue,
-  enqueueMany,
   type JobRow,
+  listPending,
+  type PendingPage,
+  type PurgeReport,
+  purgeRecords,
   readJob,
 } from './jobs.js';
 export {
@@ -52,9 +79,17 @@ export {
   type KeyNamespace,
   pendingKey,
   queueSlot,
+  RECORD_SLOTS,
+  recordHash,
+  recordSlotKeys,
   slotOf,
 } from './keyspace.js';
-export { classify, classifyFailure } from './outcome-rules.js';
+export {
+  type CauseFields,
+  causeOf,
+  classifyFailure,
+  type FailureContext,
+} from './outcome-rules.js';
 export {
   type ConfigCode,
   ConfigError,
@@ -75,4 +110,5 @@ export {
   UnavailableError,
   UnconfirmedError,
   type WriteStatus,
+  type Written,
 } from './outcomes.js';

@@ -29,12 +29,18 @@ export function assertQueue(queue: unknown): asserts queue is string {
   }
 }
 
-/** Throws EMQ_INVALID_ID unless `id` is `JOB` + 11 base62 digits below 2^64. */
-export function assertJobId(id: unknown): asserts id is string {
+/**
+ * Throws EMQ_INVALID_ID unless `id` is `JOB` + 11 base62 digits below 2^64. `advice` ends the
+ * message with what to do where it is shown (each face knows its own remedy).
+ */
+export function assertJobId(
+  id: unknown,
+  advice = 'Mint ids with `emq id` (or mintJobId) when you send the job.',
+): asserts id is string {
   if (typeof id !== 'string' || !isJobId(id)) {
     throw new InvalidInputError(
       'EMQ_INVALID_ID',
-      `Invalid job id ${describe(id)}: a job id is JOB followed by 11 characters of 0-9 A-Z a-z (14 in all) whose base62 value is below 2^64 (at most JOBLygHa16AHYF). Ids are minted by the service: leave the id out (POST) to get one, or mint one with \`emq id\`; put your own identifier in the Idempotency-Key header instead.`,
+      `Invalid job id ${describe(id)}: a job id is JOB followed by 11 characters of 0-9 A-Z a-z (14 in all) whose base62 value is below 2^64 (at most JOBLygHa16AHYF). ${advice}`,
     );
   }
 }
@@ -53,7 +59,7 @@ export function assertCallerIdTime(id: string, maxAgeMs: number, nowMs: number):
   if (maxAgeMs > 0 && timeMs < nowMs - maxAgeMs) {
     throw new InvalidInputError(
       'EMQ_INVALID_ID',
-      `Job id ${id} was minted at ${new Date(timeMs).toISOString()}, more than ${maxAgeMs} ms ago; pending order is id order, so it would jump ahead of waiting jobs. Mint a fresh id (\`emq id\`), or leave the id out and use an Idempotency-Key.`,
+      `Job id ${id} was minted at ${new Date(timeMs).toISOString()}, more than ${maxAgeMs} ms ago; pending order is id order, so it would jump ahead of waiting jobs. Mint a fresh id (\`emq id\`) when you send the job.`,
     );
   }
   if (timeMs > nowMs + CALLER_ID_MAX_FUTURE_MS) {
@@ -87,14 +93,34 @@ export function pendingKey(queue: string): string {
   return trustedPendingKey(queue);
 }
 
-/** Where an idempotency key comes from; one face cannot claim another's keys (SPEC §5). */
-export type KeyNamespace = 'http' | 'sqs' | 'call';
+/**
+ * Where an idempotency key comes from (SPEC §5): the HTTP Idempotency-Key header, the SQS
+ * messageId, a caller's own job id, or the invocation itself. One face cannot claim another's.
+ */
+export type KeyNamespace = 'http' | 'sqs' | 'id' | 'call';
 
-/** The dedupe record of an idempotency key: `emq:{q}:dedupe:<base64url(sha256(ns:key))>`. */
+/** `h` of a key (SPEC §5): base64url(sha256(`<namespace>:<key>`)), 43 characters. */
+export function recordHash(namespace: KeyNamespace, key: string): string {
+  return hash('sha256', `${namespace}:${key}`, 'base64url');
+}
+
+/**
+ * The key's record in the layout of v2: `emq:{q}:dedupe:<h>`. The admit call names it beside
+ * every admission (it is read while an upgrade's records live, and carries `h`).
+ */
 export function dedupeKey(queue: string, namespace: KeyNamespace, idempotencyKey: string): string {
   assertQueue(queue);
   assertIdempotencyKey(idempotencyKey);
-  return trustedDedupeKey(queue, namespace, idempotencyKey);
+  return trustedDedupeKey(queue, recordHash(namespace, idempotencyKey));
+}
+
+/** How many record slots a queue has (docs/wire.md). */
+export const RECORD_SLOTS = 4;
+
+/** A queue's record slots `emq:{q}:dedupe:0` .. `:3`, where its idempotency records live. */
+export function recordSlotKeys(queue: string): readonly string[] {
+  assertQueue(queue);
+  return trustedRecordSlotKeys(queue);
 }
 
 /** The cluster slot of a key: CRC16/XMODEM of its hash tag, mod 16384. */
@@ -122,10 +148,14 @@ export function trustedPendingKey(queue: string): string {
   return `emq:{${queue}}:pending`;
 }
 
-/** `emq:{q}:dedupe:<h>` for a validated queue and key. */
-export function trustedDedupeKey(queue: string, namespace: KeyNamespace, key: string): string {
-  const digest = hash('sha256', `${namespace}:${key}`, 'base64url');
-  return `emq:{${queue}}:dedupe:${digest}`;
+/** `emq:{q}:dedupe:<h>` for a validated queue and a key's `h`. */
+export function trustedDedupeKey(queue: string, h: string): string {
+  return `emq:{${queue}}:dedupe:${h}`;
+}
+
+/** The record slots of a validated queue. */
+export function trustedRecordSlotKeys(queue: string): readonly string[] {
+  return Array.from({ length: RECORD_SLOTS }, (_, slot) => `emq:{${queue}}:dedupe:${slot}`);
 }
 
 /** The slot of a validated queue's keys. */

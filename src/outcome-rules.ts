@@ -1,95 +1,113 @@
 /**
  * The text rules beside the outcome table: which server reply or client failure text (or
  * errno code) means which outcome. Rows are matched in order. The messages here are the ones
- * callers see, so they name no host and echo no server text that could carry one.
+ * callers may see, so they name no host and echo no server text that could carry one; what
+ * the server said goes to operators through causeOf().
  */
 import {
   ConfigError,
   EmqError,
+  type EmqErrorOptions,
   FenceError,
   PausedError,
   RefusedError,
   UnavailableError,
-  type WriteStatus,
 } from './outcomes.js';
+
+/** What is known of the admission a failure belongs to. */
+export type FailureContext = Omit<EmqErrorOptions, 'cause'>;
 
 interface Rule {
   readonly test: RegExp;
-  readonly make: (cause: unknown) => EmqError;
+  readonly make: (options: EmqErrorOptions, text: string) => EmqError;
 }
 
-const unavailable = (cause: unknown) =>
-  new UnavailableError('Valkey is unavailable right now; retry the request.', { cause });
+const unavailable = (options: EmqErrorOptions) =>
+  new UnavailableError('Valkey is unavailable right now; retry the request.', options);
 
 const RULES: readonly Rule[] = [
   {
     test: /^EMQWIRE\b/,
-    make: (cause) =>
+    make: (options) =>
       new FenceError(
-        "The Valkey node's wire identity does not match this host's; retry later. Operators: run `emq fence check`, then `emq install`.",
-        { cause },
+        "The Valkey node's wire identity does not match this host's; retry later. Operators: run `emq doctor`, then `emq install`.",
+        options,
       ),
   },
   {
-    // FUNCTION FLUSH, or a node added after the install: the library must be loaded again.
-    test: /^ERR Function not found/i,
-    make: (cause) =>
+    // FUNCTION FLUSH, a script cache emptied for good, or a node added after the install.
+    test: /^(ERR Function not found|NOSCRIPT\b)/i,
+    make: (options) =>
       new FenceError(
-        'The emq function library is not loaded on a Valkey node; retry later. Operators: run `emq install`.',
-        { cause },
+        'The emq library is not loaded on a Valkey node; retry later. Operators: run `emq install`.',
+        options,
       ),
   },
   {
     test: /^(ERR EMQ write-paused|READONLY\b)/,
-    make: (cause) =>
-      new PausedError('Valkey is pausing writes (failover or maintenance); retry shortly.', {
-        cause,
-      }),
+    make: (options) =>
+      new PausedError(
+        'Valkey is pausing writes (failover or maintenance); retry shortly.',
+        options,
+      ),
   },
   {
     test: /^EMQKIND\b/,
-    make: (cause) =>
-      new RefusedError('EMQKIND', 'The server refused the job id: it must start with JOB.', {
-        cause,
-      }),
+    make: (options) =>
+      new RefusedError(
+        'EMQKIND',
+        'The server refused the job id: it must start with JOB.',
+        options,
+      ),
   },
   {
     test: /^EMQLAYOUT\b/,
-    make: (cause) =>
+    make: (options) =>
       new RefusedError(
         'EMQLAYOUT',
-        "The server refused the key layout: keys must be one queue's emq:{q}:job:<id>, emq:{q}:pending and emq:{q}:dedupe:<h>.",
-        { cause },
+        "The server refused the key layout: the keys of one call must be one queue's (docs/wire.md).",
+        options,
       ),
   },
   {
     test: /^WRONGTYPE\b/,
-    make: (cause) =>
+    make: (options) =>
       new RefusedError(
         'EMQ_WRONGTYPE',
         "A key of this queue holds the wrong type (the pending set, a job row or an idempotency record); inspect the queue's keys.",
-        { cause },
+        options,
       ),
   },
   {
     test: /^ERR unknown command '?EMQ\./i,
-    make: (cause) =>
+    make: (options) =>
       new ConfigError(
-        'A Valkey primary does not load the EchoMQ module; load it there, or use the function executor.',
-        { cause, code: 'EMQ_NO_MODULE' },
+        'A Valkey primary does not load the EchoMQ module; load it there, or set EMQ_EXECUTOR=auto.',
+        { ...options, code: 'EMQ_NO_MODULE' },
       ),
   },
   {
-    test: /^(NOPERM|NOAUTH|WRONGPASS)\b/,
-    make: (cause) =>
+    // A command the target does not offer (ElastiCache Serverless has no FCALL and no WAIT).
+    test: /^ERR unknown (sub)?command/i,
+    make: (options) =>
       new ConfigError(
-        "The Valkey user is refused (credentials or ACL rules); fix the function's user and its permissions.",
-        { cause },
+        'The server does not offer a command this host sent: set EMQ_EXECUTOR for the target (script on ElastiCache Serverless) and EMQ_ACK_REPLICAS=0 where there is no WAIT.',
+        options,
       ),
   },
   {
-    // The slot moved (failover, resharding) after the client read its slot map: the command
-    // did not run. rounds.ts refreshes the map, so a retry reaches the new owner.
+    test: /^(WRONGPASS|NOAUTH|NOPERM)\b/,
+    make: (options, text) =>
+      new ConfigError(
+        /^NOPERM/.test(text)
+          ? "The Valkey user may not run a command this host sends; fix the user's ACL rules."
+          : 'Valkey refused to authenticate the user; fix the credentials (EMQ_USERNAME and the password or secret).',
+        options,
+      ),
+  },
+  {
+    // The slot moved (failover, resharding) after the client read its slot map: the call did
+    // not run. The transport refreshes the map, so a retry reaches the new owner.
     test: /^(MOVED|ASK) /,
     make: unavailable,
   },
@@ -115,23 +133,55 @@ function textsOf(failure: unknown): string[] {
   return [String(failure)];
 }
 
-/** Classifies a failure (an Error thrown by iovalkey, or a server error reply) into an EmqError. */
-export function classifyFailure(failure: unknown): EmqError {
+/**
+ * Classifies a failure (an Error thrown by iovalkey, or a server error reply) into an EmqError.
+ * `context` says which admission it belongs to (its id, whether it may have been written).
+ */
+export function classifyFailure(failure: unknown, context: FailureContext = {}): EmqError {
   if (failure instanceof EmqError) return failure;
   const texts = textsOf(failure);
+  const options = { ...context, cause: failure };
   for (const rule of RULES) {
-    if (texts.some((text) => rule.test.test(text))) return rule.make(failure);
+    const text = texts.find((candidate) => rule.test.test(candidate));
+    if (text !== undefined) return rule.make(options, text);
   }
   return new RefusedError(
     'EMQ_UNKNOWN',
     'The server answered in a way this host does not understand; nothing can be assumed written. See the logs.',
-    { cause: failure },
+    options,
   );
 }
 
-/** Classifies an enqueue reply: 1 enqueued, 0 duplicate, an error reply or anything else a failure. */
-export function classify(replyOrFailure: unknown): WriteStatus | EmqError {
-  if (replyOrFailure === 1) return 'enqueued';
-  if (replyOrFailure === 0) return 'duplicate';
-  return classifyFailure(replyOrFailure);
+/** What an operator may read of a failure's cause: a code and the text, without addresses or fence values. */
+export interface CauseFields {
+  /** The server's error prefix (WRONGPASS, EMQWIRE, ERR) or the errno code (ECONNREFUSED). */
+  readonly causeCode: string | undefined;
+  /** The server's reply or the client's message, addresses and fence values removed. */
+  readonly causeText: string | undefined;
+}
+
+// IP addresses, host:port pairs and AWS endpoint names: what a client error may say of where.
+const ADDRESS =
+  /\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b|\[[0-9a-f:]+\](?::\d+)?|\b[a-z0-9.-]+:\d{2,5}\b|\b[a-z0-9.-]+\.amazonaws\.com\b/gi;
+
+/**
+ * The operator-facing cause of an EmqError, for the log: what the server or the client library
+ * said (its prefix or errno code, and its text without addresses, credentials in URLs or fence
+ * values). Anything else (a bug's own error) gives nothing: its text could hold anything.
+ */
+export function causeOf(error: unknown): CauseFields {
+  const cause = error instanceof EmqError ? error.cause : undefined;
+  if (!(cause instanceof Error)) return { causeCode: undefined, causeText: undefined };
+  const errno = (cause as { code?: unknown }).code;
+  const prefix = /^([A-Z][A-Z_]+)\b/.exec(cause.message)?.[1];
+  let text = cause.message
+    .replace(/\/\/[^/@\s]*@/g, '//<credentials>@')
+    .replace(ADDRESS, '<address>');
+  // A fence refusal names both identities: operators find those with `emq doctor`.
+  if (prefix === 'EMQWIRE')
+    text = text.replace(/(node has|host expects|module expects) \S+/g, '$1 <value>');
+  return {
+    causeCode: typeof errno === 'string' ? errno : prefix,
+    causeText: text.slice(0, 300),
+  };
 }

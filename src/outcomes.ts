@@ -1,8 +1,8 @@
 /**
- * The outcome model of SPEC §7: one base error, one subclass per outcome class, the one
- * table that says what each code means (class, retryable, HTTP status, Retry-After, whether
- * the record itself is at fault), and beside it the text rules that turn a server reply or
- * client failure into an outcome.
+ * The outcome model of SPEC §7: one base error, one subclass per outcome class, and the one
+ * table that says what each code means: its class, whether a retry can succeed, the HTTP
+ * status, Retry-After, whether the record itself is at fault (SQS: the DLQ), and, for the
+ * codes whose messages are for operators only, what a public answer says instead.
  */
 
 export type InvalidInputCode =
@@ -43,6 +43,11 @@ export interface Outcome {
   readonly retryAfterSeconds?: number;
   /** The record itself is at fault: SQS sends it to the DLQ. Everything else is retried. */
   readonly recordFault: boolean;
+  /**
+   * Set where the message is for operators only (it names nodes, fence values or settings):
+   * what a public answer says instead. The message itself goes to the log.
+   */
+  readonly publicDetail?: string;
 }
 
 const invalid = (status: number): Outcome => ({
@@ -52,11 +57,14 @@ const invalid = (status: number): Outcome => ({
   recordFault: true,
 });
 const refused: Outcome = { class: 'refused', retryable: false, status: 500, recordFault: true };
+const MISCONFIGURED =
+  'The service is misconfigured; an operator must fix it. Quote the request id to an operator.';
 const configuration: Outcome = {
   class: 'configuration',
   retryable: false,
   status: 500,
   recordFault: false,
+  publicDetail: MISCONFIGURED,
 };
 const retry = (kind: OutcomeClass, retryAfterSeconds: number): Outcome => ({
   class: kind,
@@ -79,45 +87,73 @@ export const OUTCOMES: Readonly<Record<ErrorCode, Outcome>> = {
   EMQ_WRONGTYPE: refused,
   EMQ_CONFIG: configuration,
   EMQ_NO_MODULE: configuration,
-  EMQWIRE: retry('fence', 5),
+  EMQWIRE: {
+    ...retry('fence', 5),
+    publicDetail:
+      'The service is being reconfigured (its wire identity is not in place); retry after the Retry-After delay.',
+  },
   EMQ_PAUSED: retry('paused', 1),
   EMQ_UNCONFIRMED: retry('unconfirmed', 1),
   EMQ_UNAVAILABLE: retry('unavailable', 1),
   EMQ_UNKNOWN: { class: 'unknown', retryable: false, status: 500, recordFault: false },
 };
 
+/**
+ * What may have reached the server for the admission an error concerns: `no` (refused before
+ * it was sent, or refused by the server before its first write), `maybe` (sent, and no answer
+ * says how it ended: a timeout, a dropped connection) or `yes` (written, not yet confirmed).
+ */
+export type Written = 'no' | 'maybe' | 'yes';
+
 export interface EmqErrorOptions {
   /** The original failure, kept for operators; never shown to callers (it may name hosts). */
-  cause?: unknown;
-  /**
-   * What a public response may say, where the message carries operator detail (node ids,
-   * fence values, setting names). Default: the message.
-   */
-  publicMessage?: string;
+  readonly cause?: unknown;
+  /** The job the failed admission proposed or named, where there was one. */
+  readonly jobId?: string | undefined;
+  /** Whether the admission may have been written. Default `no`. */
+  readonly written?: Written;
 }
 
 /** Every failure this package surfaces. `code` and `retryable` are stable API. */
 export abstract class EmqError extends Error {
   abstract readonly code: ErrorCode;
-  readonly publicMessage: string;
+  /** The job the failed admission proposed or named, where there was one. */
+  readonly jobId: string | undefined;
+  /** Whether the admission may have been written (see Written). */
+  readonly written: Written;
 
   constructor(message: string, options: EmqErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.publicMessage = options.publicMessage ?? message;
+    this.jobId = options.jobId;
+    this.written = options.written ?? 'no';
+  }
+
+  get outcome(): Outcome {
+    return OUTCOMES[this.code];
   }
 
   get retryable(): boolean {
-    return OUTCOMES[this.code].retryable;
+    return this.outcome.retryable;
   }
 
   /** The HTTP status the HTTP face answers with. */
   get status(): number {
-    return OUTCOMES[this.code].status;
+    return this.outcome.status;
   }
 
   /** The record itself is at fault (SQS: to the DLQ); a server or configuration fault is not. */
   get recordFault(): boolean {
-    return OUTCOMES[this.code].recordFault;
+    return this.outcome.recordFault;
+  }
+
+  /** What a public answer may say: the message, unless the table keeps it for operators. */
+  get publicDetail(): string {
+    return this.outcome.publicDetail ?? this.message;
+  }
+
+  /** True when the message is for operators only (the log carries it, answers do not). */
+  get operatorOnly(): boolean {
+    return this.outcome.publicDetail !== undefined;
   }
 }
 
@@ -162,7 +198,7 @@ export class RefusedError extends EmqError {
 export class ConfigError extends EmqError {
   override readonly name = 'ConfigError';
   readonly code: ConfigCode;
-  constructor(message: string, options?: EmqErrorOptions & { code?: ConfigCode }) {
+  constructor(message: string, options?: EmqErrorOptions & { readonly code?: ConfigCode }) {
     super(message, options);
     this.code = options?.code ?? 'EMQ_CONFIG';
   }
@@ -172,7 +208,7 @@ export class ConfigError extends EmqError {
 export abstract class RetryableError extends EmqError {
   /** A hint for Retry-After, in seconds. */
   get retryAfterSeconds(): number {
-    return OUTCOMES[this.code].retryAfterSeconds ?? 1;
+    return this.outcome.retryAfterSeconds ?? 1;
   }
 }
 
@@ -192,14 +228,6 @@ export class PausedError extends RetryableError {
 export class UnconfirmedError extends RetryableError {
   override readonly name = 'UnconfirmedError';
   readonly code = 'EMQ_UNCONFIRMED';
-  constructor(
-    /** The job the unconfirmed write names: a keyless caller can retry with PUT on it. */
-    readonly jobId: string,
-    message: string,
-    options?: EmqErrorOptions,
-  ) {
-    super(message, options);
-  }
 }
 
 /** The server could not be reached or cannot serve now (connect, timeout, loading, resharding). */

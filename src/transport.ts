@@ -1,27 +1,52 @@
 /**
  * Sends one node's commands as one socket write and collects their replies. Written against
  * iovalkey 0.4.0 and fenced here because it leans on its internals: Valkey#sendCommand(command,
- * stream) writes through a stream that says `isPipeline` (Redis.js), and `client.stream` is
- * the socket. A Pipeline does the same with bookkeeping that costs more than the commands.
+ * stream) writes through a stream that says `isPipeline` (Redis.js), `client.stream` is the
+ * socket, and a cluster's node clients are the ones `nodes('master')` lists, keyed by the
+ * `host:port` strings of `cluster.slots`. A Pipeline does the same with bookkeeping that costs
+ * more than the commands, and could not keep a keyless WAIT on the node of the writes.
  */
 import { Cluster, type Command, Pipeline, type Valkey } from 'iovalkey';
 
 /** A reply: the server's value, or the Error for that command. */
 export type Reply = unknown;
 
-/**
- * Sends `commands` to the node that serves them (they share one slot's node) and resolves
- * with one reply per command, in order; never rejects.
- */
-export function sendAll(client: Valkey | Cluster, commands: readonly Command[]): Promise<Reply[]> {
-  return client instanceof Cluster ? viaPipeline(client, commands) : direct(client, commands);
+/** The name of the node that serves `slot`: commands for one name go in one write. */
+export function nodeNameOf(client: Valkey | Cluster, slot: number): string {
+  return client instanceof Cluster ? (client.slots[slot]?.[0] ?? `slot:${slot}`) : '';
 }
 
 /**
- * Clusters keep the Pipeline: it routes by slot and follows redirections. It may re-run a
- * pipeline whose commands all failed with "Connection is closed."; every admission is
- * idempotent (SPEC §5), so a re-run cannot make a second job.
+ * Sends `commands`, which all go to the node serving `slot`, and resolves with one reply per
+ * command, in order; never rejects. A MOVED or ASK reply refreshes the cluster's slot map, so
+ * the caller's retry (MOVED counts as unavailable) reaches the new owner.
  */
+export async function sendToNode(
+  client: Valkey | Cluster,
+  slot: number,
+  commands: readonly Command[],
+): Promise<Reply[]> {
+  if (!(client instanceof Cluster)) return direct(client, commands);
+  const node = nodeClientOf(client, slot);
+  const replies =
+    node === undefined ? await viaPipeline(client, commands) : await direct(node, commands);
+  if (replies.some((reply) => reply instanceof Error && /^(MOVED|ASK) /.test(reply.message))) {
+    client.refreshSlotsCache();
+  }
+  return replies;
+}
+
+/** The client of the primary that serves `slot` (the client itself when standalone), if known. */
+export function nodeClientOf(client: Valkey | Cluster, slot: number): Valkey | undefined {
+  if (!(client instanceof Cluster)) return client;
+  const name = client.slots[slot]?.[0];
+  if (name === undefined) return undefined;
+  return client
+    .nodes('master')
+    .find((node) => `${node.options.host}:${node.options.port}` === name);
+}
+
+/** A slot the client has no node for yet: the cluster's own routing (it may wait for a map). */
 async function viaPipeline(cluster: Cluster, commands: readonly Command[]): Promise<Reply[]> {
   const pipeline = new Pipeline(cluster);
   for (const command of commands) pipeline.sendCommand(command);
@@ -30,12 +55,6 @@ async function viaPipeline(cluster: Cluster, commands: readonly Command[]): Prom
     replies = (await pipeline.exec()) ?? [];
   } catch (error) {
     return commands.map(() => error);
-  }
-  // A pipeline over several slots of a moved node is not redirected by the client (its MOVED
-  // answers differ per slot) and nothing else refreshes the slot map: refresh it here, so the
-  // caller's retry (MOVED classifies as unavailable) reaches the new owner.
-  if (replies.some(([error]) => error !== null && /^(MOVED|ASK) /.test(error.message))) {
-    cluster.refreshSlotsCache();
   }
   return commands.map((_, at) => {
     const [error, value] = replies[at] ?? [new Error('Connection is closed.'), undefined];

@@ -27,7 +27,7 @@ export function fenceCommand(session: Session): Command {
       .action((flags: FenceFlags) =>
         session.run(flags, async () => {
           const readings = await withConnection(session.io, flags, UNFENCED, (connection) =>
-            readNodes(connection).then((nodes) => ({ wire: connection.wire, nodes })),
+            readNodes(connection).then((nodes) => ({ wire: connection.config.wire, nodes })),
           );
           return resultOf(readings.wire, readings.nodes, 'check');
         }),
@@ -53,7 +53,7 @@ export function installCommand(session: Session): Command {
     .action((flags: FenceFlags) =>
       session.run(flags, async () => {
         const readings = await withConnection(session.io, flags, UNFENCED, (connection) =>
-          install(connection).then((nodes) => ({ wire: connection.wire, nodes })),
+          install(connection).then((nodes) => ({ wire: connection.config.wire, nodes })),
         );
         return resultOf(readings.wire, readings.nodes, 'install');
       }),

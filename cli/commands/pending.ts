@@ -1,6 +1,6 @@
 /** `emq pending <queue> [--limit N]`: the first pending job ids of a queue. */
 import { Command, InvalidArgumentError } from 'commander';
-import { assertQueue } from '../../src/index.js';
+import { assertQueue, listPending } from '../../src/index.js';
 import {
   type ConnectionFlags,
   READ_ONLY,
@@ -8,7 +8,6 @@ import {
   withConnectionFlags,
 } from '../connection.js';
 import type { CommandResult, OutputFlags } from '../output.js';
-import { listPending } from '../pending.js';
 import type { Session } from '../session.js';
 
 interface PendingFlags extends ConnectionFlags, OutputFlags {

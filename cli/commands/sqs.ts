@@ -1,16 +1,15 @@
 /**
- * `emq sqs <event.json>`: runs the SQS function's real handler on an SQS event, here, against
- * the configured Valkey, and prints its answer (the batch item failures).
+ * `emq sqs <event.json>`: runs the built SQS function (dist/functions/sqs/index.mjs) on an SQS
+ * event, here, against the configured Valkey, and prints its answer (the batch item failures).
+ * It runs as Lambda runs it: in a process of its own whose environment is the settings, so the
+ * flags reach it without this process's environment being touched.
  */
 import { readFile } from 'node:fs/promises';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { Command } from 'commander';
-import { resetContainer } from '../../functions/shared/connection.js';
-import { setLogSink } from '../../functions/shared/log.js';
-import { handler } from '../../functions/sqs/handler.js';
 import { type ConnectionFlags, configFrom, withConnectionFlags } from '../connection.js';
 import { CliFailure, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from '../failures.js';
-import { localContext } from '../lambda-context.js';
+import { runBundle } from '../function-bundle.js';
 import type { CommandResult, OutputFlags } from '../output.js';
 import type { Session } from '../session.js';
 
@@ -33,19 +32,18 @@ export function sqsCommand(session: Session): Command {
 
 async function runSqs(session: Session, file: string, flags: SqsFlags): Promise<CommandResult> {
   const event = parseEvent(await readEvent(session, file));
-  // The function reads its settings from the environment, as in Lambda: the flags go there.
+  // The settings the flags describe, checked here; the function reads them from its environment.
   const config = configFrom(session.io.env, flags);
-  process.env.EMQ_URL = config.urls.join(',');
-  process.env.EMQ_CLUSTER = String(config.cluster);
-  const previousSink = setLogSink((line) => session.io.err(`${line}\n`));
-  let answer: SQSBatchResponse | undefined;
-  try {
-    await resetContainer();
-    answer = (await handler(event, localContext({ functionName: 'emq-sqs' }))) ?? undefined;
-  } finally {
-    await resetContainer();
-    setLogSink(previousSink);
-  }
+  const answer = (await runBundle(
+    'sqs',
+    event,
+    {
+      ...session.io.env,
+      EMQ_URL: config.urls.join(','),
+      EMQ_CLUSTER: String(config.cluster),
+    },
+    (line) => session.io.err(`${line}\n`),
+  )) as SQSBatchResponse | undefined;
   const failures = answer?.batchItemFailures ?? [];
   const result = { batchItemFailures: failures };
   return {

@@ -1,6 +1,6 @@
 /**
  * The fence installer's answer to a CloudFormation custom-resource event (SPEC §6): Create and
- * Update install the wire identity on every primary with the same installFence the CLI uses;
+ * Update install the wire identity on every primary with the same install the CLI uses;
  * Delete leaves the fence alone (other stacks and hosts may rely on it). Installing is
  * idempotent, so CloudFormation may send the same event twice.
  */
@@ -9,11 +9,10 @@ import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import {
   type Connection,
   connect,
-  connectOptionsFrom,
   EmqError,
   type Env,
   FenceError,
-  installFence,
+  install,
   loadConfig,
 } from '../../src/index.js';
 import { errorFields, log } from '../shared/log.js';
@@ -50,16 +49,16 @@ export async function onFenceEvent(
   const config = loadConfig(options.env ?? process.env);
   const declared: unknown = event.ResourceProperties.Wire;
   const wire = typeof declared === 'string' && declared !== '' ? declared : config.wire;
-  const install = async (): Promise<number> => {
+  const installOnce = async (): Promise<number> => {
     const credentials = await openCredentials(config, options.secrets);
     const connection: Connection = await connect({
-      ...connectOptionsFrom(config),
+      ...config,
       ...credentials,
       wire,
       checkFence: false,
     });
     try {
-      const readings = await installFence(connection);
+      const readings = await install(connection);
       const bad = readings.filter((reading) => !reading.ok).length;
       if (bad > 0) throw new FenceError(`${bad} node(s) do not hold '${wire}' after the install.`);
       return readings.length;
@@ -68,7 +67,7 @@ export async function onFenceEvent(
     }
   };
 
-  const nodes = await withRetries(install, options);
+  const nodes = await withRetries(installOnce, options);
   log('info', 'fence installed', { request: event.RequestType, wire, nodes });
   return { PhysicalResourceId: FENCE_PHYSICAL_ID, Data: { Wire: wire, Nodes: nodes } };
 }

@@ -1,36 +1,26 @@
 /**
- * The body of `POST /queues/{queue}/jobs/batch` (SPEC §8a), checked as a whole before any
- * I/O: a body with one bad item is refused entirely (400, or 413 when only sizes are at
- * fault), and nothing is written. The problem names every item at fault, so a producer can
- * fix them all in one go.
+ * The body of `POST /queues/{queue}/jobs/batch` (SPEC §8a), read for its shape only: JSON,
+ * UTF-8, `{"jobs": [...]}` of 1 to 1,000 items with known fields and decodable payloads. Each
+ * item becomes a request for the core, or the fault its shape has; the core judges the rest
+ * (ids, keys, sizes) before any I/O, and the face refuses the whole body if any item is at fault.
  */
+import { isUtf8 } from 'node:buffer';
 import {
-  assertCallerIdTime,
-  checkRequest,
-  EmqError,
+  type Config,
   type EnqueueRequest,
   InvalidInputError,
+  type Prepared,
+  prepare,
+  type RequestOrFault,
 } from '../../src/index.js';
 import { decodeBase64 } from '../shared/base64.js';
 
 /** Most jobs in one batch request (the common limit among ingest APIs). */
 export const MAX_BATCH_JOBS = 1_000;
-/** Lambda's synchronous request limit: a larger body never reaches the function through API Gateway. */
+/** Lambda's synchronous request limit, 6 MiB: a larger body never reaches the function through API Gateway. */
 export const MAX_BATCH_BODY_BYTES = 6 * 1024 * 1024;
 /** Items named in one refusal; the count says how many more there were. */
-const MAX_ITEMS_NAMED = 20;
-
-/** The idempotency namespaces of SPEC §5; the core keys dedupe records by them. */
-export type KeyNamespace = 'http' | 'sqs' | 'call';
-
-/** An enqueue request with its key's namespace (the core's field; ignored by cores that lack it). */
-export type NamespacedRequest = EnqueueRequest & { readonly keyNamespace?: KeyNamespace };
-
-export interface BatchLimits {
-  readonly maxPayloadBytes: number;
-  readonly callerIdMaxAgeMs: number;
-  readonly nowMs: number;
-}
+export const MAX_ITEMS_NAMED = 20;
 
 /** One item at fault, for the refusal's `items`. */
 export interface ItemFault {
@@ -44,7 +34,7 @@ export class BatchRefusal extends InvalidInputError {
   constructor(
     message: string,
     readonly items: readonly ItemFault[],
-    readonly tooLarge: boolean,
+    tooLarge: boolean,
   ) {
     super(tooLarge ? 'EMQ_PAYLOAD_TOO_LARGE' : 'EMQ_INVALID_REQUEST', message);
   }
@@ -53,16 +43,23 @@ export class BatchRefusal extends InvalidInputError {
 const ITEM_FIELDS = new Set(['payload', 'encoding', 'id', 'idempotencyKey']);
 
 /**
- * The requests of a batch body, in order. Items without `id` or `idempotencyKey` are keyed
- * by the invocation (`<requestId>:<index>`, namespace `call`), so a command the client
- * library resends can never make a second job. Throws BatchRefusal (or EMQ_INVALID_REQUEST).
+ * The body checked whole, before any I/O: its shape here, every item by the core (`prepare`),
+ * keyed by the invocation. Throws BatchRefusal naming every item at fault; nothing is sent.
  */
-export function parseBatch(
+export function checkedBatch(
   queue: string,
   body: Buffer,
-  requestId: string,
-  limits: BatchLimits,
-): NamespacedRequest[] {
+  config: Config,
+  invocation: { readonly id: string; readonly nowMs?: number },
+): Prepared {
+  const requests = parseBatch(queue, body);
+  const prepared = prepare(config, requests, invocation);
+  if (prepared.faults.length > 0) throw batchRefusal(prepared.faults, requests.length);
+  return prepared;
+}
+
+/** The body's items as requests (or their shape faults), in order. Throws BatchRefusal. */
+export function parseBatch(queue: string, body: Buffer): RequestOrFault[] {
   if (body.byteLength > MAX_BATCH_BODY_BYTES) {
     throw new BatchRefusal(
       `The batch body is ${body.byteLength} bytes; the limit is ${MAX_BATCH_BODY_BYTES}. Split it into smaller batches.`,
@@ -70,32 +67,34 @@ export function parseBatch(
       true,
     );
   }
-  const jobs = jobsOf(body);
-  const requests: NamespacedRequest[] = [];
-  const faults: ItemFault[] = [];
-  jobs.forEach((item, index) => {
+  // Decoding replaces bytes that are not UTF-8 with U+FFFD: a payload would be stored changed.
+  if (!isUtf8(body)) throw notUtf8(body);
+  return jobsOf(body).map((item) => {
     try {
-      const request = requestOf(queue, item, index, requestId);
-      checkRequest(request, limits);
-      if (request.id !== undefined) {
-        assertCallerIdTime(request.id, limits.callerIdMaxAgeMs, limits.nowMs);
-      }
-      requests.push(request);
+      return requestOf(queue, item);
     } catch (error) {
-      if (!(error instanceof EmqError)) throw error;
-      faults.push({ index, code: error.code, detail: error.message });
+      if (error instanceof InvalidInputError) return error;
+      throw error;
     }
   });
-  if (faults.length > 0) {
-    const named = faults.slice(0, MAX_ITEMS_NAMED);
-    const more = faults.length - named.length;
-    throw new BatchRefusal(
-      `${faults.length} of ${jobs.length} jobs are invalid (items: ${named.map((f) => f.index).join(', ')}${more > 0 ? `, and ${more} more` : ''}); nothing was written. Fix them and send the batch again.`,
-      named,
-      faults.every((fault) => fault.code === 'EMQ_PAYLOAD_TOO_LARGE'),
-    );
-  }
-  return requests;
+}
+
+/** The refusal of a body with faults, naming every item at fault (the first ones). */
+export function batchRefusal(
+  faults: readonly { readonly index: number; readonly error: InvalidInputError | Error }[],
+  total: number,
+): BatchRefusal {
+  const named = faults.slice(0, MAX_ITEMS_NAMED).map(({ index, error }) => ({
+    index,
+    code: 'code' in error && typeof error.code === 'string' ? error.code : 'EMQ_INVALID_REQUEST',
+    detail: error.message,
+  }));
+  const more = faults.length - named.length;
+  return new BatchRefusal(
+    `${faults.length} of ${total} jobs are invalid (items: ${named.map((f) => f.index).join(', ')}${more > 0 ? `, and ${more} more` : ''}); nothing was written. Fix them and send the batch again.`,
+    named,
+    named.every((fault) => fault.code === 'EMQ_PAYLOAD_TOO_LARGE'),
+  );
 }
 
 function jobsOf(body: Buffer): unknown[] {
@@ -117,12 +116,7 @@ function jobsOf(body: Buffer): unknown[] {
   return jobs;
 }
 
-function requestOf(
-  queue: string,
-  item: unknown,
-  index: number,
-  requestId: string,
-): NamespacedRequest {
+function requestOf(queue: string, item: unknown): EnqueueRequest {
   if (!isObject(item)) throw malformed('A job must be an object with a "payload".');
   const unknown = Object.keys(item).filter((name) => !ITEM_FIELDS.has(name));
   if (unknown.length > 0) {
@@ -148,16 +142,77 @@ function requestOf(
   if (bytes === undefined) {
     throw malformed('"payload" is not valid base64 (standard alphabet, padded).');
   }
-  if (id !== undefined) return { queue, payload: bytes, id };
-  if (idempotencyKey !== undefined) {
-    return { queue, payload: bytes, idempotencyKey, keyNamespace: 'http' };
+  return { queue, payload: bytes, id, idempotencyKey, origin: 'http' };
+}
+
+/** A body that is not UTF-8: names the items whose bytes are not, where the JSON shows them. */
+function notUtf8(body: Buffer): BatchRefusal {
+  const items = [...new Set(itemsAt(body, invalidOffsets(body)))].slice(0, MAX_ITEMS_NAMED);
+  const remedy =
+    'JSON must be UTF-8: send bytes that are not text as base64 with "encoding": "base64". Nothing was written.';
+  const faults = items.map((index) => ({
+    index,
+    code: 'EMQ_INVALID_REQUEST',
+    detail: `Item ${index} holds bytes that are not valid UTF-8. ${remedy}`,
+  }));
+  const where =
+    items.length === 0 ? 'The batch body' : `The batch body (items: ${items.join(', ')})`;
+  return new BatchRefusal(`${where} is not valid UTF-8. ${remedy}`, faults, false);
+}
+
+/** Byte offsets where a UTF-8 sequence is broken (the first byte of each). */
+function invalidOffsets(body: Buffer): number[] {
+  const offsets: number[] = [];
+  let at = 0;
+  while (at < body.length) {
+    const byte = body[at] as number;
+    const length =
+      byte < 0x80
+        ? 1
+        : byte >> 5 === 0b110
+          ? 2
+          : byte >> 4 === 0b1110
+            ? 3
+            : byte >> 3 === 0b11110
+              ? 4
+              : 0;
+    if (length === 0 || !isUtf8(body.subarray(at, at + length))) {
+      offsets.push(at);
+      at += 1;
+    } else {
+      at += length;
+    }
   }
-  return {
-    queue,
-    payload: bytes,
-    idempotencyKey: `${requestId}:${index}`,
-    keyNamespace: 'call',
-  };
+  return offsets;
+}
+
+/**
+ * The index of the `jobs` item each offset lies in, read from the JSON's structure: items are
+ * the elements of the one array at depth 2 of `{"jobs": [...]}`.
+ */
+function itemsAt(body: Buffer, offsets: readonly number[]): number[] {
+  const found: number[] = [];
+  let depth = 0;
+  let item = 0;
+  let inString = false;
+  let escaped = false;
+  let next = 0;
+  for (let at = 0; at < body.length && next < offsets.length; at++) {
+    if (at === offsets[next]) {
+      if (depth >= 2) found.push(item);
+      next += 1;
+    }
+    const byte = body[at] as number;
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (byte === 0x5c) escaped = true;
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) inString = true;
+    else if (byte === 0x7b || byte === 0x5b) depth += 1;
+    else if (byte === 0x7d || byte === 0x5d) depth -= 1;
+    else if (byte === 0x2c && depth === 2) item += 1;
+  }
+  return found;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

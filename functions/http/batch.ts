@@ -1,23 +1,26 @@
 /**
- * `POST /queues/{queue}/jobs/batch` (SPEC §8a): the whole body checked first, then one
- * `enqueueMany` call (one round trip per node), and one result per item in input order.
- * 200 unless every item must be retried: then 503 with Retry-After, as a single POST would.
+ * `POST /queues/{queue}/jobs/batch` (SPEC §8a): the body read for its shape, every item
+ * checked by the core before any I/O (one bad item refuses the body), then one admission for
+ * all (one call per queue, one round trip per node), one result per item in input order.
+ * 200 unless every item must be retried: then 503 with Retry-After, and the body lists every
+ * item's id and whether it may have been written, so that following its advice (send the
+ * batch again, each listed item with its id) never admits a job twice.
  */
 import {
-  type Admitted,
-  type Connection,
-  classifyFailure,
+  type AdmissionResult,
+  type AdmissionTarget,
+  admitPrepared,
   EmqError,
-  enqueueMany,
   RetryableError,
 } from '../../src/index.js';
-import { type BatchLimits, type NamespacedRequest, parseBatch } from './batch-body.js';
+import { checkedBatch } from './batch-body.js';
 import {
   type HttpResponse,
   type Problem,
   problemBody,
   problemOf,
   problemResponse,
+  type RetryItem,
   respond,
 } from './responses.js';
 
@@ -36,33 +39,33 @@ export interface BatchServed {
   readonly problem?: Problem;
 }
 
-export interface BatchContext {
-  readonly queue: string;
-  readonly body: Buffer;
-  readonly requestId: string;
-  readonly limits: BatchLimits;
-  readonly connection: () => Promise<Connection>;
-}
-
 /** Parses (throws before any I/O on a bad body), admits, answers. */
-export async function serveBatch(batch: BatchContext): Promise<BatchServed> {
-  const requests = parseBatch(batch.queue, batch.body, batch.requestId, batch.limits);
-  const results = await admitAll(requests, batch.connection);
+export async function serveBatch(
+  queue: string,
+  body: Buffer,
+  requestId: string,
+  admission: AdmissionTarget,
+): Promise<BatchServed> {
+  const prepared = checkedBatch(queue, body, admission.config, { id: requestId });
+  const results = await admitPrepared(admission, prepared);
   const counts = countsOf(results);
   if (results.every((result) => result instanceof RetryableError)) {
     const problem = allRetried(results as RetryableError[]);
-    return { response: problemResponse(problem, batch.requestId), counts, problem };
+    return { response: problemResponse(problem, requestId), counts, problem };
   }
   return {
     counts,
     response: respond(
       200,
-      { 'content-type': 'application/json', 'x-request-id': batch.requestId },
+      { 'content-type': 'application/json', 'x-request-id': requestId },
       {
-        queue: batch.queue,
+        queue,
         results: results.map((result) =>
           result instanceof EmqError
-            ? { error: problemBody(problemOf(result)) }
+            ? {
+                ...(result.retryable && result.jobId ? { id: result.jobId } : {}),
+                error: problemBody(problemOf(result)),
+              }
             : { id: result.id, status: result.status },
         ),
       },
@@ -70,31 +73,25 @@ export async function serveBatch(batch: BatchContext): Promise<BatchServed> {
   };
 }
 
-/** A connection that cannot open, or a call that throws, fails every item alike. */
-async function admitAll(
-  requests: readonly NamespacedRequest[],
-  connection: () => Promise<Connection>,
-): Promise<(Admitted | EmqError)[]> {
-  try {
-    return await enqueueMany(await connection(), requests);
-  } catch (error) {
-    const failure = classifyFailure(error);
-    return requests.map(() => failure);
-  }
-}
-
-/** The first item's problem stands for the batch; Retry-After is the longest any item asks. */
+/** Every item must be retried: the answer names each one's id and what may have been written. */
 function allRetried(errors: readonly RetryableError[]): Problem {
   const first = problemOf(errors[0]);
-  const wait = Math.max(...errors.map((error) => error.retryAfterSeconds));
+  const items: RetryItem[] = errors.map((error, index) => ({
+    index,
+    code: error.code,
+    written: error.written,
+    ...(error.jobId === undefined ? {} : { id: error.jobId }),
+  }));
+  const maybe = items.filter((item) => item.written !== 'no').length;
   return {
     ...first,
-    detail: `No job of the batch was admitted: ${first.detail} Retry the whole batch (each item keeps its id or idempotencyKey).`,
-    retryAfterSeconds: wait,
+    detail: `No job of the batch was confirmed (${maybe} of ${items.length} may have been written): ${first.detail} Send the batch again with each item that has an "id" in "items" given that id (an item may keep its idempotencyKey): no job is then admitted twice.`,
+    retryAfterSeconds: Math.max(...errors.map((error) => error.retryAfterSeconds)),
+    retryItems: items,
   };
 }
 
-function countsOf(results: readonly (Admitted | EmqError)[]): BatchCounts {
+function countsOf(results: readonly AdmissionResult[]): BatchCounts {
   let enqueued = 0;
   let duplicate = 0;
   for (const result of results) {

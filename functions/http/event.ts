@@ -22,8 +22,14 @@ export interface HttpRequest {
    * path already holds the stage.
    */
   readonly mount: string;
-  /** Header names in lower case; a repeated header keeps its last value. */
+  /** Header names in lower case; a repeated header keeps its last value (see `repeated`). */
   readonly headers: Readonly<Record<string, string>>;
+  /**
+   * Lower-case names of headers the caller sent more than once, where the event can tell
+   * (payload 1.0's multiValueHeaders). Payload 2.0 and Function URLs join repeated values with
+   * a comma, so there a comma inside a value is all that shows.
+   */
+  readonly repeated: ReadonlySet<string>;
   /** The body bytes, base64-decoded when the event says so; empty when there is none. */
   readonly body: Buffer;
 }
@@ -66,6 +72,7 @@ function parseV2(fields: Fields, rawPath: string, method: string): HttpRequest {
     segments: split(rawPath).map(decodeSegment),
     mount: '',
     headers: lowerCased(record(fields.headers)),
+    repeated: new Set(),
     body: bodyOf(fields),
   };
 }
@@ -90,6 +97,7 @@ function parseV1(fields: Fields, method: string): HttpRequest {
       ...lowerCased(lastValues(record(fields.multiValueHeaders))),
       ...lowerCased(record(fields.headers)),
     },
+    repeated: repeatedIn(record(fields.multiValueHeaders)),
     body: bodyOf(fields),
   };
 }
@@ -115,6 +123,14 @@ function lowerCased(headers: Fields | undefined): Record<string, string> {
     if (typeof value === 'string') out[name.toLowerCase()] = value;
   }
   return out;
+}
+
+function repeatedIn(headers: Fields | undefined): Set<string> {
+  const names = new Set<string>();
+  for (const [name, values] of Object.entries(headers ?? {})) {
+    if (Array.isArray(values) && values.length > 1) names.add(name.toLowerCase());
+  }
+  return names;
 }
 
 function lastValues(headers: Fields | undefined): Record<string, string> {

@@ -6,7 +6,7 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { UnavailableError } from '../../src/index.js';
-import { containerConfig, containerConnection } from '../shared/connection.js';
+import { containerAdmission } from '../shared/connection.js';
 import { report } from './report.js';
 import type { HttpResponse } from './responses.js';
 import { failed, type HttpServices, newTrace, serve, type Trace } from './serve.js';
@@ -14,11 +14,7 @@ import { failed, type HttpServices, newTrace, serve, type Trace } from './serve.
 /** Leaves time to answer 503 before Lambda kills the invocation (API Gateway would say 502/504). */
 const ANSWER_BEFORE_TIMEOUT_MS = 250;
 
-const services: HttpServices = {
-  connection: containerConnection,
-  maxPayloadBytes: () => containerConfig().maxPayloadBytes,
-  callerIdMaxAgeMs: () => containerConfig().callerIdMaxAgeMs,
-};
+const services: HttpServices = { admission: containerAdmission };
 
 /** Requests not yet reported, by their context: whichever path answers first reports. */
 const inFlight = new WeakMap<Context, { readonly started: number; readonly trace: Trace }>();

@@ -4,7 +4,7 @@
  * and code (a message can name a host).
  */
 
-import { EmqError } from '../../src/index.js';
+import { causeOf, EmqError } from '../../src/index.js';
 import { errorFields, type Fields, type Level, log } from '../shared/log.js';
 import { metricsFields } from '../shared/metrics.js';
 import type { Served } from './serve.js';
@@ -48,17 +48,12 @@ function levelOf(status: number): Level {
 }
 
 /**
- * Outcomes whose message is for operators: the public answer leaves it out (responses.ts),
- * so the log is where the node id, the fence values or the setting's name are found. These
- * messages are written by this project and never hold an endpoint or a credential.
+ * A failure's operator fields: its class and code, the message where the outcome table keeps
+ * it from callers (node ids, fence values, setting names: written by this project, never an
+ * endpoint or a credential), and its cause as a code and the server's text without addresses.
  */
-const OPERATOR_DETAIL = new Set(['EMQWIRE', 'EMQ_CONFIG', 'EMQ_NO_MODULE']);
-
 function failureFields(error: unknown): Fields {
-  const detail =
-    error instanceof EmqError && OPERATOR_DETAIL.has(error.code) ? { detail: error.message } : {};
-  const cause = error instanceof Error ? error.cause : undefined;
-  if (cause === undefined) return { ...errorFields(error), ...detail };
-  const { error: causeName, errorCode: causeCode } = errorFields(cause);
-  return { ...errorFields(error), cause: causeName, causeCode, ...detail };
+  const detail = error instanceof EmqError && error.operatorOnly ? { detail: error.message } : {};
+  const { causeCode, causeText } = causeOf(error);
+  return { ...errorFields(error), ...detail, cause: causeCode, causeText };
 }

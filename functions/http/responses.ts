@@ -10,6 +10,7 @@ import {
   type ErrorCode,
   type JobRow,
   RetryableError,
+  type Written,
 } from '../../src/index.js';
 import { BatchRefusal, type ItemFault } from './batch-body.js';
 
@@ -39,6 +40,21 @@ export interface Problem {
   readonly allow?: readonly string[] | undefined;
   /** A refused batch: the items at fault. Default: none. */
   readonly items?: readonly ItemFault[] | undefined;
+  /** A batch whose every item must be retried: each item's id and what may have been written. Default: none. */
+  readonly retryItems?: readonly RetryItem[] | undefined;
+  /** The job a retryable problem concerns, where there is one: a retry may name it (PUT). Default: none. */
+  readonly id?: string | undefined;
+  /** Whether that job may have been written. Default: none. */
+  readonly written?: Written | undefined;
+}
+
+/** One item of a batch that must be retried as a whole. */
+export interface RetryItem {
+  readonly index: number;
+  readonly code: ErrorCode;
+  /** The id the item proposed or named; absent when none was minted yet (nothing was sent). */
+  readonly id?: string;
+  readonly written: Written;
 }
 
 const TITLES: Readonly<Record<number, string>> = {
@@ -52,34 +68,20 @@ const TITLES: Readonly<Record<number, string>> = {
   503: 'Service Unavailable',
 };
 
-/**
- * Outcomes whose own message is for operators only: a fence error names the node and both
- * fence values, a configuration error names the setting. The caller gets these words, and
- * the log keeps the code and the request id to find the cause.
- */
-const PUBLIC_DETAIL: Partial<Record<ProblemCode, string>> = {
-  EMQWIRE:
-    'The service is being reconfigured (its wire identity is not in place); retry after the Retry-After delay.',
-  EMQ_CONFIG:
-    'The service is misconfigured; an operator must fix it. Quote the request id to an operator.',
-  EMQ_NO_MODULE:
-    'The service is misconfigured; an operator must fix it. Quote the request id to an operator.',
-};
-
 /** A failure as a problem. An error that is not an EmqError is never described: it may name a host. */
 export function problemOf(error: unknown): Problem {
   if (error instanceof EmqError) {
+    const named = error.retryable && error.jobId !== undefined;
     return {
       status: error.status,
       code: error.code,
-      // The core's public text where it chose one; else never an operator-only message.
-      detail:
-        error.publicMessage !== error.message
-          ? error.publicMessage
-          : (PUBLIC_DETAIL[error.code] ?? error.message),
+      // The outcome table keeps operator-only messages (node ids, fence values, settings) out.
+      detail: error.publicDetail,
       retryable: error.retryable,
       retryAfterSeconds: error instanceof RetryableError ? error.retryAfterSeconds : undefined,
       items: error instanceof BatchRefusal ? error.items : undefined,
+      id: named ? error.jobId : undefined,
+      written: named ? error.written : undefined,
     };
   }
   return {
@@ -111,7 +113,9 @@ export function problemBody(problem: Problem): Record<string, unknown> {
     detail: problem.detail,
     code: problem.code,
     retryable: problem.retryable,
+    ...(problem.id === undefined ? {} : { id: problem.id, written: problem.written }),
     ...(problem.items === undefined ? {} : { items: problem.items }),
+    ...(problem.retryItems === undefined ? {} : { items: problem.retryItems }),
   };
 }
 

@@ -4,18 +4,15 @@
  * learnt on the way (route, queue, job id) is kept for the request's log line.
  */
 import {
-  assertCallerIdTime,
+  type AdmissionTarget,
   assertJobId,
   assertQueue,
-  type Connection,
-  checkRequest,
-  type EnqueueRequest,
   enqueue,
   InvalidInputError,
   readJob,
 } from '../../src/index.js';
 import { type BatchCounts, serveBatch } from './batch.js';
-import { type EventFormat, isHeadEvent, parseEvent } from './event.js';
+import { type EventFormat, type HttpRequest, isHeadEvent, parseEvent } from './event.js';
 import {
   admittedResponse,
   type HttpResponse,
@@ -30,13 +27,13 @@ import { matchRoute, type RouteName } from './routes.js';
 
 /** What the request needs of its container; tests pass their own. */
 export interface HttpServices {
-  /** The container's connection, opened on first use (a failed open is retried next time). */
-  connection(): Promise<Connection>;
-  /** The payload cap, read before connecting so an oversized body costs no I/O. */
-  maxPayloadBytes(): number;
-  /** How old a caller-chosen id's time may be (`EMQ_CALLER_ID_MAX_AGE_MS`); 0 turns the check off. */
-  callerIdMaxAgeMs(): number;
+  /** The container's configuration and its connection, opened on first use (a failed open is retried next time). */
+  admission(): AdmissionTarget;
 }
+
+/** What a job id in the path should be, said where it is refused. */
+const PATH_ID_ADVICE =
+  'Leave the id out (POST /queues/{queue}/jobs) to have one minted, or mint one with `emq id`; an identifier of your own belongs in the Idempotency-Key header.';
 
 /** What is known of a request so far; filled in as it is served. */
 export interface Trace {
@@ -117,28 +114,25 @@ async function route(
   trace.route = match.route;
   trace.queue = match.queue;
   assertQueue(match.queue);
+  const admission = services.admission();
 
   if (match.kind === 'get') {
     trace.jobId = match.id;
-    assertJobId(match.id);
-    const row = await readJob(await services.connection(), match.queue, match.id);
-    const served: Served =
-      row === null
-        ? refused(trace, requestId, {
-            status: 404,
-            code: 'EMQ_JOB_NOT_FOUND',
-            detail: `Queue ${match.queue} has no job ${match.id} (never enqueued, or already consumed).`,
-          })
-        : {
-            ...trace,
-            outcome: 'found',
-            response: jobResponse(match.queue, match.id, row, requestId),
-          };
+    assertJobId(match.id, PATH_ID_ADVICE);
+    const row = await readJob(await admission.connection(), match.queue, match.id);
     // serve() drops the body of every HEAD answer, this one included.
-    return served;
+    return row === null
+      ? refused(trace, requestId, {
+          status: 404,
+          code: 'EMQ_JOB_NOT_FOUND',
+          detail: `Queue ${match.queue} has no job ${match.id} (never enqueued, or already consumed).`,
+        })
+      : {
+          ...trace,
+          outcome: 'found',
+          response: jobResponse(match.queue, match.id, row, requestId),
+        };
   }
-
-  const limits = { maxPayloadBytes: services.maxPayloadBytes() };
   if (match.kind === 'batch') {
     if (request.headers['idempotency-key'] !== undefined) {
       throw new InvalidInputError(
@@ -146,28 +140,15 @@ async function route(
         'Idempotency-Key applies to single POSTs; give each job of a batch its own "idempotencyKey" (or "id").',
       );
     }
-    const batch = await serveBatch({
-      queue: match.queue,
-      body: request.body,
-      requestId,
-      limits: { ...limits, callerIdMaxAgeMs: services.callerIdMaxAgeMs(), nowMs: Date.now() },
-      connection: services.connection,
-    });
+    const batch = await serveBatch(match.queue, request.body, requestId, admission);
     trace.batch = batch.counts;
-    return {
-      ...trace,
-      outcome: batch.problem?.code ?? 'batch',
-      response: batch.response,
-    };
+    return { ...trace, outcome: batch.problem?.code ?? 'batch', response: batch.response };
   }
   if (match.kind === 'put') {
     trace.jobId = match.id;
-    // The id is its own idempotency key (SPEC §5), so an Idempotency-Key header adds nothing.
+    // The id is the request's key (SPEC §5): an Idempotency-Key header adds nothing.
     const put = { queue: match.queue, payload: request.body, id: match.id };
-    // Checked before connecting, so bad input is refused even while Valkey is down.
-    checkRequest(put, limits);
-    assertCallerIdTime(match.id, services.callerIdMaxAgeMs(), Date.now());
-    const admitted = await enqueue(await services.connection(), put);
+    const admitted = await enqueue(admission, put, { id: requestId });
     const location = jobLocation(match.base, match.queue, admitted.id);
     return {
       ...trace,
@@ -175,18 +156,16 @@ async function route(
       response: admittedResponse(admitted, location, requestId),
     };
   }
-
-  // Without the caller's key, this invocation's request id is the key: a command the client
-  // library resends within the invocation then cannot make a second job (SPEC §5).
-  const header = request.headers['idempotency-key'];
-  const post: EnqueueRequest = {
-    queue: match.queue,
-    payload: request.body,
-    idempotencyKey: header ?? requestId,
-    keyNamespace: header === undefined ? 'call' : 'http',
-  };
-  checkRequest(post, limits);
-  const admitted = await enqueue(await services.connection(), post);
+  const admitted = await enqueue(
+    admission,
+    {
+      queue: match.queue,
+      payload: request.body,
+      idempotencyKey: idempotencyKeyOf(request),
+      origin: 'http',
+    },
+    { id: requestId },
+  );
   trace.jobId = admitted.id;
   const location = jobLocation(match.base, match.queue, admitted.id);
   return {
@@ -194,6 +173,22 @@ async function route(
     outcome: admitted.status,
     response: admittedResponse(admitted, location, requestId),
   };
+}
+
+/**
+ * The POST's Idempotency-Key, once. Sent twice it is refused rather than joined: payload 1.0
+ * shows the repetition, payload 2.0 and Function URLs join the values with a comma, so a comma
+ * is refused too (a key is printable ASCII without spaces or commas).
+ */
+function idempotencyKeyOf(request: HttpRequest): string | undefined {
+  const key = request.headers['idempotency-key'];
+  if (request.repeated.has('idempotency-key') || key?.includes(',')) {
+    throw new InvalidInputError(
+      'EMQ_INVALID_REQUEST',
+      'Send one Idempotency-Key header, without commas: a repeated header (which API Gateway joins with commas) names no single request.',
+    );
+  }
+  return key;
 }
 
 function refused(

@@ -4,14 +4,16 @@
  * connection is moved onto a fresh token (or rebuilt) before it is handed out.
  */
 import {
+  type AdmissionTarget,
   type Config,
   type Connection,
+  causeOf,
+  classifyFailure,
   connect,
-  connectOptionsFrom,
   loadConfig,
 } from '../../src/index.js';
 import { IamSession } from './iam-session.js';
-import { log } from './log.js';
+import { errorFields, log } from './log.js';
 import { readCredentials } from './secrets.js';
 
 let config: Config | undefined;
@@ -22,6 +24,11 @@ let iam: IamSession | undefined;
 export function containerConfig(): Config {
   config ??= loadConfig();
   return config;
+}
+
+/** The container's admission: its configuration, and its connection opened on first use. */
+export function containerAdmission(): AdmissionTarget {
+  return { config: containerConfig(), connection: containerConnection };
 }
 
 /** The container's connection; opens it on first use, renews its IAM token when due. */
@@ -42,8 +49,16 @@ export async function resetContainer(): Promise<void> {
 function start(): Promise<Connection> {
   const opening = open(containerConfig());
   pending = opening;
-  opening.catch(() => {
+  opening.catch((error: unknown) => {
     if (pending === opening) pending = undefined;
+    // Once per failed open, whatever the requests waiting on it are told: the operator's line.
+    const failure = classifyFailure(error);
+    log(failure.retryable ? 'warn' : 'error', 'connection failed', {
+      ...errorFields(failure),
+      code: failure.code,
+      ...(failure.operatorOnly ? { detail: failure.message } : {}),
+      ...causeOf(failure),
+    });
   });
   return opening;
 }
@@ -66,7 +81,7 @@ async function open(config: Config): Promise<Connection> {
     iam ??= new IamSession(config.iam);
     const token = await iam.token();
     const connection = await connect({
-      ...connectOptionsFrom(config),
+      ...config,
       username: config.iam.userId,
       password: token,
       onWarning,
@@ -76,9 +91,5 @@ async function open(config: Config): Promise<Connection> {
   }
   const credentials =
     config.secretArn === undefined ? undefined : await readCredentials(config.secretArn);
-  return connect({
-    ...connectOptionsFrom(config),
-    ...(credentials === undefined ? {} : credentials),
-    onWarning,
-  });
+  return connect({ ...config, ...credentials, onWarning });
 }

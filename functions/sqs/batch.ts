@@ -6,18 +6,7 @@
  * group goes on, as SQS's own redrive would move it aside.
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import {
-  type Admitted,
-  type Connection,
-  checkRequest,
-  classifyFailure,
-  DEFAULTS,
-  EmqError,
-  type EnqueueRequest,
-  enqueueMany,
-  UnavailableError,
-} from '../../src/index.js';
-import { errorFields, log } from '../shared/log.js';
+import { type AdmissionTarget, EmqError, enqueueMany } from '../../src/index.js';
 import { type DeadLetter, type DeadLetterResult, type DlqSender, sendDeadLetters } from './dlq.js';
 import { batchResponse, mustRetry, type RecordOutcome } from './outcome.js';
 import { requestOf } from './record.js';
@@ -25,37 +14,23 @@ import { reportBatch, reportRecord } from './report.js';
 import { orderingGroup, wavesOf } from './waves.js';
 
 export interface SqsBatchDeps {
-  /** The Valkey connection; asked for only when a record needs it. A failed open retries those records. Required. */
-  readonly connection: () => Promise<Connection>;
-  /** Sends dead letters (an SQSClient). Required; unused without a DLQ URL. */
+  /** The container's configuration and its Valkey connection, opened when a record needs it. Required. */
+  readonly admission: AdmissionTarget;
+  /** Sends dead letters (an SQSClient). Required; unused without EMQ_DLQ_URL. */
   readonly sqs: DlqSender;
-}
-
-export interface SqsBatchOptions {
-  /** The queue of records without an `emq-queue` attribute. Default `default`. */
-  readonly defaultQueue?: string;
-  /** The DLQ for permanent failures. Default: none, so they become batch item failures. */
-  readonly dlqUrl?: string | undefined;
-  /** The payload cap, checked before any connection is opened. Default 262144 bytes. */
-  readonly maxPayloadBytes?: number;
-  /** `EMQ_CALLER_ID_MAX_AGE_MS` for `emq-job-id`; 0 turns the past check off. Default 0. */
-  readonly callerIdMaxAgeMs?: number;
 }
 
 export async function handleSqsBatch(
   event: SQSEvent,
   deps: SqsBatchDeps,
-  options: SqsBatchOptions = {},
 ): Promise<SQSBatchResponse> {
   const started = performance.now();
-  const records = event.Records ?? [];
-  const defaultQueue = options.defaultQueue ?? 'default';
+  const { config } = deps.admission;
+  const records: readonly SQSRecord[] = event.Records ?? [];
   const groups = records.map(orderingGroup);
   const outcomes = new Array<RecordOutcome>(records.length);
   const letters = new Map<number, DeadLetterResult>();
   const stopped = new Set<string>();
-  const connection = connecting(deps.connection);
-  const callerIds = { maxAgeMs: options.callerIdMaxAgeMs ?? 0, nowMs: Date.now() };
   let wavesRun = 0;
 
   for (const wave of wavesOf(groups)) {
@@ -67,24 +42,23 @@ export async function handleSqsBatch(
     });
     if (live.length === 0) continue;
     wavesRun += 1;
-
-    const limits = { maxPayloadBytes: options.maxPayloadBytes ?? DEFAULTS.maxPayloadBytes };
-    const results = await admit(
-      live.map((index) =>
-        checked(requestOf(records[index] as SQSRecord, defaultQueue, callerIds), limits),
-      ),
-      connection,
+    const results = await enqueueMany(
+      deps.admission,
+      live.map((index) => requestOf(records[index] as SQSRecord, config.defaultQueue)),
     );
     const permanent: DeadLetter[] = [];
     live.forEach((index, at) => {
-      const result = results[at] ?? missing();
-      if (!(result instanceof EmqError)) outcomes[index] = { kind: 'admitted', admitted: result };
-      // SPEC §7: only a record's own fault goes to the DLQ; every other failure is retried.
-      else if (!result.recordFault) outcomes[index] = { kind: 'retry', error: result };
-      else permanent.push({ index, record: records[index] as SQSRecord, error: result });
+      const result = results[at];
+      if (!(result instanceof EmqError)) {
+        outcomes[index] = { kind: 'admitted', admitted: result as NonNullable<typeof result> };
+      } else if (!result.recordFault) {
+        // SPEC §7: only a record's own fault goes to the DLQ; every other failure is retried.
+        outcomes[index] = { kind: 'retry', error: result };
+      } else {
+        permanent.push({ index, record: records[index] as SQSRecord, error: result });
+      }
     });
-    await deadLetter(permanent, deps.sqs, options.dlqUrl, outcomes, letters);
-
+    await deadLetter(permanent, deps.sqs, config.dlqUrl, outcomes, letters);
     for (const index of live) {
       const group = groups[index];
       if (group !== undefined && mustRetry(outcomes[index] as RecordOutcome)) stopped.add(group);
@@ -108,70 +82,6 @@ export async function handleSqsBatch(
     records.map((record) => record.messageId),
     outcomes,
   );
-}
-
-/** The request, or why it cannot be one: judged without I/O, so even while Valkey is down. */
-function checked(
-  request: EnqueueRequest | EmqError,
-  limits: { readonly maxPayloadBytes: number },
-): EnqueueRequest | EmqError {
-  if (request instanceof EmqError) return request;
-  try {
-    checkRequest(request, limits);
-    return request;
-  } catch (error) {
-    return classifyFailure(error);
-  }
-}
-
-/** One core call for the requests; records the face refused itself skip it. */
-async function admit(
-  requests: readonly (EnqueueRequest | EmqError)[],
-  connection: () => Promise<Connection>,
-): Promise<(Admitted | EmqError)[]> {
-  const valid = requests.filter(
-    (request): request is EnqueueRequest => !(request instanceof EmqError),
-  );
-  if (valid.length === 0) return [...requests] as EmqError[];
-  let admitted: (Admitted | EmqError)[];
-  try {
-    admitted = await enqueueMany(await connection(), valid);
-  } catch (error) {
-    const failure = classifyFailure(error);
-    admitted = valid.map(() => failure);
-  }
-  let next = 0;
-  return requests.map((request) =>
-    request instanceof EmqError ? request : (admitted[next++] ?? missing()),
-  );
-}
-
-/**
- * A connection that cannot open says nothing about the records: even a permanent cause (a
- * bad setting, no module) must not send good messages to the DLQ. They are retried, and the
- * cause is logged once, with its own code, for operators.
- */
-function connecting(open: () => Promise<Connection>): () => Promise<Connection> {
-  let opened: Promise<Connection> | undefined;
-  return () => {
-    opened ??= Promise.resolve()
-      .then(open)
-      .catch((error: unknown) => {
-        const cause = classifyFailure(error);
-        log('error', 'sqs connection failed', { ...errorFields(cause), code: cause.code });
-        throw cause.retryable
-          ? cause
-          : new UnavailableError('Valkey cannot be reached with this configuration; retry later.', {
-              cause,
-            });
-      });
-    return opened;
-  };
-}
-
-/** A result the core did not give (a bug): retried rather than dead-lettered. */
-function missing(): EmqError {
-  return new UnavailableError('The record produced no result; retry it.');
 }
 
 async function deadLetter(

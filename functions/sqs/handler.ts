@@ -6,7 +6,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { containerConfig, containerConnection } from '../shared/connection.js';
+import { containerAdmission } from '../shared/connection.js';
 import { errorFields, log } from '../shared/log.js';
 import { handleSqsBatch } from './batch.js';
 import { createSqsClient } from './sqs-client.js';
@@ -20,9 +20,9 @@ function sqsClient(): Promise<SQSClient> {
 }
 
 export const handler = middy<SQSEvent, SQSBatchResponse>().handler(async (event) => {
-  let config: ReturnType<typeof containerConfig>;
+  let admission: ReturnType<typeof containerAdmission>;
   try {
-    config = containerConfig();
+    admission = containerAdmission();
   } catch (error) {
     // A bad setting fails every record alike: retry them all rather than dead-letter them.
     log('error', 'sqs configuration invalid', errorFields(error));
@@ -32,17 +32,8 @@ export const handler = middy<SQSEvent, SQSBatchResponse>().handler(async (event)
       })),
     };
   }
-  return handleSqsBatch(
-    event,
-    {
-      connection: containerConnection,
-      sqs: { send: async (command) => (await sqsClient()).send(command) },
-    },
-    {
-      defaultQueue: config.defaultQueue,
-      dlqUrl: config.dlqUrl,
-      maxPayloadBytes: config.maxPayloadBytes,
-      callerIdMaxAgeMs: config.callerIdMaxAgeMs,
-    },
-  );
+  return handleSqsBatch(event, {
+    admission,
+    sqs: { send: async (command) => (await sqsClient()).send(command) },
+  });
 });

@@ -1,14 +1,10 @@
 /**
- * One SQS record to one enqueue request (SPEC §9). Only the attribute shapes are checked
- * here; the queue name, the id and the payload size are the core's to judge.
+ * One SQS record to one enqueue request (SPEC §9). Only the record's shape is read here
+ * (attributes, body, when it was sent); the queue name, the id, its age and the payload size
+ * are the core's to judge.
  */
 import type { SQSMessageAttribute, SQSRecord } from 'aws-lambda';
-import {
-  assertCallerIdTime,
-  type EnqueueRequest,
-  InvalidInputError,
-  isJobId,
-} from '../../src/index.js';
+import { type EnqueueRequest, InvalidInputError } from '../../src/index.js';
 import { decodeBase64 } from '../shared/base64.js';
 
 /** The message attributes this face reads. */
@@ -28,21 +24,14 @@ const KNOWN_ATTRIBUTES = new Set([
   ...REASON_ATTRIBUTES,
 ]);
 
-/** The caller-id time check (SPEC §2, EMQ_CALLER_ID_MAX_AGE_MS); absent: not checked. */
-export interface CallerIdPolicy {
-  /** Oldest accepted id time, in ms before `nowMs`; 0 turns the past check off. */
-  readonly maxAgeMs: number;
-  readonly nowMs: number;
-}
-
 /**
- * The request a record asks for, or the reason it cannot be one. A record without
- * `emq-job-id` is keyed by its messageId, so every delivery of it maps to one job.
+ * The request a record asks for, or the reason its shape cannot be one. A record without
+ * `emq-job-id` is keyed by its messageId, so every delivery of it maps to one job; a caller's
+ * id is judged from when the message was sent, not from when it is processed.
  */
 export function requestOf(
   record: SQSRecord,
   defaultQueue: string,
-  callerIds?: CallerIdPolicy,
 ): EnqueueRequest | InvalidInputError {
   try {
     const attributes = emqAttributes(record.messageAttributes);
@@ -52,14 +41,15 @@ export function requestOf(
       record.body,
       textAttribute(attributes.get(ENCODING_ATTRIBUTE), ENCODING_ATTRIBUTE),
     );
-    if (id !== undefined) {
-      // A malformed id is the core's to refuse; a well-formed one must not jump the queue.
-      if (callerIds !== undefined && isJobId(id)) {
-        assertCallerIdTime(id, callerIds.maxAgeMs, callerIds.nowMs);
-      }
-      return { queue, payload, id };
-    }
-    return { queue, payload, idempotencyKey: record.messageId, keyNamespace: 'sqs' };
+    const sent = Number(record.attributes?.SentTimestamp);
+    return {
+      queue,
+      payload,
+      id,
+      idempotencyKey: record.messageId,
+      origin: 'sqs',
+      sentAtMs: Number.isSafeInteger(sent) && sent > 0 ? sent : undefined,
+    };
   } catch (error) {
     if (error instanceof InvalidInputError) return error;
     throw error;

@@ -9,6 +9,8 @@
  * at volume one INFO line per record costs more in CloudWatch Logs than the SQS requests.
  */
 
+import type { EmqError } from '../../src/index.js';
+import { causeOf } from '../../src/index.js';
 import { type Fields, type Level, log, logs } from '../shared/log.js';
 import { emitMetrics, metricsFields } from '../shared/metrics.js';
 import type { DeadLetterResult } from './dlq.js';
@@ -34,7 +36,9 @@ const LEVELS: Readonly<Record<OutcomeKind, Level>> = {
 };
 
 export function reportRecord({ messageId, outcome, letter }: RecordReport): void {
-  const level = LEVELS[outcome.kind];
+  // A retry cannot mend a configuration fault or an unknown answer: an operator must see it.
+  const level =
+    outcome.kind === 'retry' && !outcome.error.retryable ? 'error' : LEVELS[outcome.kind];
   // Most records are admitted: skip building a line that the level drops.
   if (!logs(level)) return;
   log(level, 'sqs record', {
@@ -61,6 +65,7 @@ function detailOf(outcome: RecordOutcome, letter: DeadLetterResult | undefined):
         reason: outcome.reason,
         dlqError: letter?.failure,
         dlqErrorCode: letter?.failureCode,
+        ...operatorFields(outcome.error),
       };
     default:
       return {
@@ -68,8 +73,15 @@ function detailOf(outcome: RecordOutcome, letter: DeadLetterResult | undefined):
         code: outcome.error.code,
         retryable: outcome.error.retryable,
         droppedAttributes: letter?.dropped.length ? letter.dropped.join(',') : undefined,
+        ...operatorFields(outcome.error),
       };
   }
+}
+
+/** What an operator needs of a failure: the message where callers never see it, and its cause. */
+function operatorFields(error: EmqError): Fields {
+  const { causeCode, causeText } = causeOf(error);
+  return { ...(error.operatorOnly ? { detail: error.message } : {}), cause: causeCode, causeText };
 }
 
 export interface BatchReport {

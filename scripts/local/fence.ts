@@ -1,11 +1,5 @@
 /** Installs the wire identity on the fresh servers, as an operator's `emq fence install` does. */
-import {
-  connect,
-  connectOptionsFrom,
-  type ExecutorKind,
-  installFence,
-  loadConfig,
-} from '../../src/index.js';
+import { connect, type ExecutorKind, install, loadConfig } from '../../src/index.js';
 
 export interface FenceInstalled {
   readonly wire: string;
@@ -16,14 +10,14 @@ export interface FenceInstalled {
 export async function installLocalFence(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<FenceInstalled> {
-  const connection = await connect({ ...connectOptionsFrom(loadConfig(env)), checkFence: false });
+  const connection = await connect({ ...loadConfig(env), checkFence: false });
   try {
-    const readings = await installFence(connection);
+    const readings = await install(connection);
     const bad = readings.find((reading) => !reading.ok);
     if (bad !== undefined) {
       throw new Error(`The fence did not take on ${bad.node}: it holds ${bad.value ?? 'nothing'}.`);
     }
-    return { wire: connection.wire, executor: connection.executor.kind };
+    return { wire: connection.config.wire, executor: connection.executor.kind };
   } finally {
     await connection.close();
   }

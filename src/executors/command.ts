@@ -1,27 +1,28 @@
 /**
- * A command that names its keys and encodes itself in one buffer. Written against iovalkey
- * 0.4.0: it overrides Command's getKeys() and toWritable(), which the client and Pipeline
- * call to route (by slot) and to write a command.
+ * A command that names its routing key and encodes itself in one buffer. Written against
+ * iovalkey 0.4.0: it overrides Command's getKeys() and toWritable(), which the client and the
+ * cluster call to route (by slot) and to write a command. Its `args` stay empty: nothing in
+ * iovalkey needs them once toWritable() is ours, a failed command's error then carries no
+ * payload (iovalkey attaches `command.args` to error replies), and no argument is copied twice.
  */
 import { Command } from 'iovalkey';
 
 type Part = string | Buffer;
 
 export class KeyedCommand extends Command {
-  readonly #keys: string[];
+  readonly #key: string;
   readonly #parts: readonly Part[];
 
-  /** `parts` is the whole command, name first; `keys` are the keys among them. */
-  constructor(parts: readonly Part[], keys: string[]) {
-    const [name, ...args] = parts;
-    super(String(name), args, { replyEncoding: 'utf8' });
-    this.#keys = keys;
+  /** `parts` is the whole command, name first; `key` is one of its keys (all share a slot). */
+  constructor(parts: readonly Part[], key: string) {
+    super(String(parts[0]), [], { replyEncoding: 'utf8' });
+    this.#key = key;
     this.#parts = parts;
   }
 
-  /** iovalkey does not know EMQ.* or FCALL key positions: without this it picks a random node. */
+  /** iovalkey does not know EMQ.*, FCALL or EVALSHA key positions: without this it picks a random node. */
   override getKeys(): string[] {
-    return this.#keys;
+    return [this.#key];
   }
 
   /**
@@ -30,19 +31,23 @@ export class KeyedCommand extends Command {
    */
   override toWritable(): Buffer {
     const parts = this.#parts;
-    let size = 1 + String(parts.length).length + 2;
-    const lengths = parts.map((part) =>
-      typeof part === 'string' ? Buffer.byteLength(part) : part.length,
-    );
-    for (const length of lengths) size += 1 + String(length).length + 2 + length + 2;
+    const lengths = new Array<number>(parts.length);
+    let size = 3 + String(parts.length).length;
+    for (let at = 0; at < parts.length; at++) {
+      const part = parts[at] as Part;
+      const length = typeof part === 'string' ? Buffer.byteLength(part) : part.length;
+      lengths[at] = length;
+      size += 5 + String(length).length + length;
+    }
     const out = Buffer.allocUnsafe(size);
     let at = out.write(`*${parts.length}\r\n`, 0, 'latin1');
-    parts.forEach((part, index) => {
+    for (let index = 0; index < parts.length; index++) {
+      const part = parts[index] as Part;
       at += out.write(`$${lengths[index]}\r\n`, at, 'latin1');
       at += typeof part === 'string' ? out.write(part, at, 'utf8') : part.copy(out, at);
       out[at++] = 0x0d;
       out[at++] = 0x0a;
-    });
+    }
     return out;
   }
 }

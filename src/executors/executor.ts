@@ -1,6 +1,32 @@
 import type { Command } from 'iovalkey';
 
-/** One enqueue as SPEC §4 sends it: two keys, the id and the payload. */
+/** One admission inside an admit call (docs/wire.md): its row, its key's v2 record, its values. */
+export interface AdmissionArgs {
+  /** `emq:{q}:job:<id>`: the proposed row. */
+  readonly rowKey: string;
+  /** `emq:{q}:dedupe:<h>`: the key's v2 record, which also carries `h`. */
+  readonly legacyKey: string;
+  /** `m`: a minted proposal; `c`: the caller's own id. */
+  readonly kind: 'm' | 'c';
+  readonly id: string;
+  /** The payload's digest: 16 base64url characters. */
+  readonly digest: string;
+  readonly payload: Buffer;
+}
+
+/** One admit call: several admissions of one queue (SPEC §4, docs/wire.md). */
+export interface AdmitCall {
+  readonly pendingKey: string;
+  /** The queue's four record slots. */
+  readonly slotKeys: readonly string[];
+  /** The wire identity this host expects. */
+  readonly wire: string;
+  /** A new record's life in ms, as the decimal string the call sends. */
+  readonly ttlMs: string;
+  readonly admissions: readonly AdmissionArgs[];
+}
+
+/** One enqueue as the seeds send it: two keys, the id and the payload (kept for other hosts). */
 export interface EnqueueCall {
   readonly jobKey: string;
   readonly pendingKey: string;
@@ -8,23 +34,36 @@ export interface EnqueueCall {
   readonly payload: Buffer;
 }
 
-/** One admit (SPEC §4): the enqueue's keys plus the idempotency key's record and its TTL. */
-export interface AdmitCall extends EnqueueCall {
-  readonly dedupeKey: string;
-  /** The record's lifetime in ms, as the decimal string the call sends. */
-  readonly ttlMs: string;
-}
-
-/** `native`: the module's commands; `function`: FCALL of the `emq` library (ElastiCache). */
-export type ExecutorKind = 'native' | 'function';
+/**
+ * `native`: the module's commands; `function`: FCALL of the `emq` library; `script`: the same
+ * Lua by EVALSHA (ElastiCache Serverless, which has no FUNCTION).
+ */
+export type ExecutorKind = 'native' | 'function' | 'script';
 
 /**
- * One write, two families. Each method returns the command to send, which names its keys
+ * One write, three families. Each method returns the command to send, which names its keys
  * (so the cluster client routes it by slot) and encodes itself as one RESP buffer. Replies
- * are the same on both: enqueue 1 or 0, admit [status, id], or an error reply.
+ * are the same on all three: admit an array of [status, id] or errors, enqueue 1 or 0.
  */
 export interface Executor {
   readonly kind: ExecutorKind;
-  enqueue(call: EnqueueCall): Command;
   admit(call: AdmitCall): Command;
+  enqueue(call: EnqueueCall): Command;
+}
+
+/** Most admissions in one call: 9 + 6n arguments stay within Serverless's 3,999. */
+export const MAX_ADMISSIONS_PER_CALL = 500;
+
+/** The keys and the arguments of an admit call, in wire order (docs/wire.md). */
+export function admitParts(call: AdmitCall): {
+  keys: (string | Buffer)[];
+  args: (string | Buffer)[];
+} {
+  const keys: (string | Buffer)[] = [call.pendingKey, ...call.slotKeys];
+  const args: (string | Buffer)[] = [call.wire, call.ttlMs];
+  for (const admission of call.admissions) {
+    keys.push(admission.rowKey, admission.legacyKey);
+    args.push(admission.kind, admission.id, admission.digest, admission.payload);
+  }
+  return { keys, args };
 }

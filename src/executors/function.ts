@@ -1,28 +1,19 @@
 import type { Command } from 'iovalkey';
 import { KeyedCommand } from './command.js';
-import type { AdmitCall, EnqueueCall, Executor } from './executor.js';
+import { type AdmitCall, admitParts, type EnqueueCall, type Executor } from './executor.js';
 
 export function functionEnqueue(call: EnqueueCall): Command {
   return new KeyedCommand(
     ['FCALL', 'emq_enqueue', '2', call.jobKey, call.pendingKey, call.id, call.payload],
-    [call.jobKey, call.pendingKey],
+    call.jobKey,
   );
 }
 
 export function functionAdmit(call: AdmitCall): Command {
+  const { keys, args } = admitParts(call);
   return new KeyedCommand(
-    [
-      'FCALL',
-      'emq_admit',
-      '3',
-      call.jobKey,
-      call.pendingKey,
-      call.dedupeKey,
-      call.id,
-      call.payload,
-      call.ttlMs,
-    ],
-    [call.jobKey, call.pendingKey, call.dedupeKey],
+    ['FCALL', 'emq_admit', String(keys.length), ...keys, ...args],
+    call.pendingKey,
   );
 }
 

@@ -1,11 +1,10 @@
 /**
- * The `emq` function library (SPEC §4): its name, its source text and its version. The
- * version is read from the source, so the text the installer loads and the version the
- * connector expects can never disagree.
+ * The `emq` library (SPEC §4): its source text, its version, and the same text as a script
+ * for EVALSHA. The version is read from the source, so the text the installer loads and the
+ * version the connector expects can never disagree.
  */
+import { createHash } from 'node:crypto';
 import source from './emq.lua';
-
-export const LIBRARY_NAME = 'emq';
 
 /** The library's Lua source, as FUNCTION LOAD takes it. */
 export const LIBRARY_SOURCE: string = source;
@@ -16,5 +15,15 @@ function versionOf(text: string): string {
   return found[1];
 }
 
-/** What `FCALL_RO emq_version 0` answers where this library is loaded. */
+/** What `emq_version` answers where this library (or its script) is loaded. */
 export const LIBRARY_VERSION: string = versionOf(source);
+
+/**
+ * The script family's text: the library with its `#!lua name=emq` line blanked (EVAL takes no
+ * library name, and a script without a shebang may read the fence's own slot where it is
+ * local). Line numbers stay those of emq.lua, so an error's line means the same in both.
+ */
+export const SCRIPT_SOURCE: string = source.replace(/^#!lua name=emq$/m, '--');
+
+/** EVALSHA's name for the script. */
+export const SCRIPT_SHA: string = createHash('sha1').update(SCRIPT_SOURCE).digest('hex');

@@ -1,35 +1,24 @@
 import type { Command } from 'iovalkey';
 import { KeyedCommand } from './command.js';
-import type { AdmitCall, EnqueueCall, Executor } from './executor.js';
+import { type AdmitCall, admitParts, type EnqueueCall, type Executor } from './executor.js';
 import { functionAdmit } from './function.js';
 
 export function nativeEnqueue(call: EnqueueCall): Command {
   return new KeyedCommand(
     ['EMQ.ENQUEUE', '2', call.jobKey, call.pendingKey, call.id, call.payload],
-    [call.jobKey, call.pendingKey],
+    call.jobKey,
   );
 }
 
 export function nativeAdmit(call: AdmitCall): Command {
-  return new KeyedCommand(
-    [
-      'EMQ.ADMIT',
-      '3',
-      call.jobKey,
-      call.pendingKey,
-      call.dedupeKey,
-      call.id,
-      call.payload,
-      call.ttlMs,
-    ],
-    [call.jobKey, call.pendingKey, call.dedupeKey],
-  );
+  const { keys, args } = admitParts(call);
+  return new KeyedCommand(['EMQ.ADMIT', String(keys.length), ...keys, ...args], call.pendingKey);
 }
 
 /**
  * The native family: the module's commands, with its per-write fence and paused guard. A
- * module without EMQ.ADMIT (the seeds' own) admits through FCALL emq_admit, whose write
- * calls EMQ.ENQUEUE there, so the guards hold on that path too.
+ * module without this version's EMQ.ADMIT (the seeds' own, or an older build) admits through
+ * FCALL emq_admit, whose writes call EMQ.ENQUEUE there, so the guards hold on that path too.
  */
 export function nativeExecutor(options: { readonly admitCommand: boolean }): Executor {
   return {

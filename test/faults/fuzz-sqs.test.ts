@@ -11,7 +11,7 @@ import { handleSqsBatch } from '../../functions/sqs/batch.js';
 import { ERROR_CODE_ATTRIBUTE } from '../../functions/sqs/dlq-attributes.js';
 import { fakeSqs } from '../fixtures/sqs/fake-sqs.js';
 import { sqsEvent } from '../fixtures/sqs/records.js';
-import { connectTo } from '../support/emq.js';
+import { admissionOf, connectTo } from '../support/emq.js';
 import { type ServerHandle, startStandalone } from '../support/servers.js';
 import { installWire } from './driver/topology.js';
 import { type Dataset, datasetOf, fuzzSeed } from './fuzz/dataset.js';
@@ -74,11 +74,10 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
         }
         lines.length = 0;
         const dlq = fakeSqs();
-        const response = await handleSqsBatch(
-          sqsEvent(batch),
-          { connection: async () => connection, sqs: dlq },
-          { defaultQueue: queues[0], dlqUrl: DLQ },
-        );
+        const response = await handleSqsBatch(sqsEvent(batch), {
+          admission: admissionOf(connection, { defaultQueue: queues[0], dlqUrl: DLQ }),
+          sqs: dlq,
+        });
         const now = await dataset.digest();
         const changed = now !== last;
         last = now;
@@ -112,11 +111,10 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
     await fc.assert(
       fc.asyncProperty(sqsBatchWithBrokenRecordArb(queues), async (batch: SQSRecord[]) => {
         const dlq = fakeSqs();
-        const response = await handleSqsBatch(
-          sqsEvent(batch),
-          { connection: async () => connection, sqs: dlq },
-          { defaultQueue: queues[0], dlqUrl: DLQ },
-        );
+        const response = await handleSqsBatch(sqsEvent(batch), {
+          admission: admissionOf(connection, { defaultQueue: queues[0], dlqUrl: DLQ }),
+          sqs: dlq,
+        });
         const broken = batch.at(-1)?.messageId;
         const retried = response.batchItemFailures.map((failure) => failure.itemIdentifier);
         expect(retried.filter((id) => id !== broken)).toEqual([]);

@@ -9,7 +9,7 @@ import { type Connection, type ConnectOptions, connect, mintJobId } from '../../
 import { fixture, withHeader } from '../fixtures/http/events.js';
 import { fakeSqs } from '../fixtures/sqs/fake-sqs.js';
 import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
-import { connectTo, jobsOf, withFencedServers } from '../support/emq.js';
+import { admissionOf, connectTo, jobsOf, withFencedServers } from '../support/emq.js';
 import { type ClusterHandle, randomQueue, type ServerHandle } from '../support/servers.js';
 import { waitFor } from '../support/wait.js';
 import {
@@ -90,9 +90,7 @@ describe.each([
     reader = await connectTo(topology === 'cluster' ? cluster : standalone);
   });
   const services: HttpServices = {
-    connection: async () => conn,
-    maxPayloadBytes: () => 1024,
-    callerIdMaxAgeMs: () => 86_400_000,
+    admission: () => admissionOf(conn, { maxPayloadBytes: 1024 }),
   };
   /**
    * What the caller hears when the reply is lost: standalone, 503 (nothing is resent). The
@@ -146,7 +144,7 @@ describe.each([
     const records = [0, 1, 2].map((i) => sqsRecord({ queue, body: `job ${i}` }));
     const before = totalDropped();
     dropNext(queue);
-    const deps = { connection: async () => conn, sqs: fakeSqs() };
+    const deps = { admission: admissionOf(conn), sqs: fakeSqs() };
     const first = await handleSqsBatch(sqsEvent(records), deps);
     expect(totalDropped()).toBe(before + 1);
     expect(topology === 'cluster' ? [3, 0] : [3]).toContain(first.batchItemFailures.length);

@@ -8,9 +8,8 @@ import { SELFMANAGED_ACCESS_STRING } from '../../infra/settings.js';
 import {
   type Connection,
   connect,
-  connectOptionsFrom,
   enqueue,
-  installFence,
+  install,
   loadConfig,
   readJob,
 } from '../../src/index.js';
@@ -88,7 +87,7 @@ async function asFunctions(
     EMQ_EXECUTOR: 'native',
     EMQ_TLS_CA: nodes.signals[0]?.Data ?? '',
   });
-  const connection = await connect({ ...connectOptionsFrom(config), ...credentials, checkFence });
+  const connection = await connect({ ...config, ...credentials, checkFence });
   open.push(connection);
   return connection;
 }
@@ -148,7 +147,7 @@ describe('bootstrap.sh and cluster-create.sh', () => {
 
   it("let the installer's own user install identity and library on every primary over TLS", async () => {
     const installer = await asFunctions(INSTALLER, false);
-    const readings = await installFence(installer);
+    const readings = await install(installer);
     expect(readings.map((reading) => reading.ok)).toEqual([true, true, true]);
   });
 

@@ -1,7 +1,7 @@
 // `emq enqueue` against a real server with the module: what it writes, what it prints, and
 // the exit code of each outcome (0 enqueued or duplicate, 1 refused or failed, 2 usage).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Connection, installFence, mintJobId, readJob } from '../../src/index.js';
+import { type Connection, install, mintJobId, readJob } from '../../src/index.js';
 import { assertBuilt, emq, STACK_FRAME } from '../support/cli.js';
 import { connectTo, jobsOf } from '../support/emq.js';
 import { freePort, randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
@@ -13,7 +13,7 @@ beforeAll(async () => {
   assertBuilt();
   server = await startStandalone({ module: true });
   connection = await connectTo(server, { checkFence: false });
-  await installFence(connection);
+  await install(connection);
 });
 
 afterAll(async () => {

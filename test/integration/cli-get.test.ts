@@ -1,7 +1,7 @@
 // `emq get` against a real server: the row as text, as JSON (the HTTP face's shape), as raw
 // bytes, and the exit codes of a missing job and a malformed id.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Connection, enqueue, installFence, mintJobId } from '../../src/index.js';
+import { type Connection, enqueue, install, mintJobId } from '../../src/index.js';
 import { assertBuilt, emq } from '../support/cli.js';
 import { connectTo } from '../support/emq.js';
 import { randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
@@ -13,7 +13,7 @@ beforeAll(async () => {
   assertBuilt();
   server = await startStandalone({ module: true });
   connection = await connectTo(server, { checkFence: false });
-  await installFence(connection);
+  await install(connection);
 });
 
 afterAll(async () => {

@@ -1,7 +1,7 @@
 // `emq pending` on a real server: ids in id order, the limit, the count of the rest, and a
 // pending key of the wrong type.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Connection, enqueue, installFence, pendingKey } from '../../src/index.js';
+import { type Connection, enqueue, install, pendingKey } from '../../src/index.js';
 import { assertBuilt, emq } from '../support/cli.js';
 import { connectTo } from '../support/emq.js';
 import {
@@ -23,8 +23,8 @@ beforeAll(async () => {
     startCluster({ module: true }),
   ]);
   connection = await connectTo(server, { checkFence: false });
-  await installFence(connection);
-  await installFence(await connectTo(cluster, { checkFence: false }));
+  await install(connection);
+  await install(await connectTo(cluster, { checkFence: false }));
 });
 
 afterAll(async () => {

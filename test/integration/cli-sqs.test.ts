@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Connection, installFence, mintJobId, readJob } from '../../src/index.js';
+import { type Connection, install, mintJobId, readJob } from '../../src/index.js';
 import { sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
 import { assertBuilt, emq } from '../support/cli.js';
 import { connectTo, jobsOf } from '../support/emq.js';
@@ -20,7 +20,7 @@ beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'emq-cli-sqs-'));
   server = await startStandalone({ module: true });
   connection = await connectTo(server, { checkFence: false });
-  await installFence(connection);
+  await install(connection);
 });
 
 afterAll(async () => {

@@ -6,10 +6,10 @@ import {
   type Connection,
   EmqError,
   enqueueMany,
-  installFence,
+  install,
   queueSlot,
-  readFence,
   readJob,
+  readNodes,
 } from '../../src/index.js';
 import { connectTo, jobsOf } from '../support/emq.js';
 import { type ClusterHandle, randomQueue, startCluster } from '../support/servers.js';
@@ -20,7 +20,7 @@ let script: Connection;
 
 beforeAll(async () => {
   cluster = await startCluster({ primaries: 3, module: true });
-  await installFence(await connectTo(cluster, { checkFence: false }));
+  await install(await connectTo(cluster, { checkFence: false }));
   native = await connectTo(cluster, { executor: 'native' });
   script = await connectTo(cluster, { executor: 'function' });
 });
@@ -38,7 +38,7 @@ async function movedCount(nodes: Valkey[]): Promise<number> {
 
 describe('the fence on a cluster', () => {
   it('is installed on every primary, each holding its own copy', async () => {
-    const readings = await readFence(native);
+    const readings = await readNodes(native);
     expect(readings).toHaveLength(3);
     for (const reading of readings) {
       expect(reading).toMatchObject({ module: '1', value: '1', ok: true });

@@ -4,9 +4,9 @@ import {
   ConfigError,
   connect,
   FenceError,
-  installFence,
+  install,
   LIBRARY_VERSION,
-  readFence,
+  readNodes,
   UnavailableError,
 } from '../../src/index.js';
 import { startRoundTripProxy } from '../fixtures/sqs/round-trip-proxy.js';
@@ -38,8 +38,8 @@ describe('connect', () => {
 
   it('opens once the fence is installed, and installing twice changes nothing', async () => {
     const installer = await connectTo(withModule, { checkFence: false });
-    const first = await installFence(installer);
-    const second = await installFence(installer);
+    const first = await install(installer);
+    const second = await install(installer);
     expect(first).toEqual([
       {
         node: 'server',
@@ -71,17 +71,17 @@ describe('connect', () => {
 
   it('will not install an identity the module was not built for', async () => {
     const installer = await connectTo(otherWire, { checkFence: false });
-    await expect(installFence(installer)).rejects.toThrow(/module is built for '2'/);
-    expect(await readFence(installer)).toMatchObject([
+    await expect(install(installer)).rejects.toThrow(/module is built for '2'/);
+    expect(await readNodes(installer)).toMatchObject([
       { node: 'server', module: '2', value: null, library: null, ok: false },
     ]);
   });
 
   it('opens with a matching wire identity on both sides', async () => {
     const installer = await connectTo(otherWire, { checkFence: false, wire: '2' });
-    await installFence(installer);
+    await install(installer);
     const conn = await connectTo(otherWire, { wire: '2' });
-    expect(conn.wire).toBe('2');
+    expect(conn.config.wire).toBe('2');
   });
 
   it('refuses, retryably, a server without the emq library or with another version', async () => {
@@ -91,11 +91,9 @@ describe('connect', () => {
       const missing = await connect({ urls: [withModule.url] }).catch((error: unknown) => error);
       expect(missing).toMatchObject({ code: 'EMQWIRE', retryable: true });
       expect((missing as Error).message).toMatch(
-        new RegExp(
-          `the server: it has no emq function library; this host expects '${LIBRARY_VERSION}'`,
-        ),
+        new RegExp(`the server: it has no emq library; this host expects '${LIBRARY_VERSION}'`),
       );
-      expect((missing as FenceError).publicMessage).not.toMatch(/'/);
+      expect((missing as FenceError).publicDetail).not.toMatch(/'/);
       await admin.call(
         'FUNCTION',
         'LOAD',
@@ -104,39 +102,43 @@ describe('connect', () => {
       const old = await connect({ urls: [withModule.url] }).catch((error: unknown) => error);
       expect((old as Error).message).toMatch(/it has emq library 'old'/);
     } finally {
-      await installFence(await connectTo(withModule, { checkFence: false }));
+      await install(await connectTo(withModule, { checkFence: false }));
       admin.disconnect();
     }
   });
 
   it.each([
     ['allkeys-lru', false],
-    ['volatile-lru', false],
+    ['allkeys-lfu', false],
     ['volatile-lru', true],
-  ] as const)('judges maxmemory-policy %s (allowVolatileEviction %s)', async (policy, allow) => {
-    const admin = await withModule.client();
-    const warnings: string[] = [];
-    try {
-      await admin.config('SET', 'maxmemory-policy', policy);
-      const outcome = await connect({
-        urls: [withModule.url],
-        allowVolatileEviction: allow,
-        onWarning: (event, fields) => warnings.push(`${event} ${fields.policy}`),
-      }).catch((error: unknown) => error);
-      if (allow) {
-        expect(outcome).not.toBeInstanceOf(Error);
-        expect(warnings).toEqual([`volatile-eviction ${policy}`]);
-        await (outcome as { close(): Promise<void> }).close();
-      } else {
-        expect(outcome).toBeInstanceOf(ConfigError);
-        expect(outcome).toMatchObject({ code: 'EMQ_CONFIG', retryable: false });
-        expect((outcome as Error).message).toMatch(/maxmemory-policy noeviction/);
+    ['volatile-ttl', true],
+    ['noeviction', true],
+  ] as const)(
+    'judges maxmemory-policy %s (serves: %s): nothing it writes has a TTL',
+    async (policy, serves) => {
+      const admin = await withModule.client();
+      const warnings: string[] = [];
+      try {
+        await admin.config('SET', 'maxmemory-policy', policy);
+        const outcome = await connect({
+          urls: [withModule.url],
+          onWarning: (event) => warnings.push(event),
+        }).catch((error: unknown) => error);
+        if (serves) {
+          expect(outcome).not.toBeInstanceOf(Error);
+          expect(warnings).toEqual([]);
+          await (outcome as { close(): Promise<void> }).close();
+        } else {
+          expect(outcome).toBeInstanceOf(ConfigError);
+          expect(outcome).toMatchObject({ code: 'EMQ_CONFIG', retryable: false });
+          expect((outcome as Error).message).toMatch(/maxmemory-policy noeviction/);
+        }
+      } finally {
+        await admin.config('SET', 'maxmemory-policy', 'noeviction');
+        admin.disconnect();
       }
-    } finally {
-      await admin.config('SET', 'maxmemory-policy', 'noeviction');
-      admin.disconnect();
-    }
-  });
+    },
+  );
 
   it('fails retryably, without naming the address, when nothing listens', async () => {
     const port = await freePort();
@@ -150,22 +152,27 @@ describe('connect', () => {
 });
 
 describe('the connect-time checks', () => {
-  it('take one round trip per primary after the client is ready', async () => {
+  it('take one round trip per primary after the client is ready, two for auto', async () => {
     const installer = await connectTo(withModule, { checkFence: false });
-    await installFence(installer);
+    await install(installer);
     const proxy = await startRoundTripProxy(withModule.port);
     try {
-      const ready = await connect({ urls: [proxy.url], checkFence: false, executor: 'function' });
+      const ready = await connect({ urls: [proxy.url], checkFence: false, executor: 'native' });
       const readyTrips = proxy.roundTrips();
       await ready.close();
       proxy.reset();
       // The same open with every check of SPEC §6 and §11 judged: no trip more.
-      const checked = await connect({ urls: [proxy.url] });
+      const checked = await connect({ urls: [proxy.url], executor: 'native' });
       expect(proxy.roundTrips()).toBe(readyTrips);
       await checked.close();
-      // iovalkey's ready check (INFO) is one trip; the pipeline that reads the node (module
-      // commands, identity, library, memory policy) is the other.
+      // iovalkey's ready check (INFO) is one trip; the pipeline that reads the node (identity,
+      // library, memory policy) is the other.
       expect(readyTrips).toBe(2);
+      proxy.reset();
+      // `auto` first asks which commands the node knows, so it never sends one it lacks.
+      const auto = await connect({ urls: [proxy.url] });
+      expect(proxy.roundTrips()).toBe(3);
+      await auto.close();
     } finally {
       await proxy.close();
     }

@@ -1,15 +1,24 @@
-// SPEC §4 call by call, on both families and on a standalone server and a cluster: the same
-// replies, byte-identical rows and records (DUMP), and every refusal leaves the dataset as it
-// was (DEBUG DIGEST of every primary).
+// SPEC §4 call by call, on the three families (native EMQ.ADMIT, FCALL emq_admit, EVALSHA of
+// the same Lua), on a standalone server and a cluster: the same replies, byte-identical rows
+// and pending sets (DUMP), the same records (their expiry digits are the server's clock, so
+// they are compared masked), and every refusal leaves the dataset as it was (DEBUG DIGEST).
 import type { Cluster, Command, Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { functionAdmit } from '../../src/executors/function.js';
+import { nativeAdmit } from '../../src/executors/native.js';
+import { scriptAdmit } from '../../src/executors/script.js';
 import {
-  type Connection,
+  type AdmissionArgs,
+  type AdmitCall,
   dedupeKey,
-  type Executor,
   install,
   jobKey,
+  LIBRARY_SOURCE,
+  mintJobId,
+  payloadDigest,
   pendingKey,
+  recordSlotKeys,
+  SCRIPT_SOURCE,
 } from '../../src/index.js';
 import { connectTo, withFencedServers } from '../support/emq.js';
 import {
@@ -19,6 +28,13 @@ import {
   type ServerHandle,
   startStandalone,
 } from '../support/servers.js';
+
+const FAMILIES = {
+  native: nativeAdmit,
+  function: functionAdmit,
+  script: scriptAdmit,
+} as const satisfies Record<string, (call: AdmitCall) => Command>;
+type Family = keyof typeof FAMILIES;
 
 let targets: { standalone: ServerHandle; cluster: ClusterHandle } | undefined;
 withFencedServers((servers) => {
@@ -30,196 +46,362 @@ function send(client: Valkey | Cluster, command: Command): Promise<unknown> {
   return command.promise.catch((error: unknown) => error);
 }
 
-const TTL = '60000';
+/** Errors as their text, so replies of two families compare as data. */
+function plain(reply: unknown): unknown {
+  if (reply instanceof Error) return `error: ${reply.message.split(' ')[0]}`;
+  return Array.isArray(reply) ? reply.map(plain) : reply;
+}
 
-function calls(queue: string, id: string, key: string, payload: Buffer) {
+interface Spec {
+  readonly kind: 'm' | 'c';
+  readonly id: string;
+  readonly key: string;
+  readonly payload: Buffer | string;
+}
+
+function admission(queue: string, spec: Spec): AdmissionArgs {
+  const payload = Buffer.from(spec.payload);
   return {
-    enqueue: { jobKey: jobKey(queue, id), pendingKey: pendingKey(queue), id, payload },
-    admit: {
-      jobKey: jobKey(queue, id),
-      pendingKey: pendingKey(queue),
-      dedupeKey: dedupeKey(queue, 'call', key),
-      id,
-      payload,
-      ttlMs: TTL,
-    },
+    rowKey: `emq:{${queue}}:job:${spec.id}`,
+    legacyKey: dedupeKey(queue, spec.kind === 'c' ? 'id' : 'call', spec.key),
+    kind: spec.kind,
+    id: spec.id,
+    digest: payloadDigest(payload),
+    payload,
   };
 }
 
-describe.each(['standalone', 'cluster'] as const)('on a %s target', (topology) => {
+function call(queue: string, specs: readonly Spec[], ttlMs = '600000'): AdmitCall {
+  return {
+    pendingKey: pendingKey(queue),
+    slotKeys: recordSlotKeys(queue),
+    wire: '1',
+    ttlMs,
+    admissions: specs.map((spec) => admission(queue, spec)),
+  };
+}
+
+/** Every record of a queue, slot left out and expiry masked: what the families must agree on. */
+async function recordsOf(client: Valkey | Cluster, queue: string): Promise<string[]> {
+  const seen: string[] = [];
+  for (const slot of recordSlotKeys(queue)) {
+    const fields = await client.hgetall(slot);
+    for (const [field, value] of Object.entries(fields)) {
+      if (field !== '~') seen.push(`${field}=${value.replace(/:\d+$/, ':<expiry>')}`);
+    }
+  }
+  return seen.sort();
+}
+
+/** Ids fixed for the whole file, so every family writes the same ids and DUMPs can compare. */
+const IDS = Array.from({ length: 6 }, () => mintJobId());
+const [A, B, C, D, E, F] = IDS as [string, string, string, string, string, string];
+const BINARY = Buffer.from([0, 1, 2, 255, 0x0d, 0x0a]);
+const LONG = Buffer.alloc(300, 0x61);
+
+/** The calls of the status table in order, each reply to be the same on every family. */
+const SCRIPT_OF_CALLS: readonly (readonly Spec[])[] = [
+  // 1: two new keys, one binary and one long payload (a row in hashtable encoding).
+  [
+    { kind: 'm', id: A, key: 'k1', payload: BINARY },
+    { kind: 'm', id: B, key: 'k2', payload: LONG },
+  ],
+  // 2: a replay (0), a taken proposal (2), another digest (-1), a caller id (1), the same key
+  //    twice in one call (1 then 0), a caller id whose row exists without a record (0), an id
+  //    without JOB (EMQKIND).
+  [
+    { kind: 'm', id: C, key: 'k1', payload: BINARY },
+    { kind: 'm', id: A, key: 'k3', payload: 'x' },
+    { kind: 'm', id: C, key: 'k2', payload: 'other' },
+    { kind: 'c', id: D, key: D, payload: 'mine' },
+    { kind: 'm', id: E, key: 'k4', payload: 'twice' },
+    { kind: 'm', id: F, key: 'k4', payload: 'twice' },
+    { kind: 'c', id: B, key: B, payload: LONG },
+    { kind: 'm', id: 'XOB0KHTOWnGLuC', key: 'k5', payload: 'x' },
+  ],
+  // 3: only duplicates: nothing written but the touch of one record.
+  [
+    { kind: 'm', id: C, key: 'k1', payload: BINARY },
+    { kind: 'c', id: D, key: D, payload: 'mine' },
+  ],
+  // 4: a caller id whose row holds another payload (-1).
+  [{ kind: 'c', id: A, key: A, payload: 'not BINARY' }],
+];
+
+const EXPECTED = [
+  [
+    [1, A],
+    [1, B],
+  ],
+  [[0, A], [2, A], [-1, B], [1, D], [1, E], [0, E], [0, B], 'error: EMQKIND'],
+  [
+    [0, A],
+    [0, D],
+  ],
+  [[-1, A]],
+];
+
+describe.each(['standalone', 'cluster'] as const)('on a %s target with the module', (topology) => {
   const target = () => {
     if (targets === undefined) throw new Error('servers not started');
     return topology === 'cluster' ? targets.cluster : targets.standalone;
   };
-  const open = async (): Promise<[Connection, Connection]> => [
-    await connectTo(target(), { executor: 'native' }),
-    await connectTo(target(), { executor: 'function' }),
-  ];
   const snapshot = async () => {
     const t = target();
     return t.kind === 'cluster' ? [...(await digestOf(t)).entries()] : await digestOf(t);
   };
+  // A connection of the script family loads the script on every primary that lacks it.
+  beforeAll(() => connectTo(target(), { executor: 'script' }));
 
-  it('answers every admit status alike and writes byte-identical rows and records', async () => {
-    const [native, fn] = await open();
-    const replies: Record<string, unknown[]> = {};
-    const dumps: Record<string, (Buffer | null)[]> = {};
-    const payload = Buffer.from([0, 1, 2, 255, 0x0d, 0x0a]);
-    for (const [name, conn] of [
-      ['native', native],
-      ['function', fn],
-    ] as const) {
-      const queue = randomQueue(`fam-${name}`);
-      const c = calls(queue, 'JOB0KHTOWnGLuC', 'k', payload);
-      const taken = calls(queue, 'JOB0KHTOWnGLuC', 'k2', payload);
-      const other = calls(queue, 'JOB0KHTOWnGLuD', 'k', Buffer.from('other'));
-      const ex: Executor = conn.executor;
-      replies[name] = [
-        await send(conn.client, ex.admit(c.admit)),
-        await send(conn.client, ex.admit(c.admit)),
-        await send(conn.client, ex.admit(other.admit)),
-        await send(conn.client, ex.admit(taken.admit)),
-        await send(conn.client, ex.enqueue(c.enqueue)),
-      ];
-      dumps[name] = [
-        await conn.client.dumpBuffer(c.admit.jobKey),
-        await conn.client.dumpBuffer(c.admit.pendingKey),
-        await conn.client.dumpBuffer(c.admit.dedupeKey),
-      ];
-      expect(await conn.client.hgetallBuffer(c.admit.jobKey)).toEqual({
+  it('answers every admit status alike on the three families and writes the same data', async () => {
+    const conn = await connectTo(target());
+    const seen: Record<
+      string,
+      { replies: unknown[]; dumps: (Buffer | null)[]; records: string[] }
+    > = {};
+    for (const family of Object.keys(FAMILIES) as Family[]) {
+      const queue = randomQueue(`fam-${family}`);
+      const replies: unknown[] = [];
+      for (const specs of SCRIPT_OF_CALLS) {
+        replies.push(plain(await send(conn.client, FAMILIES[family](call(queue, specs)))));
+      }
+      const keys = [A, B, D, E].map((id) => jobKey(queue, id));
+      seen[family] = {
+        replies,
+        dumps: await Promise.all(
+          [...keys, pendingKey(queue)].map((key) => conn.client.dumpBuffer(key)),
+        ),
+        records: await recordsOf(conn.client, queue),
+      };
+      expect(await conn.client.hgetallBuffer(jobKey(queue, A))).toEqual({
         state: Buffer.from('pending'),
         attempts: Buffer.from('0'),
-        payload,
+        payload: BINARY,
+      });
+      expect(await conn.client.exists(jobKey(queue, C), jobKey(queue, F))).toBe(0);
+    }
+    expect(seen.native?.replies).toEqual(EXPECTED);
+    for (const family of ['function', 'script'] as const) {
+      expect(seen[family]?.replies).toEqual(seen.native?.replies);
+      expect(seen[family]?.records).toEqual(seen.native?.records);
+      seen.native?.dumps.forEach((dump, at) => {
+        expect(dump).not.toBeNull();
+        expect(seen[family]?.dumps[at]?.equals(dump ?? Buffer.alloc(0))).toBe(true);
       });
     }
-    expect(replies.native).toEqual([
-      [1, 'JOB0KHTOWnGLuC'],
-      [0, 'JOB0KHTOWnGLuC'],
-      [-1, 'JOB0KHTOWnGLuC'],
-      [2, 'JOB0KHTOWnGLuC'],
-      0,
-    ]);
-    expect(replies.function).toEqual(replies.native);
-    const [nativeDumps, fnDumps] = [dumps.native ?? [], dumps.function ?? []];
-    expect(nativeDumps.every((dump) => dump !== null)).toBe(true);
-    nativeDumps.forEach((dump, at) => {
-      expect(fnDumps[at]?.equals(dump ?? Buffer.alloc(0))).toBe(true);
-    });
+    // Keys k1, k2, k4 and the caller ids D and B: one record each.
+    expect(seen.native?.records).toHaveLength(5);
   });
 
-  it('answers a replay alike when the recorded row is gone (0) or has lost its payload (-1)', async () => {
-    const [native, fn] = await open();
+  it('judges the v2 form of a call alike, and sees v3 records from it', async () => {
+    const conn = await connectTo(target());
     const replies: Record<string, unknown[]> = {};
-    for (const [name, conn] of [
-      ['native', native],
-      ['function', fn],
-    ] as const) {
-      const queue = randomQueue(`replay-${name}`);
-      const consumed = calls(queue, 'JOB0KHTOWnGLuC', 'gone', Buffer.from('p'));
-      const stripped = calls(queue, 'JOB0KHTOWnGLuD', 'bare', Buffer.from('p'));
-      await send(conn.client, conn.executor.admit(consumed.admit));
-      await send(conn.client, conn.executor.admit(stripped.admit));
-      // A worker consumed one job (row gone); the other row kept its state but not its payload.
-      await conn.client.del(consumed.admit.jobKey);
-      await conn.client.hdel(stripped.admit.jobKey, 'payload');
-      replies[name] = [
-        await send(conn.client, conn.executor.admit(consumed.admit)),
-        await send(conn.client, conn.executor.admit(stripped.admit)),
+    for (const family of ['native', 'function'] as const) {
+      const queue = randomQueue(`v2-${family}`);
+      const v3 = call(queue, [{ kind: 'm', id: A, key: 'k1', payload: 'p' }]);
+      await send(conn.client, FAMILIES[family](v3));
+      const legacy = (v3.admissions[0] as AdmissionArgs).legacyKey;
+      const v2 = (id: string, payload: string, key = legacy) =>
+        family === 'native'
+          ? ['EMQ.ADMIT', '3', jobKey(queue, id), pendingKey(queue), key, id, payload, '60000']
+          : [
+              'FCALL',
+              'emq_admit',
+              '3',
+              jobKey(queue, id),
+              pendingKey(queue),
+              key,
+              id,
+              payload,
+              '60000',
+            ];
+      const other = dedupeKey(queue, 'call', 'v2-only');
+      replies[family] = [
+        await conn.client.call(...(v2(B, 'p') as [string, ...string[]])),
+        await conn.client.call(...(v2(B, 'q') as [string, ...string[]])),
+        await conn.client.call(...(v2(C, 'p', other) as [string, ...string[]])),
+        plain(
+          await send(
+            conn.client,
+            FAMILIES[family](call(queue, [{ kind: 'm', id: D, key: 'v2-only', payload: 'p' }])),
+          ),
+        ),
       ];
-      expect(await conn.client.exists(consumed.admit.jobKey)).toBe(0);
+      expect(await conn.client.get(other)).toBe(C);
+      expect(await conn.client.pttl(other)).toBeGreaterThan(0);
     }
-    expect(replies.native).toEqual([
-      [0, 'JOB0KHTOWnGLuC'],
-      [-1, 'JOB0KHTOWnGLuD'],
-    ]);
+    expect(replies.native).toEqual([[0, A], [-1, A], [1, C], [[0, C]]]);
     expect(replies.function).toEqual(replies.native);
   });
 
   it.each([
-    ['an id without JOB', 'EMQKIND'],
-    ['a pending key of another queue', 'EMQLAYOUT'],
-    ['a dedupe key of another queue', 'EMQLAYOUT'],
-    ['a pending key that is not a sorted set', 'WRONGTYPE'],
-    ['a record that is not a string', 'WRONGTYPE'],
-  ])('refuses %s alike and writes nothing', async (what, prefix) => {
-    const [native, fn] = await open();
-    for (const conn of [native, fn]) {
+    ['a key count that does not fit', (c: AdmitCall) => ({ ...c, admissions: [] }), 'ERR'],
+    [
+      'a pending key of another queue',
+      (c: AdmitCall) => ({ ...c, pendingKey: 'emq:{x}:pending' }),
+      'EMQLAYOUT',
+    ],
+    [
+      'a slot of another queue',
+      (c: AdmitCall) => ({ ...c, slotKeys: [...c.slotKeys.slice(0, 3), 'emq:{x}:dedupe:3'] }),
+      'EMQLAYOUT',
+    ],
+    [
+      'slots out of order',
+      (c: AdmitCall) => ({ ...c, slotKeys: [...c.slotKeys].reverse() }),
+      'EMQLAYOUT',
+    ],
+    [
+      'a row that is not the proposal',
+      (c: AdmitCall) => ({
+        ...c,
+        admissions: c.admissions.map((a) => ({ ...a, id: mintJobId() })),
+      }),
+      'EMQLAYOUT',
+    ],
+    [
+      'a kind other than m or c',
+      (c: AdmitCall) => ({
+        ...c,
+        admissions: c.admissions.map((a) => ({ ...a, kind: 'x' as 'm' })),
+      }),
+      'ERR',
+    ],
+    [
+      'a malformed digest',
+      (c: AdmitCall) => ({
+        ...c,
+        admissions: c.admissions.map((a) => ({ ...a, digest: 'short' })),
+      }),
+      'ERR',
+    ],
+    ['a ttl of 0', (c: AdmitCall) => ({ ...c, ttlMs: '0' }), 'ERR'],
+    ['a ttl of 16 digits', (c: AdmitCall) => ({ ...c, ttlMs: '1000000000000000' }), 'ERR'],
+    ['another host identity', (c: AdmitCall) => ({ ...c, wire: '2' }), 'EMQWIRE'],
+  ])('refuses %s alike on every family and writes nothing', async (_, change, prefix) => {
+    const conn = await connectTo(target());
+    for (const family of Object.keys(FAMILIES) as Family[]) {
       const queue = randomQueue('refuse');
-      const c = calls(queue, 'JOB0KHTOWnGLuC', 'k', Buffer.from('p'));
-      let admit = c.admit;
-      if (what === 'an id without JOB') {
-        admit = { ...admit, id: 'XOB0KHTOWnGLuC', jobKey: `emq:{${queue}}:job:XOB0KHTOWnGLuC` };
-      }
-      if (what === 'a pending key of another queue')
-        admit = { ...admit, pendingKey: 'emq:{x}:pending' };
-      if (what === 'a dedupe key of another queue') {
-        admit = { ...admit, dedupeKey: admit.dedupeKey.replace(queue, 'x') };
-      }
-      if (what === 'a pending key that is not a sorted set')
-        await conn.client.set(admit.pendingKey, 'x');
-      if (what === 'a record that is not a string') await conn.client.rpush(admit.dedupeKey, 'x');
+      const bad = change(call(queue, [{ kind: 'm', id: mintJobId(), key: 'k', payload: 'p' }]));
       const before = await snapshot();
-      const reply = await send(conn.client, conn.executor.admit(admit));
+      const reply = await send(conn.client, FAMILIES[family](bad));
       expect(reply).toBeInstanceOf(Error);
       // A layout across queues may be refused by the cluster itself (CROSSSLOT) before the call.
       const text = (reply as Error).message;
       if (topology === 'cluster' && /^CROSSSLOT/.test(text)) expect(prefix).toBe('EMQLAYOUT');
-      else expect(text.startsWith(prefix)).toBe(true);
+      else if (!(family !== 'native' && topology === 'cluster' && prefix === 'EMQWIRE')) {
+        expect(text.startsWith(prefix)).toBe(true);
+      }
       expect(await snapshot()).toEqual(before);
     }
   });
-});
 
-describe('the function family on a server without the module (ElastiCache-like)', () => {
-  let plain: ServerHandle;
-  beforeAll(async () => {
-    plain = await startStandalone();
-    await install(await connectTo(plain, { checkFence: false }));
-  });
-  afterAll(() => plain.stop());
-
-  it('answers and writes exactly as the native family does on a module server', async () => {
-    if (targets === undefined) throw new Error('servers not started');
-    const fn = await connectTo(plain);
-    const native = await connectTo(targets.standalone, { executor: 'native' });
-    expect(fn.executor.kind).toBe('function');
-    const payload = Buffer.from([0, 255, 10, 13]);
-    const results: { replies: unknown[]; dumps: (Buffer | null)[] }[] = [];
-    for (const conn of [native, fn]) {
-      const queue = randomQueue('plain');
-      const c = calls(queue, 'JOB0KHTOWnGLuC', 'k', payload);
-      const other = calls(queue, 'JOB0KHTOWnGLuD', 'k', Buffer.from('x'));
-      const taken = calls(queue, 'JOB0KHTOWnGLuC', 'k2', payload);
-      const replies = [
-        await send(conn.client, conn.executor.admit(c.admit)),
-        await send(conn.client, conn.executor.admit(c.admit)),
-        await send(conn.client, conn.executor.admit(other.admit)),
-        await send(conn.client, conn.executor.admit(taken.admit)),
-        await send(conn.client, conn.executor.enqueue(c.enqueue)),
-      ];
-      const dumps = await Promise.all(
-        [c.admit.jobKey, c.admit.pendingKey, c.admit.dedupeKey].map((key) =>
-          conn.client.dumpBuffer(key),
+  it.each([
+    ['a pending key that is not a sorted set', (q: string) => ['set', pendingKey(q), 'x']],
+    [
+      'a record slot that is not a hash',
+      (q: string) => ['set', recordSlotKeys(q)[2] as string, 'x'],
+    ],
+    ['a v2 record that is not a string', (q: string) => ['rpush', dedupeKey(q, 'call', 'k'), 'x']],
+  ])('refuses %s per admission, alike, and writes nothing', async (_, spoil) => {
+    const conn = await connectTo(target());
+    const replies: Record<string, unknown> = {};
+    for (const family of Object.keys(FAMILIES) as Family[]) {
+      const queue = randomQueue('wrongtype');
+      await conn.client.call(...(spoil(queue) as [string, ...string[]]));
+      const before = await snapshot();
+      replies[family] = plain(
+        await send(
+          conn.client,
+          FAMILIES[family](call(queue, [{ kind: 'm', id: mintJobId(), key: 'k', payload: 'p' }])),
         ),
       );
-      results.push({ replies, dumps });
+      expect(await snapshot()).toEqual(before);
     }
-    const [a, b] = results;
-    expect(b?.replies).toEqual(a?.replies);
-    a?.dumps.forEach((dump, at) => {
-      expect(dump).not.toBeNull();
-      expect(b?.dumps[at]?.equals(dump ?? Buffer.alloc(0))).toBe(true);
-    });
+    expect(replies.native).toEqual(['error: WRONGTYPE']);
+    expect(replies.function).toEqual(replies.native);
+    expect(replies.script).toEqual(replies.native);
+  });
+});
+
+describe('the function and script families on a server without the module (ElastiCache-like)', () => {
+  let plainServer: ServerHandle;
+  beforeAll(async () => {
+    plainServer = await startStandalone();
+    await install(await connectTo(plainServer, { checkFence: false }));
+    await connectTo(plainServer, { executor: 'script' });
+  });
+  afterAll(() => plainServer.stop());
+
+  it('answer and write exactly as the native family does on a module server', async () => {
+    if (targets === undefined) throw new Error('servers not started');
+    const plainConn = await connectTo(plainServer);
+    const moduleConn = await connectTo(targets.standalone);
+    const runs: { replies: unknown[]; dumps: (Buffer | null)[]; records: string[] }[] = [];
+    for (const [conn, family] of [
+      [moduleConn, 'native'],
+      [plainConn, 'function'],
+      [plainConn, 'script'],
+    ] as const) {
+      const queue = randomQueue(`plain-${family}`);
+      const replies: unknown[] = [];
+      for (const specs of SCRIPT_OF_CALLS) {
+        replies.push(plain(await send(conn.client, FAMILIES[family](call(queue, specs)))));
+      }
+      const keys = [A, B, D, E].map((id) => jobKey(queue, id));
+      runs.push({
+        replies,
+        dumps: await Promise.all(
+          [...keys, pendingKey(queue)].map((key) => conn.client.dumpBuffer(key)),
+        ),
+        records: await recordsOf(conn.client, queue),
+      });
+    }
+    const [native, ...others] = runs;
+    expect(native?.replies).toEqual(EXPECTED);
+    for (const run of others) {
+      expect(run.replies).toEqual(native?.replies);
+      expect(run.records).toEqual(native?.records);
+      native?.dumps.forEach((dump, at) => {
+        expect(run.dumps[at]?.equals(dump ?? Buffer.alloc(0))).toBe(true);
+      });
+    }
   });
 
-  it('refuses a pending key of the wrong type and writes nothing', async () => {
-    const fn = await connectTo(plain);
-    const queue = randomQueue('plain-wrong');
-    const c = calls(queue, 'JOB0KHTOWnGLuC', 'k', Buffer.from('p'));
-    await fn.client.set(c.admit.pendingKey, 'x');
-    const before = await digestOf(plain);
-    const reply = await send(fn.client, fn.executor.admit(c.admit));
-    expect((reply as Error).message).toMatch(/^WRONGTYPE/);
-    expect(await digestOf(plain)).toBe(before);
+  it('read the fence on a standalone server, on replays too (SPEC §4 step 3)', async () => {
+    const conn = await connectTo(plainServer);
+    const queue = randomQueue('fenced');
+    const first = call(queue, [{ kind: 'm', id: mintJobId(), key: 'k', payload: 'p' }]);
+    await send(conn.client, functionAdmit(first));
+    const admin = await plainServer.client();
+    try {
+      for (const [what, spoil] of [
+        ['another value', () => admin.set('{emq}:version', '2')],
+        ['missing', () => admin.del('{emq}:version')],
+        ['with a TTL', () => admin.set('{emq}:version', '1', 'PX', 600_000)],
+      ] as const) {
+        await spoil();
+        const before = await digestOf(plainServer);
+        for (const admit of [functionAdmit, scriptAdmit]) {
+          const replay = await send(conn.client, admit(first));
+          expect(replay, what).toBeInstanceOf(Error);
+          expect((replay as Error).message, what).toMatch(/^EMQWIRE/);
+          const fresh = call(queue, [{ kind: 'm', id: mintJobId(), key: 'new', payload: 'p' }]);
+          expect(((await send(conn.client, admit(fresh))) as Error).message, what).toMatch(
+            /^EMQWIRE/,
+          );
+        }
+        expect(await digestOf(plainServer)).toBe(before);
+      }
+    } finally {
+      await admin.set('{emq}:version', '1');
+      admin.disconnect();
+    }
+  });
+
+  it('the script is the library with its first line blanked, so both families run the same Lua', () => {
+    expect(SCRIPT_SOURCE.split('\n').slice(1)).toEqual(LIBRARY_SOURCE.split('\n').slice(1));
+    expect(LIBRARY_SOURCE.startsWith('#!lua name=emq\n')).toBe(true);
+    expect(SCRIPT_SOURCE.startsWith('--\n')).toBe(true);
   });
 });

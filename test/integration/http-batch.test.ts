@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/http/handler.js';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { type LogSink, setLogSink } from '../../functions/shared/log.js';
-import { type Connection, installFence, mintJobId, readJob } from '../../src/index.js';
+import { type Connection, install, mintJobId, readJob } from '../../src/index.js';
 import {
   FORMATS,
   fixture,
@@ -80,7 +80,7 @@ describe.each(TOPOLOGIES)('on $name', ({ start, executor }) => {
   beforeAll(async () => {
     target = await start();
     reader = await connectTo(target, { checkFence: false });
-    await installFence(reader);
+    await install(reader);
     await configureContainer(target, {
       EMQ_EXECUTOR: executor,
       EMQ_MAX_PAYLOAD_BYTES: String(MAX_PAYLOAD_BYTES),

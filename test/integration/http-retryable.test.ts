@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/http/handler.js';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { type LogSink, setLogSink } from '../../functions/shared/log.js';
-import { dedupeKey, installFence, mintJobId } from '../../src/index.js';
+import { dedupeKey, install, mintJobId } from '../../src/index.js';
 import {
   FIXTURE_IDEMPOTENCY_KEY,
   fixture,
@@ -50,7 +50,7 @@ function linesOf(requestId: string): Record<string, unknown>[] {
 }
 
 async function withFence(target: ServerHandle | ClusterHandle, wire = '1'): Promise<void> {
-  await installFence(await connectTo(target, { checkFence: false, wire }));
+  await install(await connectTo(target, { checkFence: false, wire }));
 }
 
 describe('a fence mismatch', () => {

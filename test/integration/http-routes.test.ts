@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/http/handler.js';
 import { containerConnection, resetContainer } from '../../functions/shared/connection.js';
 import { type LogSink, setLogSink } from '../../functions/shared/log.js';
-import { type Connection, dedupeKey, installFence, mintJobId } from '../../src/index.js';
+import { type Connection, install, mintJobId } from '../../src/index.js';
 import {
   FIXTURE_BINARY_BODY,
   FIXTURE_IDEMPOTENCY_KEY,
@@ -23,7 +23,7 @@ import {
   configureContainer,
   invoke as invokeHandler,
 } from '../fixtures/http/invoke.js';
-import { connectTo, jobsOf } from '../support/emq.js';
+import { connectTo, jobsOf, recordOf } from '../support/emq.js';
 import {
   type ClusterHandle,
   digestOf,
@@ -96,7 +96,7 @@ describe.each(TOPOLOGIES)('on $name', ({ start, executors }) => {
   beforeAll(async () => {
     target = await start();
     reader = await connectTo(target, { checkFence: false });
-    await installFence(reader);
+    await install(reader);
   });
 
   afterAll(async () => {
@@ -170,7 +170,7 @@ describe.each(TOPOLOGIES)('on $name', ({ start, executors }) => {
         expect(await digest()).toEqual(before);
         const id = String(first.body.id);
         expect(await jobsOf(reader, queue)).toEqual({ rows: [id], pending: [id] });
-        expect(await reader.client.get(dedupeKey(queue, 'http', FIXTURE_IDEMPOTENCY_KEY))).toBe(id);
+        expect((await recordOf(reader, queue, 'http', FIXTURE_IDEMPOTENCY_KEY))?.id).toBe(id);
       });
 
       it('POST with a used Idempotency-Key and another body answers 422 and writes nothing', async () => {
@@ -199,13 +199,13 @@ describe.each(TOPOLOGIES)('on $name', ({ start, executors }) => {
         expect(await jobsOf(reader, queue)).toEqual({ rows: [id], pending: [id] });
       });
 
-      it('PUT ignores an Idempotency-Key: the id is the key, so no dedupe record is written', async () => {
+      it('PUT ignores an Idempotency-Key: the id is the key (namespace id), the header makes no record', async () => {
         const id = mintJobId();
         const event = withHeader(fixture(`${format}-put`, { queue, id }), 'Idempotency-Key', 'k1');
         expect((await invoke(event)).response.statusCode).toBe(201);
         expect(await reader.client.exists(`emq:{${queue}}:job:${id}`)).toBe(1);
-        const dedupe = await reader.client.keys(`emq:{${queue}}:dedupe:*`);
-        expect(dedupe).toEqual([]);
+        expect((await recordOf(reader, queue, 'id', id))?.id).toBe(id);
+        expect(await recordOf(reader, queue, 'http', 'k1')).toBeNull();
       });
 
       it('PUT again with the same body answers 200 duplicate and writes nothing', async () => {

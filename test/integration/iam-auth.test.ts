@@ -9,7 +9,7 @@ import { setIamSessionOptions } from '../../functions/shared/iam-session.js';
 import { signIamToken, TOKEN_REFRESH_AFTER_MS } from '../../functions/shared/iam-token.js';
 import { type LogSink, setLogSink } from '../../functions/shared/log.js';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
-import { installFence } from '../../src/index.js';
+import { configure, install } from '../../src/index.js';
 import { fixture } from '../fixtures/http/events.js';
 import {
   clearEmqEnv,
@@ -100,7 +100,7 @@ describe.each([
     target = await start();
     const nodes = target.kind === 'cluster' ? target.nodes : [target];
     admins = await Promise.all(nodes.map((node) => node.client()));
-    await installFence(await connectTo(target, { ...ADMIN, checkFence: false }));
+    await install(await connectTo(target, { ...ADMIN, checkFence: false }));
     setIamSessionOptions({
       clock: () => now,
       credentials: async () => {
@@ -203,13 +203,18 @@ describe.each([
     signingFails = true;
     const sqs = fakeSqs();
     const records = [sqsRecord({ body: 'a' }), sqsRecord({ body: 'b' })];
-    const deps = { connection: containerConnection, sqs };
-    const options = {
-      defaultQueue: randomQueue('iam-sqs'),
-      dlqUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/emq-dlq',
+    const deps = {
+      admission: {
+        config: configure({
+          defaultQueue: randomQueue('iam-sqs'),
+          dlqUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/emq-dlq',
+        }),
+        connection: containerConnection,
+      },
+      sqs,
     };
     const before = await digest();
-    const failed = await handleSqsBatch(sqsEvent(records), deps, options);
+    const failed = await handleSqsBatch(sqsEvent(records), deps);
     expect(failed.batchItemFailures.map((item) => item.itemIdentifier)).toEqual(
       records.map((record) => record.messageId),
     );
@@ -217,10 +222,10 @@ describe.each([
     expect(await digest()).toEqual(before);
 
     signingFails = false;
-    expect(await handleSqsBatch(sqsEvent(records), deps, options)).toEqual({
+    expect(await handleSqsBatch(sqsEvent(records), deps)).toEqual({
       batchItemFailures: [],
     });
-    expect((await jobsOf(await containerConnection(), options.defaultQueue)).rows).toHaveLength(2);
+    expect((await jobsOf(await containerConnection(), deps.admission.config.defaultQueue)).rows).toHaveLength(2);
   });
 
   it('serves on the next invocation after its connection dropped while its token was stale', async () => {

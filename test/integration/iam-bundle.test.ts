@@ -4,7 +4,7 @@
 import type { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signIamToken } from '../../functions/shared/iam-token.js';
-import { enqueue, installFence } from '../../src/index.js';
+import { enqueue, install } from '../../src/index.js';
 import { fixture, type HttpEventJson, lambdaContext } from '../fixtures/http/events.js';
 import { bundlePath, freshBundle, run } from '../support/bundles.js';
 import { emq } from '../support/cli.js';
@@ -89,7 +89,7 @@ beforeAll(async () => {
     ],
   });
   admin = await server.client();
-  await installFence(await connectTo(server, { ...ADMIN, checkFence: false }));
+  await install(await connectTo(server, { ...ADMIN, checkFence: false }));
 }, 180_000);
 
 afterAll(async () => {

@@ -6,12 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ConflictError,
   type Connection,
-  dedupeKey,
   enqueue,
   enqueueMany,
+  mintJobId,
   UnavailableError,
 } from '../../src/index.js';
-import { connectTo, jobsOf, startFencedServer } from '../support/emq.js';
+import { connectTo, jobsOf, recordOf, startFencedServer } from '../support/emq.js';
 import { digestOf, randomQueue, type ServerHandle } from '../support/servers.js';
 
 let server: ServerHandle;
@@ -40,21 +40,15 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
 
   it('keeps the namespaces of the faces apart', async () => {
     const queue = randomQueue('ns');
-    const http = await enqueue(conn, {
-      queue,
-      payload: 'p',
-      idempotencyKey: 'k',
-      keyNamespace: 'http',
-    });
-    const sqs = await enqueue(conn, {
-      queue,
-      payload: 'p',
-      idempotencyKey: 'k',
-      keyNamespace: 'sqs',
-    });
+    const http = await enqueue(conn, { queue, payload: 'p', idempotencyKey: 'k', origin: 'http' });
+    const sqs = await enqueue(conn, { queue, payload: 'p', idempotencyKey: 'k', origin: 'sqs' });
+    // A caller's id is a key of its own namespace: `k` as an id could never collide either.
+    const caller = mintJobId();
+    await enqueue(conn, { queue, payload: 'p', id: caller });
     expect(sqs.id).not.toBe(http.id);
-    expect(await conn.client.get(dedupeKey(queue, 'http', 'k'))).toBe(http.id);
-    expect(await conn.client.get(dedupeKey(queue, 'sqs', 'k'))).toBe(sqs.id);
+    expect((await recordOf(conn, queue, 'http', 'k'))?.id).toBe(http.id);
+    expect((await recordOf(conn, queue, 'sqs', 'k'))?.id).toBe(sqs.id);
+    expect((await recordOf(conn, queue, 'id', caller))?.id).toBe(caller);
   });
 
   it('refuses an idempotency key reused with another payload and writes nothing', async () => {
@@ -87,7 +81,7 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
 
   it('answers duplicate for a caller id sent twice with the same payload', async () => {
     const queue = randomQueue('callerid');
-    const id = 'JOB0KHTOWnGLuC';
+    const id = mintJobId();
     await enqueue(conn, { queue, id, payload: 'p' });
     expect(await enqueue(conn, { queue, id, payload: 'p' })).toEqual({
       queue,
@@ -98,7 +92,7 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
 
   it('refuses a caller id that exists with another payload (EMQ_CONFLICT) and writes nothing', async () => {
     const queue = randomQueue('conflict');
-    const id = 'JOB0KHTOWnGLuC';
+    const id = mintJobId();
     await enqueue(conn, { queue, id, payload: 'p' });
     const before = await digestOf(server);
     await expect(enqueue(conn, { queue, id, payload: 'other' })).rejects.toMatchObject({
@@ -110,8 +104,8 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
 
   it('proposes another id when the minted one is taken, even with an equal payload (defects 2 and 4)', async () => {
     const queue = randomQueue('collide');
-    const taken = 'JOB0KHTOWnGLuC';
-    const fresh = 'JOB0KHTOWnGLuD';
+    const taken = mintJobId();
+    const fresh = mintJobId();
     const ids = [taken, fresh];
     const minting = await connectTo(server, {
       executor,
@@ -123,7 +117,7 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
       queue,
       payload: 'same',
       idempotencyKey: 'message-2',
-      keyNamespace: 'sqs',
+      origin: 'sqs',
     });
     expect(admitted).toEqual({ queue, id: fresh, status: 'enqueued' });
     expect(await jobsOf(conn, queue)).toEqual({ rows: [taken, fresh], pending: [taken, fresh] });
@@ -131,7 +125,7 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
 
   it('gives up, retryably, after a bounded run of taken ids and writes nothing', async () => {
     const queue = randomQueue('bounded');
-    const taken = 'JOB0KHTOWnGLuC';
+    const taken = mintJobId();
     await enqueue(conn, { queue, id: taken, payload: 'x' });
     const stuck = await connectTo(server, { executor, mintId: () => taken });
     const before = await digestOf(server);
@@ -150,6 +144,103 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
     const replay = await enqueue(conn, { queue, payload: 'p', idempotencyKey: 'once' });
     expect(replay).toEqual({ queue, id: first.id, status: 'duplicate' });
     expect(await jobsOf(conn, queue)).toEqual({ rows: [], pending: [] });
+  });
+
+  it('never re-creates a consumed job under its caller id: the record names it', async () => {
+    const queue = randomQueue('consumed-id');
+    const id = mintJobId();
+    await enqueue(conn, { queue, payload: 'p', id });
+    await conn.client.del(`emq:{${queue}}:job:${id}`);
+    await conn.client.zrem(`emq:{${queue}}:pending`, id);
+    expect(await enqueue(conn, { queue, payload: 'p', id })).toEqual({
+      queue,
+      id,
+      status: 'duplicate',
+    });
+    expect(await jobsOf(conn, queue)).toEqual({ rows: [], pending: [] });
+  });
+
+  it('refuses another body after the job was consumed: the record keeps the digest', async () => {
+    const queue = randomQueue('consumed-other');
+    const first = await enqueue(conn, { queue, payload: 'p', idempotencyKey: 'k' });
+    const id = mintJobId();
+    await enqueue(conn, { queue, payload: 'p', id });
+    for (const gone of [first.id, id]) {
+      await conn.client.del(`emq:{${queue}}:job:${gone}`);
+      await conn.client.zrem(`emq:{${queue}}:pending`, gone);
+    }
+    const before = await digestOf(server);
+    await expect(
+      enqueue(conn, { queue, payload: 'other', idempotencyKey: 'k' }),
+    ).rejects.toMatchObject({ code: 'EMQ_IDEMPOTENCY_MISMATCH', status: 422, jobId: first.id });
+    await expect(enqueue(conn, { queue, payload: 'other', id })).rejects.toMatchObject({
+      code: 'EMQ_CONFLICT',
+      status: 409,
+    });
+    expect(await digestOf(server)).toBe(before);
+  });
+
+  it('records a caller id whose row another host wrote without a record, judged by its payload', async () => {
+    const queue = randomQueue('seeded');
+    const id = mintJobId();
+    // Another host (the seeds' EMQ.ENQUEUE / emq_enqueue) writes rows without records.
+    await conn.client.call(
+      'FCALL',
+      'emq_enqueue',
+      '2',
+      `emq:{${queue}}:job:${id}`,
+      `emq:{${queue}}:pending`,
+      id,
+      'p',
+    );
+    expect(await enqueue(conn, { queue, payload: 'p', id })).toEqual({
+      queue,
+      id,
+      status: 'duplicate',
+    });
+    expect((await recordOf(conn, queue, 'id', id))?.id).toBe(id);
+    await expect(enqueue(conn, { queue, payload: 'q', id })).rejects.toMatchObject({
+      code: 'EMQ_CONFLICT',
+    });
+  });
+
+  it('answers each admission of one call as if alone: the same key twice is one job', async () => {
+    const queue = randomQueue('twice');
+    const results = await enqueueMany(conn, [
+      { queue, payload: 'p', idempotencyKey: 'dup' },
+      { queue, payload: 'p', idempotencyKey: 'dup' },
+      { queue, payload: 'q', idempotencyKey: 'dup' },
+    ]);
+    const [first, second, third] = results;
+    expect(first).toMatchObject({ status: 'enqueued' });
+    expect(second).toEqual({ queue, id: (first as { id: string }).id, status: 'duplicate' });
+    expect(third).toMatchObject({ code: 'EMQ_IDEMPOTENCY_MISMATCH' });
+    expect((await jobsOf(conn, queue)).rows).toHaveLength(1);
+  });
+
+  it('forgets a key once its record has expired, by the server clock', async () => {
+    const queue = randomQueue('expiry');
+    const brief = await connectTo(server, { executor, dedupeTtlMs: 1_000 });
+    const first = await enqueue(brief, { queue, payload: 'p', idempotencyKey: 'brief' });
+    const expiresAt = (await recordOf(brief, queue, 'http', 'brief'))?.expiresAt ?? 0;
+    // Until the server's clock passes the record's expiry the key answers duplicate, after it
+    // the key is new: a second job, the first untouched. A duplicate answer after a clock
+    // reading past the expiry would be a dead record counted alive.
+    const serverMs = async () => {
+      const [seconds, micros] = await brief.client.time();
+      return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    };
+    let readAt = await serverMs();
+    let later = await enqueue(brief, { queue, payload: 'p', idempotencyKey: 'brief' });
+    while (later.status === 'duplicate') {
+      expect(later.id).toBe(first.id);
+      expect(readAt).toBeLessThan(expiresAt);
+      readAt = await serverMs();
+      later = await enqueue(brief, { queue, payload: 'p', idempotencyKey: 'brief' });
+    }
+    expect(later.status).toBe('enqueued');
+    expect(later.id).not.toBe(first.id);
+    expect((await jobsOf(brief, queue)).rows).toHaveLength(2);
   });
 
   it('admits keyless requests of one batch as separate jobs, one round trip', async () => {
@@ -179,8 +270,10 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
       expect(failure).toBeInstanceOf(UnavailableError);
       // The held command runs when the pause ends; the caller's retry must find that job.
       await expect
-        .poll(() => conn.client.exists(dedupeKey(queue, 'call', 'retry-me')), { timeout: 3_000 })
-        .toBe(1);
+        .poll(async () => (await recordOf(conn, queue, 'http', 'retry-me')) !== null, {
+          timeout: 3_000,
+        })
+        .toBe(true);
       const retried = await enqueue(conn, { queue, payload: 'p', idempotencyKey: 'retry-me' });
       expect(retried.status).toBe('duplicate');
       expect(await jobsOf(conn, queue)).toEqual({ rows: [retried.id], pending: [retried.id] });

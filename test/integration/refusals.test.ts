@@ -9,7 +9,7 @@ import {
   enqueue,
   FenceError,
   InvalidInputError,
-  installFence,
+  install,
   PausedError,
   RefusedError,
 } from '../../src/index.js';
@@ -109,7 +109,7 @@ describe.each([
   });
 
   it('a payload over the cap is refused before any I/O (EMQ_PAYLOAD_TOO_LARGE)', async () => {
-    const payload = Buffer.alloc(conn().maxPayloadBytes + 1);
+    const payload = Buffer.alloc(conn().config.maxPayloadBytes + 1);
     const outcome = await refusal(() => enqueue(conn(), { queue: randomQueue('big'), payload }));
     expect(outcome).toMatchObject({ code: 'EMQ_PAYLOAD_TOO_LARGE', status: 413 });
   });
@@ -129,7 +129,7 @@ describe.each([
       expect(outcome).toBeInstanceOf(FenceError);
       expect(outcome).toMatchObject({ code: 'EMQWIRE', retryable: true, status: 503 });
     } finally {
-      await installFence(native);
+      await install(native);
     }
   });
 
@@ -141,7 +141,7 @@ describe.each([
       );
       expect(outcome.code).toBe('EMQWIRE');
     } finally {
-      await installFence(native);
+      await install(native);
     }
   });
 });
@@ -202,7 +202,7 @@ describe('a server without the module', () => {
   });
 
   it('opens an auto connection with the function executor', async () => {
-    await installFence(await connectTo(plain, { checkFence: false }));
+    await install(await connectTo(plain, { checkFence: false }));
     const conn = await connectTo(plain);
     expect(conn.executor.kind).toBe('function');
   });

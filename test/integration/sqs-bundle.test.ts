@@ -1,6 +1,6 @@
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installFence, mintJobId, readJob } from '../../src/index.js';
+import { install, mintJobId, readJob } from '../../src/index.js';
 import { sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
 import { type SqsEndpoint, startSqsEndpoint } from '../fixtures/sqs/sqs-endpoint.js';
 import { bundlePath, freshBundle, run } from '../support/bundles.js';
@@ -33,7 +33,7 @@ beforeAll(async () => {
   // `npm test` builds first; rebuild only a bundle older than its sources.
   await freshBundle('functions/sqs', SOURCES);
   [server, endpoint] = await Promise.all([startStandalone({ module: true }), startSqsEndpoint()]);
-  await installFence(await connectTo(server, { checkFence: false }));
+  await install(await connectTo(server, { checkFence: false }));
 }, 180_000);
 
 afterAll(async () => {

@@ -10,7 +10,7 @@ import { fakeSqs } from '../fixtures/sqs/fake-sqs.js';
 import { captureLogs, recordLines } from '../fixtures/sqs/logs.js';
 import { queueOn } from '../fixtures/sqs/placement.js';
 import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
-import { connectTo, jobsOf, withFencedServers } from '../support/emq.js';
+import { admissionOf, connectTo, jobsOf, withFencedServers } from '../support/emq.js';
 import { type ClusterHandle, randomQueue, type ServerHandle } from '../support/servers.js';
 
 const DLQ = 'https://sqs.us-east-2.amazonaws.com/123456789012/emq-dead.fifo';
@@ -47,7 +47,7 @@ describe.each(['native', 'function'] as const)(
       const b1 = sqsRecord({ groupId: 'b', queue, body: 'b1' });
       const b2 = sqsRecord({ groupId: 'b', queue, body: 'b2' });
       const response = await handleSqsBatch(sqsEvent([a1, b1, a2, b2]), {
-        connection: async () => conn,
+        admission: admissionOf(conn),
         sqs: fakeSqs(),
       });
       expect(failures(response)).toEqual(ids(a1, a2));
@@ -69,11 +69,10 @@ describe.each(['native', 'function'] as const)(
       const b1 = sqsRecord({ groupId: 'b', queue: 'bad queue', body: 'accepted letter' });
       const b2 = sqsRecord({ groupId: 'b', queue, body: 'b2' });
       const sqs = fakeSqs((entry) => entry.MessageBody === 'refused letter');
-      const response = await handleSqsBatch(
-        sqsEvent([a1, a2, b1, b2]),
-        { connection: async () => conn, sqs },
-        { dlqUrl: DLQ },
-      );
+      const response = await handleSqsBatch(sqsEvent([a1, a2, b1, b2]), {
+        admission: admissionOf(conn, { dlqUrl: DLQ }),
+        sqs,
+      });
       expect(failures(response)).toEqual(ids(a1, a2));
       expect(sqs.letters.map((letter) => letter.body)).toEqual(['accepted letter']);
       expect(sqs.requests[0]?.Entries?.map((entry) => entry.MessageGroupId)).toEqual(['a', 'b']);
@@ -108,11 +107,10 @@ describe.each(['native', 'function'] as const)('on a cluster with the %s executo
     await admin.call('CLIENT', 'PAUSE', '700', 'WRITE');
     admin.disconnect();
     const sqs = fakeSqs();
-    const response = await handleSqsBatch(
-      sqsEvent(batch),
-      { connection: async () => impatient, sqs },
-      { dlqUrl: DLQ },
-    );
+    const response = await handleSqsBatch(sqsEvent(batch), {
+      admission: admissionOf(impatient, { dlqUrl: DLQ }),
+      sqs,
+    });
 
     // a2 and d1 timed out; a3 and d2 come after them in their groups, so they were not tried.
     expect(failures(response)).toEqual(ids(a2, d1, a3, d2));
@@ -131,8 +129,7 @@ describe.each(['native', 'function'] as const)('on a cluster with the %s executo
     lines.length = 0;
     const again = await handleSqsBatch(
       sqsEvent([a2, d1, a3, d2].map((record) => redelivered(record))),
-      { connection: async () => conn, sqs },
-      { dlqUrl: DLQ },
+      { admission: admissionOf(conn, { dlqUrl: DLQ }), sqs },
     );
     expect(again).toEqual({ batchItemFailures: [] });
     expect(

@@ -17,7 +17,7 @@ import { setLogSink } from '../../functions/shared/log.js';
 import { sendDeadLetters } from '../../functions/sqs/dlq.js';
 import { handler } from '../../functions/sqs/handler.js';
 import { type LocalSqs, startLocalSqs } from '../../scripts/local/sqs-loop.js';
-import { InvalidInputError, installFence, readJob } from '../../src/index.js';
+import { InvalidInputError, install, readJob } from '../../src/index.js';
 import { sqsRecord } from '../fixtures/sqs/records.js';
 import { connectTo, jobsOf } from '../support/emq.js';
 import { randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
@@ -61,7 +61,7 @@ beforeAll(async () => {
   fenced = await startStandalone({ module: true });
   unfenced = await startStandalone({ module: true });
   const connection = await connectTo(fenced, { checkFence: false });
-  await installFence(connection);
+  await install(connection);
   await connection.close();
   setLogSink(() => {});
   sqs = await startLocalSqs(

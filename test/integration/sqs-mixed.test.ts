@@ -9,7 +9,7 @@ import { fakeSqs, type StoredLetter } from '../fixtures/sqs/fake-sqs.js';
 import { captureLogs, recordLines } from '../fixtures/sqs/logs.js';
 import { queueOn } from '../fixtures/sqs/placement.js';
 import { binaryAttribute, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
-import { connectTo, jobsOf, withFencedServers } from '../support/emq.js';
+import { admissionOf, connectTo, jobsOf, withFencedServers } from '../support/emq.js';
 import { type ClusterHandle, randomQueue, type ServerHandle } from '../support/servers.js';
 
 const DLQ = 'https://sqs.us-east-2.amazonaws.com/123456789012/emq-dead';
@@ -116,11 +116,10 @@ describe.each(['native', 'function'] as const)(
       const conn = await connectTo(standalone, { executor, maxPayloadBytes: MAX_PAYLOAD });
       const mixed = await mixedBatch(conn);
       const sqs = fakeSqs();
-      const response = await handleSqsBatch(
-        sqsEvent(Object.values(mixed.records)),
-        { connection: async () => conn, sqs },
-        { dlqUrl: DLQ },
-      );
+      const response = await handleSqsBatch(sqsEvent(Object.values(mixed.records)), {
+        admission: admissionOf(conn, { dlqUrl: DLQ }),
+        sqs,
+      });
       expect(response).toEqual({ batchItemFailures: [] });
       await expectPermanentOnesDeadLettered(mixed, sqs.letters);
       expect(sqs.requests).toHaveLength(1);
@@ -133,7 +132,7 @@ describe.each(['native', 'function'] as const)(
       const mixed = await mixedBatch(conn);
       const sqs = fakeSqs();
       const response = await handleSqsBatch(sqsEvent(Object.values(mixed.records)), {
-        connection: async () => conn,
+        admission: admissionOf(conn),
         sqs,
       });
       expect(response.batchItemFailures).toEqual(
@@ -149,11 +148,10 @@ describe.each(['native', 'function'] as const)(
       const conn = await connectTo(standalone, { executor, maxPayloadBytes: MAX_PAYLOAD });
       const mixed = await mixedBatch(conn);
       const sqs = fakeSqs((entry) => entry.MessageBody === mixed.records.conflict?.body);
-      const response = await handleSqsBatch(
-        sqsEvent(Object.values(mixed.records)),
-        { connection: async () => conn, sqs },
-        { dlqUrl: DLQ },
-      );
+      const response = await handleSqsBatch(sqsEvent(Object.values(mixed.records)), {
+        admission: admissionOf(conn, { dlqUrl: DLQ }),
+        sqs,
+      });
       expect(response.batchItemFailures).toEqual([
         { itemIdentifier: mixed.records.conflict?.messageId },
       ]);
@@ -170,11 +168,10 @@ describe('on a standalone server with the native executor', () => {
     await conn.client.set(fenceKey, 'another-wire');
     try {
       const sqs = fakeSqs();
-      const response = await handleSqsBatch(
-        sqsEvent(batch),
-        { connection: async () => conn, sqs },
-        { dlqUrl: DLQ },
-      );
+      const response = await handleSqsBatch(sqsEvent(batch), {
+        admission: admissionOf(conn, { dlqUrl: DLQ }),
+        sqs,
+      });
       expect(response.batchItemFailures).toEqual(
         batch.map((record) => ({ itemIdentifier: record.messageId })),
       );
@@ -205,11 +202,10 @@ describe.each(['native', 'function'] as const)('on a cluster with the %s executo
     await conn.client.set(fenceKey, 'another-wire');
     try {
       const sqs = fakeSqs();
-      const response = await handleSqsBatch(
-        sqsEvent(records),
-        { connection: async () => conn, sqs },
-        { dlqUrl: DLQ },
-      );
+      const response = await handleSqsBatch(sqsEvent(records), {
+        admission: admissionOf(conn, { dlqUrl: DLQ }),
+        sqs,
+      });
       await expectPermanentOnesDeadLettered(mixed, sqs.letters);
       await expectAdmittedRows(conn, mixed);
       const onFenced = await jobsOf(conn, fencedQueue);

@@ -9,7 +9,7 @@ import { fakeSqs } from '../fixtures/sqs/fake-sqs.js';
 import { captureLogs, recordLines } from '../fixtures/sqs/logs.js';
 import { queueOn } from '../fixtures/sqs/placement.js';
 import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
-import { connectTo, jobsOf, withFencedServers } from '../support/emq.js';
+import { admissionOf, connectTo, jobsOf, withFencedServers } from '../support/emq.js';
 import { type ClusterHandle, randomQueue, type ServerHandle } from '../support/servers.js';
 
 const DLQ = 'https://sqs.us-east-2.amazonaws.com/123456789012/emq-dead';
@@ -90,13 +90,12 @@ describe.each([
   });
 
   const handle = (records: SQSRecord[], connection = conn) =>
-    handleSqsBatch(
-      sqsEvent(records),
-      { connection: async () => connection, sqs: fakeSqs() },
-      {
+    handleSqsBatch(sqsEvent(records), {
+      admission: admissionOf(connection, {
         dlqUrl: DLQ,
-      },
-    );
+      }),
+      sqs: fakeSqs(),
+    });
 
   it('admits each message once when the same batch is handled twice', async () => {
     const queue = randomQueue('twice');
@@ -170,11 +169,10 @@ describe.each(['native', 'function'] as const)('on a cluster with the %s executo
     const onSlow = batch.filter((_, i) => i % queues.length === 0);
 
     await pauseWrites([slow], 700);
-    const response = await handleSqsBatch(
-      sqsEvent(batch),
-      { connection: async () => impatient, sqs: fakeSqs() },
-      { dlqUrl: DLQ },
-    );
+    const response = await handleSqsBatch(sqsEvent(batch), {
+      admission: admissionOf(impatient, { dlqUrl: DLQ }),
+      sqs: fakeSqs(),
+    });
     // The other nodes answered in time: only the paused node's records come back.
     expect(response.batchItemFailures).toEqual(
       onSlow.map((record) => ({ itemIdentifier: record.messageId })),
@@ -188,11 +186,10 @@ describe.each(['native', 'function'] as const)('on a cluster with the %s executo
       await sleep(50);
     }
 
-    const retried = await handleSqsBatch(
-      sqsEvent(onSlow.map((record) => redelivered(record))),
-      { connection: async () => conn, sqs: fakeSqs() },
-      { dlqUrl: DLQ },
-    );
+    const retried = await handleSqsBatch(sqsEvent(onSlow.map((record) => redelivered(record))), {
+      admission: admissionOf(conn, { dlqUrl: DLQ }),
+      sqs: fakeSqs(),
+    });
     expect(retried).toEqual({ batchItemFailures: [] });
     for (const queue of queues) {
       const jobs = await jobsOf(conn, queue);

@@ -10,7 +10,7 @@ import { fakeSqs } from '../fixtures/sqs/fake-sqs.js';
 import { captureLogs } from '../fixtures/sqs/logs.js';
 import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
 import { type RoundTripProxy, startRoundTripProxy } from '../fixtures/sqs/round-trip-proxy.js';
-import { jobsOf, startFencedServer } from '../support/emq.js';
+import { admissionOf, jobsOf, startFencedServer } from '../support/emq.js';
 import { randomQueue, type ServerHandle } from '../support/servers.js';
 
 const DLQ = 'https://sqs.us-east-2.amazonaws.com/123456789012/emq-dead';
@@ -44,7 +44,7 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
     const restore = setLogSink(() => {});
     try {
       await handleSqsBatch(sqsEvent(tenOf(randomQueue('warm'))), {
-        connection: async () => conn,
+        admission: admissionOf(conn),
         sqs: fakeSqs(),
       });
     } finally {
@@ -57,11 +57,10 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
   /** Handles the batch and answers how many round trips it took. */
   async function roundTripsOf(records: SQSRecord[]): Promise<number> {
     proxy.reset();
-    const response = await handleSqsBatch(
-      sqsEvent(records),
-      { connection: async () => conn, sqs: fakeSqs() },
-      { dlqUrl: DLQ },
-    );
+    const response = await handleSqsBatch(sqsEvent(records), {
+      admission: admissionOf(conn, { dlqUrl: DLQ }),
+      sqs: fakeSqs(),
+    });
     expect(response).toEqual({ batchItemFailures: [] });
     return proxy.roundTrips();
   }

@@ -5,7 +5,7 @@
 // dataset and the function libraries byte for byte as they were.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIBRARY_SOURCE } from '../../src/executors/library.js';
-import { installFence } from '../../src/index.js';
+import { install } from '../../src/index.js';
 import { connectTo } from '../support/emq.js';
 import {
   type ClusterHandle,
@@ -123,7 +123,7 @@ let removeDir: () => Promise<void>;
 
 /** Something to protect: the identity, the library and one queue's keys. */
 async function protect(handle: ServerHandle | ClusterHandle): Promise<void> {
-  await installFence(await connectTo(handle, { checkFence: false }));
+  await install(await connectTo(handle, { checkFence: false }));
   const admin = handle.kind === 'cluster' ? await handle.clusterClient() : await handle.client();
   await admin.hset(ROW, 'state', 'pending', 'attempts', '0', 'payload', 'p');
   await admin.zadd(PENDING, 0, 'JOB0KHTOWnGLuC');

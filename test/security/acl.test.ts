@@ -6,12 +6,11 @@
 // as readJob and the CLI do. What they are refused is acl-refusals.test.ts.
 import type { SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listPending } from '../../cli/pending.js';
 import { handler as httpHandler } from '../../functions/http/handler.js';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { type LogSink, setLogSink } from '../../functions/shared/log.js';
 import { handler as sqsHandler } from '../../functions/sqs/handler.js';
-import { connect, enqueue, installFence, mintJobId, readJob } from '../../src/index.js';
+import { connect, enqueue, install, listPending, mintJobId, readJob } from '../../src/index.js';
 import { fixture, lambdaContext, withBody } from '../fixtures/http/events.js';
 import { clearEmqEnv, configureContainer, invoke } from '../fixtures/http/invoke.js';
 import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
@@ -101,7 +100,7 @@ async function installAsInstaller(kind: ServerKind, target: Target): Promise<boo
     checkFence: false,
   });
   try {
-    return (await installFence(installer)).map((reading) => reading.ok);
+    return (await install(installer)).map((reading) => reading.ok);
   } finally {
     await installer.close();
   }

@@ -8,7 +8,7 @@ import {
   type ConnectOptions,
   connect,
   enqueue,
-  installFence,
+  install,
   readJob,
   UnavailableError,
 } from '../../src/index.js';
@@ -30,7 +30,7 @@ beforeAll(async () => {
     tls: { ca: certificates.ca },
     checkFence: false,
   });
-  await installFence(installer);
+  await install(installer);
   await installer.close();
 }, 180_000);
 

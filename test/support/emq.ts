@@ -1,6 +1,15 @@
 // Connections to harness servers through the package's own connector, closed after each file.
 import { afterAll, beforeAll } from 'vitest';
-import { type Connection, type ConnectOptions, connect } from '../../src/index.js';
+import {
+  type AdmissionTarget,
+  type Config,
+  type Connection,
+  type ConnectOptions,
+  connect,
+  type KeyNamespace,
+  recordHash,
+  recordSlotKeys,
+} from '../../src/index.js';
 import { installFenceEverywhere } from './fence-ready.js';
 import { startCluster, startStandalone } from './servers.js';
 import type { ClusterHandle, ServerHandle } from './types.js';
@@ -27,6 +36,11 @@ export async function connectTo(
   return connection;
 }
 
+/** An admission over an open connection with some settings changed, as a face's container holds one. */
+export function admissionOf(connection: Connection, config: Partial<Config> = {}): AdmissionTarget {
+  return { config: { ...connection.config, ...config }, connection: async () => connection };
+}
+
 /** Ids of the rows and pending members of a queue, to count jobs after a test. */
 export async function jobsOf(
   connection: Connection,
@@ -46,6 +60,33 @@ export async function jobsOf(
   }
   const pending = await client.zrange(`emq:{${queue}}:pending`, 0, -1);
   return { rows: rows.sort(), pending: pending.sort() };
+}
+
+/** An idempotency record as docs/wire.md lays it out: the id it names, the digest, its expiry. */
+export interface RecordSeen {
+  readonly id: string;
+  readonly digest: string;
+  readonly expiresAt: number;
+  /** The record slot (0 to 3) it lives in. */
+  readonly slot: number;
+}
+
+/** The live or dead record of a key, read from its queue's four slots; null when there is none. */
+export async function recordOf(
+  connection: Connection,
+  queue: string,
+  namespace: KeyNamespace,
+  key: string,
+): Promise<RecordSeen | null> {
+  const field = recordHash(namespace, key).slice(0, 22);
+  const slots = recordSlotKeys(queue);
+  for (const [slot, name] of slots.entries()) {
+    const value = await connection.client.hget(name, field);
+    if (value === null) continue;
+    const [id = '', digest = '', expiry = ''] = value.split(':');
+    return { id, digest, expiresAt: Number(expiry), slot };
+  }
+  return null;
 }
 
 /** A standalone server that loads the module and holds the fence: ready for native writes. */

@@ -10,7 +10,7 @@
  * repeated until it holds, installing again whenever a primary lacks the copy (INSTALL is
  * idempotent: it writes the same value).
  */
-import { connect, installFence } from '../../src/index.js';
+import { connect, install } from '../../src/index.js';
 import { withProbe } from './probe.js';
 import type { ClusterHandle, ServerHandle } from './types.js';
 import { waitFor } from './wait.js';
@@ -63,7 +63,7 @@ async function installOnce(target: ServerHandle | ClusterHandle): Promise<void> 
     checkFence: false,
   });
   try {
-    await installFence(connection);
+    await install(connection);
   } finally {
     await connection.close();
   }

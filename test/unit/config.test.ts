@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/index.js';
+import { ConfigError, configure, DEFAULTS, EXECUTORS, loadConfig } from '../../src/index.js';
 
 describe('loadConfig', () => {
-  it('applies the documented defaults to an empty environment', () => {
+  it('applies the documented defaults to an empty environment: DEFAULTS, the one set', () => {
     expect(loadConfig({})).toEqual({
       urls: ['redis://127.0.0.1:6379'],
       cluster: false,
@@ -20,9 +20,41 @@ describe('loadConfig', () => {
       tlsCa: undefined,
       ackReplicas: 0,
       ackTimeoutMs: 1_000,
-      allowVolatileEviction: false,
       callerIdMaxAgeMs: 86_400_000,
+      iam: undefined,
     });
+    expect(loadConfig({})).toEqual(DEFAULTS);
+    expect(configure({ wire: '2', cluster: undefined })).toEqual({ ...DEFAULTS, wire: '2' });
+  });
+
+  it('accepts every executor the help names, and only those', () => {
+    for (const executor of EXECUTORS)
+      expect(loadConfig({ EMQ_EXECUTOR: executor }).executor).toBe(executor);
+    expect(EXECUTORS).toEqual(['auto', 'native', 'function', 'script']);
+  });
+
+  it.each([
+    ['EMQ_DEDUPE_TTL_MS', '1000000000000000', 'at most 999999999999999'],
+    ['EMQ_MAX_PAYLOAD_BYTES', String(6 * 1024 * 1024 + 1), 'at most 6291456'],
+    ['EMQ_COMMAND_TIMEOUT_MS', '2147483648', 'at most 2147483647'],
+    ['EMQ_ACK_REPLICAS', '1001', 'at most 1000'],
+  ])('refuses %s=%s, which the server (or a timer) could not take', (name, value, expected) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(
+      new RegExp(`^${name} is invalid: expected a whole number of ${expected}`),
+    );
+  });
+
+  it('refuses an acknowledgement wait that the command timeout would cut off', () => {
+    expect(() =>
+      loadConfig({
+        EMQ_ACK_REPLICAS: '1',
+        EMQ_ACK_TIMEOUT_MS: '2000',
+        EMQ_COMMAND_TIMEOUT_MS: '2000',
+      }),
+    ).toThrow(/^EMQ_ACK_TIMEOUT_MS must be less than EMQ_COMMAND_TIMEOUT_MS/);
+    expect(loadConfig({ EMQ_ACK_REPLICAS: '1', EMQ_ACK_TIMEOUT_MS: '1999' }).ackTimeoutMs).toBe(
+      1999,
+    );
   });
 
   it('reads every variable', () => {

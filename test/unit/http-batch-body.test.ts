@@ -1,14 +1,28 @@
-// The batch body of SPEC §8a, checked as a whole before any I/O: the shapes refused, the
-// items named, and the keys each item is admitted under.
+// The batch body of SPEC §8a, checked as a whole before any I/O: the shapes refused here, every
+// item judged by the core, the items at fault named, and the keys each item is admitted under.
 import { describe, expect, it } from 'vitest';
-import { BatchRefusal, MAX_BATCH_JOBS, parseBatch } from '../../functions/http/batch-body.js';
-import { InvalidInputError, jobIdAt, mintJobId } from '../../src/index.js';
+import {
+  BatchRefusal,
+  checkedBatch,
+  MAX_BATCH_BODY_BYTES,
+  MAX_BATCH_JOBS,
+  parseBatch,
+} from '../../functions/http/batch-body.js';
+import {
+  configure,
+  dedupeKey,
+  InvalidInputError,
+  jobIdAt,
+  mintJobId,
+  recordHash,
+} from '../../src/index.js';
 
 const REQUEST_ID = '0f4c2e8a-5b1d-4c3e-9a7f-0000000000bb';
-const LIMITS = { maxPayloadBytes: 16, callerIdMaxAgeMs: 86_400_000, nowMs: Date.now() };
+const CONFIG = configure({ maxPayloadBytes: 16 });
 
 const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
-const parse = (value: unknown) => parseBatch('orders', json(value), REQUEST_ID, LIMITS);
+const check = (value: unknown, body = json(value)) =>
+  checkedBatch('orders', body, CONFIG, { id: REQUEST_ID });
 
 function refusal(fn: () => unknown): InvalidInputError {
   try {
@@ -21,36 +35,25 @@ function refusal(fn: () => unknown): InvalidInputError {
 }
 
 describe('parseBatch', () => {
-  it('keys each item: its id, its idempotencyKey (http), else the invocation (call)', () => {
+  it('reads each item: its id, its idempotencyKey (http), its payload decoded', () => {
     const id = mintJobId();
-    const requests = parse({
-      jobs: [
-        { payload: 'a', id },
-        { payload: 'b', idempotencyKey: 'order-1' },
-        { payload: 'AP8=', encoding: 'base64' },
-        { payload: 'd', encoding: 'utf8' },
-      ],
-    });
-    expect(requests).toEqual([
-      { queue: 'orders', payload: Buffer.from('a'), id },
-      {
-        queue: 'orders',
-        payload: Buffer.from('b'),
-        idempotencyKey: 'order-1',
-        keyNamespace: 'http',
-      },
-      {
-        queue: 'orders',
-        payload: Buffer.from([0x00, 0xff]),
-        idempotencyKey: `${REQUEST_ID}:2`,
-        keyNamespace: 'call',
-      },
-      {
-        queue: 'orders',
-        payload: Buffer.from('d'),
-        idempotencyKey: `${REQUEST_ID}:3`,
-        keyNamespace: 'call',
-      },
+    expect(
+      parseBatch(
+        'orders',
+        json({
+          jobs: [
+            { payload: 'a', id },
+            { payload: 'b', idempotencyKey: 'order-1' },
+            { payload: 'AP8=', encoding: 'base64' },
+            { payload: 'd', encoding: 'utf8' },
+          ],
+        }),
+      ),
+    ).toEqual([
+      { queue: 'orders', payload: Buffer.from('a'), id, origin: 'http' },
+      { queue: 'orders', payload: Buffer.from('b'), idempotencyKey: 'order-1', origin: 'http' },
+      { queue: 'orders', payload: Buffer.from([0x00, 0xff]), origin: 'http' },
+      { queue: 'orders', payload: Buffer.from('d'), origin: 'http' },
     ]);
   });
 
@@ -66,19 +69,54 @@ describe('parseBatch', () => {
       json({ jobs: Array.from({ length: MAX_BATCH_JOBS + 1 }, () => ({ payload: 'a' })) }),
     ],
   ])('refuses a body that is %s', (_, body) => {
-    expect(refusal(() => parseBatch('orders', body, REQUEST_ID, LIMITS)).code).toBe(
-      'EMQ_INVALID_REQUEST',
-    );
+    expect(refusal(() => parseBatch('orders', body)).code).toBe('EMQ_INVALID_REQUEST');
+  });
+
+  it('refuses a body over 6 MiB (413) before reading it', () => {
+    const body = Buffer.alloc(MAX_BATCH_BODY_BYTES + 1, 0x20);
+    const error = refusal(() => parseBatch('orders', body));
+    expect(error.code).toBe('EMQ_PAYLOAD_TOO_LARGE');
+    expect(error.status).toBe(413);
+  });
+
+  it('refuses a body that is not UTF-8, naming the items whose bytes are not, and stores nothing changed', () => {
+    const body = Buffer.concat([
+      Buffer.from('{"jobs":[{"payload":"fine"},{"payload":"bad '),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"},{"payload":"also '),
+      Buffer.from([0xc3]),
+      Buffer.from('"}]}'),
+    ]);
+    const error = refusal(() => parseBatch('orders', body));
+    expect(error).toBeInstanceOf(BatchRefusal);
+    expect(error.status).toBe(400);
+    expect((error as BatchRefusal).items.map((item) => item.index)).toEqual([1, 2]);
+    expect(error.message).toMatch(/not valid UTF-8.*base64/);
+  });
+});
+
+describe('checkedBatch', () => {
+  it('keys each item: its id (namespace id), its idempotencyKey (http), else the invocation and its index (call)', () => {
+    const id = mintJobId();
+    const prepared = check({
+      jobs: [{ payload: 'a', id }, { payload: 'b', idempotencyKey: 'order-1' }, { payload: 'c' }],
+    });
+    expect(prepared.faults).toEqual([]);
+    expect(prepared.items.map((item) => item.legacyKey)).toEqual([
+      dedupeKey('orders', 'id', id),
+      dedupeKey('orders', 'http', 'order-1'),
+      `emq:{orders}:dedupe:${recordHash('call', `${REQUEST_ID}:2`)}`,
+    ]);
   });
 
   it('accepts exactly the item limit', () => {
     const jobs = Array.from({ length: MAX_BATCH_JOBS }, (_, index) => ({ payload: String(index) }));
-    expect(parse({ jobs })).toHaveLength(MAX_BATCH_JOBS);
+    expect(check({ jobs }).items).toHaveLength(MAX_BATCH_JOBS);
   });
 
   it('refuses the whole batch for one bad item, naming every item at fault', () => {
     const error = refusal(() =>
-      parse({
+      check({
         jobs: [
           { payload: 'ok' },
           { payload: 'x', id: 'order-1001' },
@@ -106,15 +144,8 @@ describe('parseBatch', () => {
   });
 
   it('answers 413 when only payload sizes are at fault', () => {
-    const error = refusal(() => parse({ jobs: [{ payload: 'x'.repeat(17) }, { payload: 'ok' }] }));
+    const error = refusal(() => check({ jobs: [{ payload: 'x'.repeat(17) }, { payload: 'ok' }] }));
     expect(error.code).toBe('EMQ_PAYLOAD_TOO_LARGE');
     expect(error.status).toBe(413);
-  });
-
-  it('refuses an invalid queue for every item', () => {
-    const error = refusal(() =>
-      parseBatch('..', json({ jobs: [{ payload: 'a' }] }), REQUEST_ID, LIMITS),
-    );
-    expect((error as BatchRefusal).items[0]?.code).toBe('EMQ_INVALID_QUEUE');
   });
 });

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { report } from '../../functions/http/report.js';
 import { type HttpServices, serve } from '../../functions/http/serve.js';
 import { type LogSink, setLogSink } from '../../functions/shared/log.js';
-import { ConfigError, UnavailableError } from '../../src/index.js';
+import { ConfigError, configure, UnavailableError } from '../../src/index.js';
 import {
   FIXTURE_TEXT_BODY,
   type FixtureName,
@@ -26,12 +26,13 @@ function services(options: { maxPayloadBytes?: number; failure?: Error } = {}): 
     get opened() {
       return opened;
     },
-    connection: () => {
-      opened += 1;
-      return Promise.reject(options.failure ?? new Error('this request must not connect'));
-    },
-    maxPayloadBytes: () => options.maxPayloadBytes ?? 262_144,
-    callerIdMaxAgeMs: () => 86_400_000,
+    admission: () => ({
+      config: configure({ maxPayloadBytes: options.maxPayloadBytes }),
+      connection: () => {
+        opened += 1;
+        return Promise.reject(options.failure ?? new Error('this request must not connect'));
+      },
+    }),
   };
 }
 
@@ -143,11 +144,9 @@ describe('serve, before any I/O', () => {
 
   it('answers 500 EMQ_CONFIG when the configuration is invalid', async () => {
     const broken: HttpServices = {
-      connection: () => Promise.reject(new Error('unreachable')),
-      maxPayloadBytes: () => {
+      admission: () => {
         throw new ConfigError('EMQ_MAX_PAYLOAD_BYTES is invalid: expected a whole number.');
       },
-      callerIdMaxAgeMs: () => 0,
     };
     const served = await serve(fixture('v2-post'), REQUEST_ID, broken);
     expect(served.response.statusCode).toBe(500);
@@ -205,7 +204,7 @@ describe('report', () => {
     expect(lines.join('\n')).not.toContain(JSON.stringify(FIXTURE_TEXT_BODY));
   });
 
-  it('logs a 503 as a warning with the error class and its cause code, never a message', async () => {
+  it("logs a 503 as a warning with the error class and its cause's code and text, never an address", async () => {
     const cause = Object.assign(new Error('connect ECONNREFUSED 10.0.0.7:6379'), {
       code: 'ECONNREFUSED',
     });
@@ -222,8 +221,8 @@ describe('report', () => {
       outcome: 'EMQ_UNAVAILABLE',
       error: 'UnavailableError',
       errorCode: 'EMQ_UNAVAILABLE',
-      cause: 'Error',
-      causeCode: 'ECONNREFUSED',
+      cause: 'ECONNREFUSED',
+      causeText: 'connect ECONNREFUSED <address>',
     });
     expect(lines.join('\n')).not.toContain('10.0.0.7');
     expect(lines.join('\n')).not.toContain('stack');
@@ -240,7 +239,8 @@ describe('report', () => {
       level: 'error',
       status: 500,
       outcome: 'EMQ_UNKNOWN',
-      error: 'TypeError',
+      error: 'RefusedError',
+      causeText: 'cannot read redis://<credentials>@<address>',
     });
     expect(served.response.body).not.toContain('hunter2');
     expect(lines.join('\n')).not.toContain('hunter2');

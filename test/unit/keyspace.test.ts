@@ -103,8 +103,12 @@ describe('caller id times', () => {
     expect(codeOf(() => assertCallerIdTime('JOB00000000000', 0, now))).toBeUndefined();
   });
 
-  it('says what to do with a non-JOB id: Idempotency-Key, and the 2^64 rule', () => {
-    expect(() => assertJobId('order-1001')).toThrow(/Idempotency-Key/);
+  it('says what to do with a non-JOB id where it is shown: the advice given, and the 2^64 rule', () => {
+    expect(() => assertJobId('order-1001')).toThrow(/emq id/);
+    expect(() => assertJobId('order-1001')).not.toThrow(/Idempotency-Key/);
+    expect(() => assertJobId('order-1001', 'Put it in the Idempotency-Key header.')).toThrow(
+      /Idempotency-Key header\.$/,
+    );
     expect(() => assertJobId('JOBaaaaaaaaaaa')).toThrow(/below 2\^64/);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ConfigError,
   ConflictError,
-  classify,
+  causeOf,
   classifyFailure,
   EmqError,
   FenceError,
@@ -19,18 +19,7 @@ function errnoError(code: string): Error {
   return Object.assign(new Error(`connect ${code} 10.0.0.1:6379`), { code });
 }
 
-describe('classify', () => {
-  it('reads integer 1 as enqueued and 0 as duplicate', () => {
-    expect(classify(1)).toBe('enqueued');
-    expect(classify(0)).toBe('duplicate');
-  });
-
-  it('reads any other reply as an unknown, permanent failure', () => {
-    const outcome = classify('OK');
-    expect(outcome).toBeInstanceOf(RefusedError);
-    expect(outcome).toMatchObject({ code: 'EMQ_UNKNOWN', retryable: false, status: 500 });
-  });
-
+describe('classifyFailure', () => {
   it.each([
     ['EMQWIRE wire identity mismatch', FenceError, 'EMQWIRE', true, 503],
     ['ERR EMQ write-paused', PausedError, 'EMQ_PAUSED', true, 503],
@@ -168,7 +157,12 @@ describe('the error family', () => {
       [new FenceError('x'), 'EMQWIRE', true, 503],
       [new PausedError('x'), 'EMQ_PAUSED', true, 503],
       [new UnavailableError('x'), 'EMQ_UNAVAILABLE', true, 503],
-      [new UnconfirmedError('JOB0KHTOWnGLuC', 'x'), 'EMQ_UNCONFIRMED', true, 503],
+      [
+        new UnconfirmedError('x', { jobId: 'JOB0KHTOWnGLuC', written: 'yes' }),
+        'EMQ_UNCONFIRMED',
+        true,
+        503,
+      ],
       [new ConfigError('x', { code: 'EMQ_NO_MODULE' }), 'EMQ_NO_MODULE', false, 500],
     ];
     for (const [error, code, retryable, status] of rows) {
@@ -209,10 +203,52 @@ describe('the error family', () => {
         (value: number | undefined) => (outcome.retryable ? (value ?? 0) > 0 : value === undefined),
       );
     }
-    expect(new UnconfirmedError('JOB0KHTOWnGLuC', 'x').jobId).toBe('JOB0KHTOWnGLuC');
+    expect(new UnconfirmedError('x', { jobId: 'JOB0KHTOWnGLuC', written: 'yes' }).jobId).toBe(
+      'JOB0KHTOWnGLuC',
+    );
   });
 
   it('names each error after its class', () => {
     expect(new FenceError('x').name).toBe('FenceError');
+  });
+
+  it('keeps operator-only messages out of public details, by the one table', () => {
+    const operatorOnly = Object.entries(OUTCOMES)
+      .filter(([, outcome]) => outcome.publicDetail !== undefined)
+      .map(([code]) => code)
+      .sort();
+    expect(operatorOnly).toEqual(['EMQWIRE', 'EMQ_CONFIG', 'EMQ_NO_MODULE']);
+    const fence = new FenceError("node 07c3 holds 'x'; this host expects '1'");
+    expect(fence.operatorOnly).toBe(true);
+    expect(fence.publicDetail).not.toMatch(/07c3|'x'|'1'/);
+    const config = new ConfigError('EMQ_DEDUPE_TTL_MS is invalid');
+    expect(config.publicDetail).not.toContain('EMQ_DEDUPE_TTL_MS');
+    expect(new PausedError('pausing').publicDetail).toBe('pausing');
+  });
+});
+
+describe('causeOf', () => {
+  it("gives operators the server's prefix and text, without addresses or fence values", () => {
+    const refused = classifyFailure(
+      new Error('WRONGPASS invalid username-password pair or user is disabled.'),
+    );
+    expect(causeOf(refused)).toEqual({
+      causeCode: 'WRONGPASS',
+      causeText: 'WRONGPASS invalid username-password pair or user is disabled.',
+    });
+    expect(causeOf(classifyFailure(errnoError('ECONNREFUSED')))).toEqual({
+      causeCode: 'ECONNREFUSED',
+      causeText: 'connect ECONNREFUSED <address>',
+    });
+    const fence = classifyFailure(
+      new Error("EMQWIRE wire identity mismatch: node has 'secret-2', module expects '1'"),
+    );
+    expect(causeOf(fence).causeText).toBe(
+      'EMQWIRE wire identity mismatch: node has <value> module expects <value>',
+    );
+    expect(
+      causeOf(classifyFailure(new Error('connect ETIMEDOUT cache.abc.euw1.cache.amazonaws.com')))
+        .causeText,
+    ).toBe('connect ETIMEDOUT <address>');
   });
 });

@@ -3,7 +3,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setLogSink } from '../../functions/shared/log.js';
 import { handleSqsBatch, type SqsBatchDeps } from '../../functions/sqs/batch.js';
 import type { DlqSender } from '../../functions/sqs/dlq.js';
-import { ConfigError, UnavailableError } from '../../src/index.js';
+import {
+  type Config,
+  ConfigError,
+  type Connection,
+  configure,
+  UnavailableError,
+} from '../../src/index.js';
 import { sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
 
 const DLQ = 'https://sqs.us-east-2.amazonaws.com/123456789012/emq-dead';
@@ -35,13 +41,15 @@ function acceptingSqs() {
   return { sqs, sent };
 }
 
+type Open = () => Promise<Connection>;
+
 /** Valkey cannot be reached: the connection never opens. */
-function unreachable(error: Error = new UnavailableError('down')): SqsBatchDeps['connection'] {
+function unreachable(error: Error = new UnavailableError('down')): Open {
   return () => Promise.reject(error);
 }
 
-function deps(connection: SqsBatchDeps['connection'], sqs: DlqSender): SqsBatchDeps {
-  return { connection, sqs };
+function deps(connection: Open, sqs: DlqSender, config: Partial<Config> = {}): SqsBatchDeps {
+  return { admission: { config: configure(config), connection }, sqs };
 }
 
 const records = (lines: Record<string, unknown>[]) =>
@@ -63,9 +71,12 @@ describe('handleSqsBatch without Valkey', () => {
       return Promise.reject(new Error('not expected'));
     };
     const record = sqsRecord({ body: 'x', encoding: 'gzip' });
-    const response = await handleSqsBatch(sqsEvent([record]), deps(connection, sqs), {
-      dlqUrl: DLQ,
-    });
+    const response = await handleSqsBatch(
+      sqsEvent([record]),
+      deps(connection, sqs, {
+        dlqUrl: DLQ,
+      }),
+    );
     expect(response.batchItemFailures).toEqual([]);
     expect(opened).toBe(0);
     expect(sent[0]?.Entries?.[0]?.MessageAttributes?.['emq-error-code']?.StringValue).toBe(
@@ -76,9 +87,12 @@ describe('handleSqsBatch without Valkey', () => {
   it('lists every record when Valkey cannot be reached, and does not throw', async () => {
     const { sqs, sent } = acceptingSqs();
     const batch = [sqsRecord({ body: 'a' }), sqsRecord({ body: 'b' })];
-    const response = await handleSqsBatch(sqsEvent(batch), deps(unreachable(), sqs), {
-      dlqUrl: DLQ,
-    });
+    const response = await handleSqsBatch(
+      sqsEvent(batch),
+      deps(unreachable(), sqs, {
+        dlqUrl: DLQ,
+      }),
+    );
     expect(response.batchItemFailures).toEqual(
       batch.map(({ messageId }) => ({ itemIdentifier: messageId })),
     );
@@ -94,14 +108,18 @@ describe('handleSqsBatch without Valkey', () => {
     const { sqs, sent } = acceptingSqs();
     const noModule = new ConfigError('no module', { code: 'EMQ_NO_MODULE' });
     const record = sqsRecord({ body: 'a' });
-    const response = await handleSqsBatch(sqsEvent([record]), deps(unreachable(noModule), sqs), {
-      dlqUrl: DLQ,
-    });
+    const response = await handleSqsBatch(
+      sqsEvent([record]),
+      deps(unreachable(noModule), sqs, {
+        dlqUrl: DLQ,
+      }),
+    );
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
     expect(sent).toEqual([]);
-    const failures = lines.filter((line) => line.message === 'sqs connection failed');
-    expect(failures).toHaveLength(1);
-    expect(failures[0]).toMatchObject({ level: 'error', code: 'EMQ_NO_MODULE' });
+    // Retried, and an error for operators: a retry cannot mend a configuration fault.
+    expect(records(lines)).toMatchObject([
+      { level: 'error', disposition: 'retry', code: 'EMQ_NO_MODULE', retryable: false },
+    ]);
   });
 
   it('dead-letters a bad queue, a bad id and an oversized body while Valkey is down, and retries the good one', async () => {
@@ -112,10 +130,13 @@ describe('handleSqsBatch without Valkey', () => {
       sqsRecord({ body: 'x'.repeat(64) }),
     ];
     const good = sqsRecord({ body: 'fine' });
-    const response = await handleSqsBatch(sqsEvent([...bad, good]), deps(unreachable(), sqs), {
-      dlqUrl: DLQ,
-      maxPayloadBytes: 32,
-    });
+    const response = await handleSqsBatch(
+      sqsEvent([...bad, good]),
+      deps(unreachable(), sqs, {
+        dlqUrl: DLQ,
+        maxPayloadBytes: 32,
+      }),
+    );
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: good.messageId }]);
     const lettered = sent.flatMap((input) => input.Entries ?? []);
     expect(lettered).toHaveLength(3);
@@ -160,9 +181,12 @@ describe('handleSqsBatch without Valkey', () => {
       },
     };
     const record = sqsRecord({ body: 'x', encoding: 'zip' });
-    const response = await handleSqsBatch(sqsEvent([record]), deps(unreachable(), sqs), {
-      dlqUrl: DLQ,
-    });
+    const response = await handleSqsBatch(
+      sqsEvent([record]),
+      deps(unreachable(), sqs, {
+        dlqUrl: DLQ,
+      }),
+    );
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
     expect(records(lines)[0]).toMatchObject({
       disposition: 'undelivered',
@@ -182,9 +206,12 @@ describe('handleSqsBatch without Valkey', () => {
       },
     };
     const record = sqsRecord({ body: 'x', encoding: 'zip' });
-    const response = await handleSqsBatch(sqsEvent([record]), deps(unreachable(), sqs), {
-      dlqUrl: DLQ,
-    });
+    const response = await handleSqsBatch(
+      sqsEvent([record]),
+      deps(unreachable(), sqs, {
+        dlqUrl: DLQ,
+      }),
+    );
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
     expect(records(lines)[0]).toMatchObject({
       level: 'error',
@@ -199,9 +226,10 @@ describe('handleSqsBatch without Valkey', () => {
     setLogSink((line) => lines.push(JSON.parse(line)), 'info');
     lines.length = 0;
     const record = sqsRecord({ body: 'x', encoding: 'zip' });
-    await handleSqsBatch(sqsEvent([record]), deps(unreachable(), acceptingSqs().sqs), {
-      dlqUrl: DLQ,
-    });
+    await handleSqsBatch(
+      sqsEvent([record]),
+      deps(unreachable(), acceptingSqs().sqs, { dlqUrl: DLQ }),
+    );
     expect(records(lines).map((line) => line.level)).toEqual(['warn']);
     const batch = lines.find((line) => line.message === 'sqs batch');
     expect(batch).toMatchObject({ level: 'info', records: 1, Batches: 1 });
@@ -213,9 +241,12 @@ describe('handleSqsBatch without Valkey', () => {
     const a2 = sqsRecord({ groupId: 'a', body: 'a2' });
     const b1 = sqsRecord({ groupId: 'b', body: 'b1' });
     const b2 = sqsRecord({ groupId: 'b', body: 'x', encoding: 'zip' });
-    const response = await handleSqsBatch(sqsEvent([a1, b1, a2, b2]), deps(unreachable(), sqs), {
-      dlqUrl: DLQ,
-    });
+    const response = await handleSqsBatch(
+      sqsEvent([a1, b1, a2, b2]),
+      deps(unreachable(), sqs, {
+        dlqUrl: DLQ,
+      }),
+    );
     // a1 went to the DLQ, so a2 was attempted (and failed: Valkey is down); b1 failed first,
     // so b2 was never attempted, not even dead-lettered.
     expect(response.batchItemFailures).toEqual([
@@ -239,8 +270,7 @@ describe('handleSqsBatch without Valkey', () => {
     const secret = 'do-not-log-this-body';
     await handleSqsBatch(
       sqsEvent([sqsRecord({ body: secret, encoding: 'zip' }), sqsRecord({ body: secret })]),
-      deps(unreachable(), sqs),
-      { dlqUrl: DLQ },
+      deps(unreachable(), sqs, { dlqUrl: DLQ }),
     );
     expect(lines.length).toBeGreaterThan(0);
     expect(JSON.stringify(lines)).not.toContain(secret);

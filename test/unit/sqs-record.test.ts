@@ -2,7 +2,14 @@ import { readFileSync } from 'node:fs';
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { requestOf } from '../../functions/sqs/record.js';
-import { type EnqueueRequest, InvalidInputError, jobIdAt, mintJobId } from '../../src/index.js';
+import {
+  configure,
+  type EnqueueRequest,
+  InvalidInputError,
+  jobIdAt,
+  mintJobId,
+  prepare,
+} from '../../src/index.js';
 import { binaryAttribute, sqsRecord, stringAttribute } from '../fixtures/sqs/records.js';
 
 const standard: SQSEvent = JSON.parse(
@@ -26,18 +33,21 @@ describe('requestOf', () => {
     expect(requestOf(record, 'default')).toEqual({
       queue: 'reports',
       payload: Buffer.from('{"report":"monthly","month":"2026-10"}'),
+      id: undefined,
       idempotencyKey: '059f36b4-87a3-44ab-83d2-661975830a7d',
-      keyNamespace: 'sqs',
+      origin: 'sqs',
+      sentAtMs: Number(record.attributes.SentTimestamp),
     });
   });
 
   it('uses the caller id and decodes a base64 body, ignoring other attributes', () => {
     const record = standard.Records[1];
     if (record === undefined) throw new Error('fixture has no second record');
-    expect(requestOf(record, 'default')).toEqual({
+    expect(requestOf(record, 'default')).toMatchObject({
       queue: 'images',
       payload: Buffer.from([0, 1, 2, 3, 255]),
       id: 'JOB0KHTOWnGLuC',
+      origin: 'sqs',
     });
   });
 
@@ -49,7 +59,7 @@ describe('requestOf', () => {
     const record = sqsRecord({ receiveCount: 3 });
     expect(request(requestOf(record, 'q'))).toMatchObject({
       idempotencyKey: record.messageId,
-      keyNamespace: 'sqs',
+      origin: 'sqs',
     });
   });
 
@@ -107,7 +117,7 @@ describe('requestOf', () => {
         'EMQ-ENCODING': stringAttribute('base64'),
       },
     });
-    expect(requestOf(record, 'q')).toEqual({
+    expect(requestOf(record, 'q')).toMatchObject({
       queue: 'billing',
       payload: Buffer.from([0x00, 0xff]),
       id,
@@ -145,14 +155,28 @@ describe('requestOf', () => {
     expect(request(requestOf(record, 'q')).queue).toBe('q');
   });
 
-  it('refuses a caller id older than the limit or in the future, when a policy is given', () => {
+  it("judges a caller id's age from when the message was sent, not from when it is handled", () => {
     const nowMs = Date.now();
-    const policy = { maxAgeMs: 86_400_000, nowMs };
-    const old = sqsRecord({ jobId: jobIdAt(nowMs - 2 * 86_400_000, 1) });
-    const ahead = sqsRecord({ jobId: jobIdAt(nowMs + 120_000, 1) });
-    expect(refusal(requestOf(old, 'q', policy)).code).toBe('EMQ_INVALID_ID');
-    expect(refusal(requestOf(ahead, 'q', policy)).code).toBe('EMQ_INVALID_ID');
-    expect(request(requestOf(old, 'q', { maxAgeMs: 0, nowMs })).id).toBeDefined();
-    expect(request(requestOf(sqsRecord({ jobId: mintJobId() }), 'q', policy)).id).toBeDefined();
+    const config = configure({ callerIdMaxAgeMs: 86_400_000 });
+    const day = 86_400_000;
+    // Minted 25 hours ago and sent right then: handled now it is not too old.
+    const late = sqsRecord({
+      jobId: jobIdAt(nowMs - 25 * 3_600_000, 1),
+      sentAt: nowMs - 25 * 3_600_000,
+    });
+    // Minted two days before it was sent: too old.
+    const old = sqsRecord({ jobId: jobIdAt(nowMs - 2 * day, 1) });
+    // Minted two minutes after it was sent: in the future.
+    const ahead = sqsRecord({ jobId: jobIdAt(nowMs + 120_000, 1), sentAt: nowMs });
+    const { faults } = prepare(
+      config,
+      [late, old, ahead].map((record) => requestOf(record, 'q')),
+      { nowMs },
+    );
+    expect(faults.map((fault) => [fault.index, fault.error.code])).toEqual([
+      [1, 'EMQ_INVALID_ID'],
+      [2, 'EMQ_INVALID_ID'],
+    ]);
+    expect(request(requestOf(late, 'q')).sentAtMs).toBe(nowMs - 25 * 3_600_000);
   });
 });

@@ -1,0 +1,418 @@
+/**
+ * The one room of admission (SPEC §4, §5). It takes requests from any face, checks every one
+ * of them before any I/O (queue, id, caller-id age, key, size), decides where each request's
+ * idempotency key comes from, opens the connection only when a request is valid, and admits
+ * the valid ones with one call per queue (several admissions in it) and one pipeline per node,
+ * WAIT at its end when acknowledgements are required. It returns one result per request, in
+ * input order: the admitted job, or the EmqError that says why not (with the id it concerns
+ * and whether it may have been written, so a face can tell a caller how to retry safely).
+ */
+import { hash, randomUUID } from 'node:crypto';
+import { Command, ReplyError } from 'iovalkey';
+import type { Config } from './config.js';
+import type { Connection } from './connector.js';
+import { type AdmissionArgs, MAX_ADMISSIONS_PER_CALL } from './executors/executor.js';
+import {
+  assertCallerIdTime,
+  assertIdempotencyKey,
+  assertJobId,
+  assertQueue,
+  type KeyNamespace,
+  recordHash,
+  trustedDedupeKey,
+  trustedJobKey,
+  trustedPendingKey,
+  trustedQueueSlot,
+  trustedRecordSlotKeys,
+} from './keyspace.js';
+import { classifyFailure } from './outcome-rules.js';
+import {
+  ConflictError,
+  EmqError,
+  InvalidInputError,
+  UnavailableError,
+  UnconfirmedError,
+  type WriteStatus,
+  type Written,
+} from './outcomes.js';
+import { nodeNameOf, type Reply, sendToNode } from './transport.js';
+
+export interface EnqueueRequest {
+  /** The queue: 1 to 64 of `A-Z a-z 0-9 . _ -`. */
+  readonly queue: string;
+  /** The caller's bytes, stored verbatim (a string is stored as UTF-8). */
+  readonly payload: Uint8Array | string;
+  /** The caller's own job id: the job gets it, and it is the request's key. Default: a minted id. */
+  readonly id?: string | undefined;
+  /** Maps every attempt of one request to one job while its record lives. Ignored with `id`. Default: none. */
+  readonly idempotencyKey?: string | undefined;
+  /** The face the key came through (its namespace, SPEC §5). Default `http`. */
+  readonly origin?: 'http' | 'sqs' | undefined;
+  /** When the caller sent the request (SQS SentTimestamp): a caller id's age is judged from it. Default: the invocation's time. */
+  readonly sentAtMs?: number | undefined;
+}
+
+/** The invocation a batch of requests belongs to. */
+export interface Invocation {
+  /** Its request id: a request without a key is keyed by it and its index (namespace `call`). Default: a random UUID. */
+  readonly id?: string;
+  /** The time checks are judged at. Default: `Date.now()`. */
+  readonly nowMs?: number;
+}
+
+export interface Admitted {
+  readonly queue: string;
+  readonly id: string;
+  readonly status: WriteStatus;
+}
+
+export type AdmissionResult = Admitted | EmqError;
+
+/** What admission needs: the limits it checks before any I/O, and the connection it opens after. */
+export interface AdmissionTarget {
+  readonly config: Config;
+  /** The connection, opened only when some request is valid. */
+  connection(): Promise<Connection>;
+}
+
+/** Bounded: each proposal is a fresh id, so a long run of taken ids means something is wrong. */
+const MAX_PROPOSALS = 4;
+/** A NOSCRIPT answer means the call never ran: load the script and send the call this often. */
+const MAX_LOADS = 2;
+
+/** Admits one job. Throws the EmqError when it is not admitted. */
+export async function enqueue(
+  target: Connection | AdmissionTarget,
+  request: EnqueueRequest,
+  invocation: Invocation = {},
+): Promise<Admitted> {
+  const [result] = await enqueueMany(target, [request], invocation);
+  if (result instanceof EmqError) throw result;
+  if (result === undefined) throw new UnavailableError('The request produced no result; retry it.');
+  return result;
+}
+
+/** A valid request on its way. */
+interface Item {
+  readonly index: number;
+  readonly queue: string;
+  readonly payload: Buffer;
+  readonly kind: 'm' | 'c';
+  /** The caller's id, else the current proposal. */
+  id: string;
+  readonly digest: string;
+  readonly legacyKey: string;
+  proposals: number;
+  loads: number;
+}
+
+/** A request, or the fault a face found in its shape (passed through, in its place). */
+export type RequestOrFault = EnqueueRequest | EmqError;
+
+/** Requests checked and keyed, not yet sent: what `prepare` returns and `admitPrepared` sends. */
+export interface Prepared {
+  /** Every request's result so far: the faults, in their places; the rest still to come. */
+  readonly results: readonly (AdmissionResult | undefined)[];
+  /** The requests that are at fault, by index, for a face that refuses a whole batch for one. */
+  readonly faults: readonly { readonly index: number; readonly error: EmqError }[];
+  readonly items: readonly Item[];
+}
+
+/**
+ * Checks every request without any I/O (queue, id and its age, key, payload size) and names
+ * each one's idempotency key. A face that must refuse a whole batch when one item is at fault
+ * reads `faults`; otherwise admitPrepared sends the valid ones.
+ */
+export function prepare(
+  config: Config,
+  requests: readonly RequestOrFault[],
+  invocation: Invocation = {},
+): Prepared {
+  const call = invocation.id ?? randomUUID();
+  const nowMs = invocation.nowMs ?? Date.now();
+  const results = new Array<AdmissionResult | undefined>(requests.length);
+  const faults: { index: number; error: EmqError }[] = [];
+  const items: Item[] = [];
+  for (let index = 0; index < requests.length; index++) {
+    const request = requests[index] as RequestOrFault;
+    try {
+      if (request instanceof EmqError) throw request;
+      items.push(itemOf(request, index, call, nowMs, config));
+    } catch (error) {
+      const fault = classifyFailure(error);
+      results[index] = fault;
+      faults.push({ index, error: fault });
+    }
+  }
+  return { results, faults, items };
+}
+
+/**
+ * Admits many jobs with as few round trips as the keyspace allows: one call per queue, one
+ * pipeline per node. Returns one result per request, in input order; a request at fault is
+ * refused without I/O and does not hold back the others.
+ */
+export function enqueueMany(
+  target: Connection | AdmissionTarget,
+  requests: readonly RequestOrFault[],
+  invocation: Invocation = {},
+): Promise<AdmissionResult[]> {
+  return admitPrepared(target, prepare(target.config, requests, invocation));
+}
+
+/** Sends what `prepare` checked; opens the connection only when something is to be sent. */
+export async function admitPrepared(
+  target: Connection | AdmissionTarget,
+  prepared: Prepared,
+): Promise<AdmissionResult[]> {
+  const results = [...prepared.results] as AdmissionResult[];
+  // Items are the round's state (proposals, loads): each call sends copies.
+  const live = prepared.items.map((item) => ({ ...item }));
+  if (live.length === 0) return results;
+  let connection: Connection;
+  try {
+    connection = 'client' in target ? target : await target.connection();
+  } catch (error) {
+    const failure = classifyFailure(error);
+    for (const item of live) results[item.index] = failure;
+    return results;
+  }
+  for (const item of live) if (item.kind === 'm') propose(connection, item);
+  let round: Item[] = live;
+  while (round.length > 0) round = await admitRound(connection, round, results);
+  return results;
+}
+
+/** Checks one request (SPEC: before any I/O) and names its key. Throws InvalidInputError. */
+function itemOf(
+  request: EnqueueRequest,
+  index: number,
+  call: string,
+  nowMs: number,
+  config: Config,
+): Item {
+  const { queue, id } = request;
+  assertQueue(queue);
+  const payload = toBuffer(request.payload);
+  if (payload.byteLength > config.maxPayloadBytes) {
+    throw new InvalidInputError(
+      'EMQ_PAYLOAD_TOO_LARGE',
+      `The payload is ${payload.byteLength} bytes; the limit is ${config.maxPayloadBytes}. Send a smaller payload or store it elsewhere and enqueue a reference.`,
+    );
+  }
+  let namespace: KeyNamespace;
+  let key: string;
+  if (id !== undefined) {
+    assertJobId(id);
+    // Pending order is id order: a caller's id must not jump ahead of waiting jobs.
+    assertCallerIdTime(id, config.callerIdMaxAgeMs, request.sentAtMs ?? nowMs);
+    [namespace, key] = ['id', id];
+  } else if (request.idempotencyKey !== undefined) {
+    assertIdempotencyKey(request.idempotencyKey);
+    [namespace, key] = [request.origin ?? 'http', request.idempotencyKey];
+  } else {
+    // Without a key the request gets one of this invocation's: a call resent by the client
+    // library then answers duplicate instead of writing a second job (SPEC §5).
+    [namespace, key] = ['call', `${call}:${index}`];
+  }
+  return {
+    index,
+    queue,
+    payload,
+    kind: id === undefined ? 'm' : 'c',
+    id: id ?? '',
+    digest: payloadDigest(payload),
+    legacyKey: trustedDedupeKey(queue, recordHash(namespace, key)),
+    proposals: 0,
+    loads: 0,
+  };
+}
+
+function propose(connection: Connection, item: Item): void {
+  item.id = connection.mintId();
+  item.proposals += 1;
+}
+
+/** One call of one queue: its items and the command that admits them. */
+interface Call {
+  readonly items: readonly Item[];
+  readonly slot: number;
+  readonly command: Command;
+}
+
+/** Sends one round: every live item once. Returns the items that need another round. */
+async function admitRound(
+  connection: Connection,
+  round: readonly Item[],
+  results: AdmissionResult[],
+): Promise<Item[]> {
+  const { config, executor, client } = connection;
+  const byNode = new Map<string, Call[]>();
+  for (const items of callsOf(round)) {
+    const first = items[0] as Item;
+    const slot = trustedQueueSlot(first.queue);
+    const command = executor.admit({
+      pendingKey: trustedPendingKey(first.queue),
+      slotKeys: trustedRecordSlotKeys(first.queue),
+      wire: config.wire,
+      ttlMs: String(config.dedupeTtlMs),
+      admissions: items.map(argsOf),
+    });
+    const node = nodeNameOf(client, slot);
+    const calls = byNode.get(node);
+    if (calls === undefined) byNode.set(node, [{ items, slot, command }]);
+    else calls.push({ items, slot, command });
+  }
+  const again: Item[] = [];
+  await Promise.all(
+    [...byNode.values()].map(async (calls) => {
+      const slot = (calls[0] as Call).slot;
+      const wait =
+        config.ackReplicas > 0
+          ? new Command('wait', [String(config.ackReplicas), String(config.ackTimeoutMs)])
+          : undefined;
+      const commands = calls.map((call) => call.command);
+      const replies = await sendToNode(client, slot, wait ? [...commands, wait] : commands);
+      const confirmation = wait === undefined ? undefined : replies[commands.length];
+      let reloaded = false;
+      for (const [at, call] of calls.entries()) {
+        const reply = replies[at];
+        if (reply instanceof Error && /^NOSCRIPT\b/.test(reply.message)) {
+          // The call never ran: load the script where it is missing and send it again.
+          if (call.items.every((item) => item.loads < MAX_LOADS)) {
+            if (!reloaded) await connection.loadScript(call.slot).catch(() => {});
+            reloaded = true;
+            for (const item of call.items) item.loads += 1;
+            again.push(...call.items);
+            continue;
+          }
+        }
+        settleCall(connection, call, reply, confirmation, results, again);
+      }
+    }),
+  );
+  return again;
+}
+
+/** The items of a round, one group per queue, each at most MAX_ADMISSIONS_PER_CALL long. */
+function callsOf(round: readonly Item[]): Item[][] {
+  const byQueue = new Map<string, Item[][]>();
+  for (const item of round) {
+    const groups = byQueue.get(item.queue);
+    const last = groups?.at(-1);
+    if (groups === undefined) byQueue.set(item.queue, [[item]]);
+    else if ((last as Item[]).length < MAX_ADMISSIONS_PER_CALL) (last as Item[]).push(item);
+    else groups.push([item]);
+  }
+  return [...byQueue.values()].flat();
+}
+
+function argsOf(item: Item): AdmissionArgs {
+  return {
+    rowKey: trustedJobKey(item.queue, item.id),
+    legacyKey: item.legacyKey,
+    kind: item.kind,
+    id: item.id,
+    digest: item.digest,
+    payload: item.payload,
+  };
+}
+
+/** Settles every item of one call from its reply and its node's WAIT. */
+function settleCall(
+  connection: Connection,
+  call: Call,
+  reply: Reply,
+  confirmation: Reply,
+  results: AdmissionResult[],
+  again: Item[],
+): void {
+  if (!Array.isArray(reply)) {
+    // The whole call was refused (shape, layout, fence, paused) or never answered.
+    const written: Written = reply instanceof ReplyError ? 'no' : 'maybe';
+    for (const item of call.items) {
+      results[item.index] = classifyFailure(reply instanceof Error ? reply : unexpected(reply), {
+        jobId: item.id,
+        written,
+      });
+    }
+    return;
+  }
+  const confirmed = confirmedBy(connection.config.ackReplicas, confirmation);
+  call.items.forEach((item, at) => {
+    const outcome = settleItem(item, reply[at], confirmed);
+    if (outcome !== undefined) results[item.index] = outcome;
+    else if (item.proposals < MAX_PROPOSALS) {
+      propose(connection, item);
+      again.push(item);
+    } else {
+      results[item.index] = new UnavailableError(
+        'Could not find a free job id after several tries (id collisions); retry the request.',
+      );
+    }
+  });
+}
+
+/** True when WAIT was not asked for or enough replicas confirmed; else the failure to report. */
+function confirmedBy(ackReplicas: number, confirmation: Reply): true | false | EmqError {
+  if (ackReplicas === 0) return true;
+  if (confirmation instanceof Error) return classifyFailure(confirmation, { written: 'yes' });
+  return Number(confirmation) >= ackReplicas;
+}
+
+/** One admission's result, or undefined when its proposed id was taken (status 2). */
+function settleItem(
+  item: Item,
+  reply: Reply,
+  confirmed: true | false | EmqError,
+): AdmissionResult | undefined {
+  const { queue } = item;
+  if (reply instanceof Error) return classifyFailure(reply, { jobId: item.id, written: 'no' });
+  const [status, id] = Array.isArray(reply) ? reply : [];
+  if (typeof id !== 'string') return classifyFailure(unexpected(reply), { jobId: item.id });
+  if (status === 1 || status === 0) {
+    if (confirmed === true) return { queue, id, status: status === 1 ? 'enqueued' : 'duplicate' };
+    if (confirmed !== false) return withJob(confirmed, id);
+    return new UnconfirmedError(
+      `Job ${id} of queue ${queue} was written but not yet confirmed by enough replicas; retry with the same key or id.`,
+      { jobId: id, written: 'yes' },
+    );
+  }
+  if (status === -1) {
+    return item.kind === 'c'
+      ? new ConflictError(
+          'EMQ_CONFLICT',
+          `Job ${id} already exists in queue ${queue} with a different payload. Use a new id, or resend the original payload.`,
+          { jobId: id },
+        )
+      : new ConflictError(
+          'EMQ_IDEMPOTENCY_MISMATCH',
+          `This idempotency key was already used for job ${id} with a different payload. Use a new key for a new request.`,
+          { jobId: id },
+        );
+  }
+  if (status === 2 && item.kind === 'm' && id === item.id) return undefined;
+  return classifyFailure(unexpected(reply), { jobId: item.id });
+}
+
+function withJob(error: EmqError, jobId: string): EmqError {
+  return classifyFailure(error.cause, { jobId, written: 'yes' });
+}
+
+function unexpected(reply: Reply): Error {
+  return new Error(
+    `unexpected admit reply of type ${Array.isArray(reply) ? 'array' : typeof reply}`,
+  );
+}
+
+/** The record's digest of a payload (docs/wire.md): 12 bytes of SHA-256, base64url. */
+export function payloadDigest(payload: Buffer): string {
+  return hash('sha256', payload, 'base64url').slice(0, 16);
+}
+
+function toBuffer(payload: Uint8Array | string): Buffer {
+  if (typeof payload === 'string') return Buffer.from(payload, 'utf8');
+  return Buffer.isBuffer(payload)
+    ? payload
+    : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+}

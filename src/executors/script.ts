@@ -1,0 +1,30 @@
+import type { Command } from 'iovalkey';
+import { KeyedCommand } from './command.js';
+import { type AdmitCall, admitParts, type EnqueueCall, type Executor } from './executor.js';
+import { SCRIPT_SHA } from './library.js';
+
+export function scriptEnqueue(call: EnqueueCall): Command {
+  return new KeyedCommand(
+    ['EVALSHA', SCRIPT_SHA, '2', call.jobKey, call.pendingKey, 'enqueue', call.id, call.payload],
+    call.jobKey,
+  );
+}
+
+export function scriptAdmit(call: AdmitCall): Command {
+  const { keys, args } = admitParts(call);
+  return new KeyedCommand(
+    ['EVALSHA', SCRIPT_SHA, String(keys.length), ...keys, 'admit', ...args],
+    call.pendingKey,
+  );
+}
+
+/**
+ * The script family (SPEC §4): the library's own Lua run by EVALSHA, for targets without
+ * FUNCTION (ElastiCache Serverless). The script is loaded by `emq install` and by the
+ * connector; a NOSCRIPT answer means the call never ran: it is loaded and sent again.
+ */
+export const scriptExecutor: Executor = {
+  kind: 'script',
+  enqueue: scriptEnqueue,
+  admit: scriptAdmit,
+};
