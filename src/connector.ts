@@ -73,7 +73,12 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     onWarning('connection-error', { code: causeOf(error).causeCode ?? 'unknown' });
   };
   client.on('error', seen);
-  if (client instanceof Cluster) client.on('node error', seen);
+  if (client instanceof Cluster) {
+    client.on('node error', seen);
+    // The pool's own listener goes when it drops a node; a late error of that node's client
+    // would then be printed by iovalkey. Ours stays for the client's life.
+    client.on('+node', (node: Valkey) => node.on('error', seen));
+  }
   try {
     await openWithin(client, config.connectTimeoutMs);
     const primaries = (): Valkey[] =>
