@@ -2,9 +2,11 @@
 import { Command, Option } from 'commander';
 import { assertIdempotencyKey, assertJobId, assertQueue, enqueue } from '../../src/index.js';
 import { type ConnectionFlags, withConnection, withConnectionFlags } from '../connection.js';
+import { exitCodesText } from '../failures.js';
 import type { CommandResult, OutputFlags } from '../output.js';
 import { readPayload } from '../payload.js';
 import type { Session } from '../session.js';
+import { RULES } from '../settings.js';
 
 interface EnqueueFlags extends ConnectionFlags, OutputFlags {
   /** The caller's own job id. Default: a minted id. */
@@ -17,18 +19,19 @@ export function enqueueCommand(session: Session): Command {
   return withConnectionFlags(
     new Command('enqueue')
       .description('enqueue one job; the payload is stored byte for byte')
-      .argument('<queue>', 'queue name: 1 to 64 of A-Z a-z 0-9 . _ -')
+      .argument('<queue>', `queue name: ${RULES.queue}`)
       .argument('[payload]', 'the payload text, or - to read bytes from stdin (default: stdin)')
       .addOption(
-        new Option('--id <id>', 'your own job id (JOB + 11 base62 characters)').conflicts(
-          'idempotencyKey',
-        ),
+        new Option('--id <id>', `your own job id (${RULES.jobId})`).conflicts('idempotencyKey'),
       )
-      .option('--idempotency-key <key>', 'a retry with the same key returns the same job'),
+      .option(
+        '--idempotency-key <key>',
+        `a retry with the same key returns the same job (${RULES.idempotencyKey})`,
+      ),
   )
     .addHelpText(
       'after',
-      '\nPrints "<status> <queue> <id>"; status is enqueued, or duplicate on a replay.\nExit codes: 0 enqueued or duplicate, 1 refused or failed, 2 usage.',
+      `\nPrints "<status> <queue> <id>"; status is enqueued, or duplicate on a replay.\n${exitCodesText('enqueued or duplicate')}`,
     )
     .action((queue: string, payload: string | undefined, flags: EnqueueFlags) =>
       session.run(flags, () => enqueueJob(session, queue, payload, flags)),

@@ -9,7 +9,7 @@ import { resetContainer } from '../../functions/shared/connection.js';
 import { setLogSink } from '../../functions/shared/log.js';
 import { handler } from '../../functions/sqs/handler.js';
 import { type ConnectionFlags, configFrom, withConnectionFlags } from '../connection.js';
-import { CliFailure, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from '../failures.js';
+import { CliFailure, EXIT_FAILED, EXIT_OK, EXIT_USAGE, exitCodesText } from '../failures.js';
 import { localContext } from '../lambda-context.js';
 import type { CommandResult, OutputFlags } from '../output.js';
 import type { Session } from '../session.js';
@@ -24,7 +24,7 @@ export function sqsCommand(session: Session): Command {
   )
     .addHelpText(
       'after',
-      '\nThe function reads every EMQ_* variable (EMQ_DEFAULT_QUEUE, EMQ_DLQ_URL, ...) as in Lambda;\nits log lines go to stderr. Prints {"batchItemFailures": [...]}.\nExit codes: 0 every record handled, 1 some records would be retried or it failed, 2 usage.',
+      `\nThe function reads every EMQ_* variable (EMQ_DEFAULT_QUEUE, EMQ_DLQ_URL, ...) as in Lambda;\nits log lines go to stderr. Prints {"batchItemFailures": [...]}.\n${exitCodesText('every record handled', 'some records would be retried, or it failed')}`,
     )
     .action((file: string, flags: SqsFlags) =>
       session.run(flags, () => runSqs(session, file, flags)),

@@ -90,6 +90,57 @@ describe('emq program', () => {
     expect(cli.err()).toBe('');
   });
 
+  it('prints every usage error of the command line as JSON on stdout with --json', async () => {
+    const cases: [string[], RegExp][] = [
+      [
+        ['id', '--count', '0', '--json'],
+        /^Option '--count <n>' argument '0' is invalid\. Expected/,
+      ],
+      [['pending', 'q', '--everything', '--json'], /^Unknown option '--everything'/],
+      [['get', 'q', '--json'], /^Missing required argument 'id'/],
+      [['enqueue', 'q', 'a', 'b', '--json'], /^Too many arguments/],
+      [['dequeue', 'q', '--json'], /^Unknown command 'dequeue'/],
+      [['pending', 'q', '--json', '--limit'], /^Option '--limit <n>' argument missing/],
+      [
+        ['enqueue', 'q', 'x', '--id', 'JOB0KHTOWnGLuC', '--idempotency-key', 'k', '--json'],
+        /cannot be used with option '--idempotency-key <key>'/,
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const cli = capture();
+      expect(await run(args, cli.io), args.join(' ')).toBe(2);
+      const printed = JSON.parse(cli.out()) as { error: Record<string, unknown> };
+      expect(Object.keys(printed.error).sort()).toEqual(['code', 'message', 'retryable']);
+      expect(printed.error, args.join(' ')).toMatchObject({ code: 'EMQ_USAGE', retryable: false });
+      expect(printed.error.message, args.join(' ')).toMatch(message);
+      expect(cli.err(), args.join(' ')).toBe('');
+    }
+  });
+
+  it('keeps text usage errors on stderr without --json, and reads --json after -- as data', async () => {
+    const text = capture();
+    expect(await run(['id', '--count', '0'], text.io)).toBe(2);
+    expect(text.out()).toBe('');
+    expect(text.err()).toContain("error: option '--count <n>' argument '0' is invalid.");
+    const operand = capture({ terminal: true });
+    expect(await run(['enqueue', 'a:b', '--', '--json'], operand.io)).toBe(2);
+    expect(operand.out()).toBe('');
+    expect(operand.err()).toMatch(/^emq: EMQ_INVALID_QUEUE: /);
+  });
+
+  it('names the flag the user gave, not the variable it overrides', async () => {
+    const cli = capture();
+    expect(await run(['pending', 'q', '--url', 'http://127.0.0.1:6379', '--json'], cli.io)).toBe(2);
+    const { error } = JSON.parse(cli.out()) as { error: { code: string; message: string } };
+    expect(error.code).toBe('EMQ_CONFIG');
+    expect(error.message).toMatch(
+      /^--url is invalid: expected .*redis:\/\/.*--url overrides EMQ_URL/,
+    );
+    const wire = capture();
+    expect(await run(['fence', 'check', '--wire', 'two words'], wire.io)).toBe(2);
+    expect(wire.err()).toMatch(/^emq: EMQ_CONFIG: --wire is invalid: expected /);
+  });
+
   it('writes help to the given stdout and exits 0', async () => {
     const cli = capture();
     expect(await run(['pending', '--help'], cli.io)).toBe(0);
