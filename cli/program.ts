@@ -4,6 +4,7 @@
  */
 import { Command } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
+import { dlqCommand } from './commands/dlq.js';
 import { enqueueCommand } from './commands/enqueue.js';
 import { fenceCommand, installCommand } from './commands/fence.js';
 import { getCommand } from './commands/get.js';
@@ -41,6 +42,7 @@ export async function run(args: readonly string[], io: Io): Promise<ExitCode> {
     installCommand(session),
     sqsCommand(session),
     sendCommand(session),
+    dlqCommand(session),
   ]) {
     program.addCommand(inherit(command, program));
   }

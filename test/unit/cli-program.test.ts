@@ -62,6 +62,38 @@ describe('emq id', () => {
   });
 });
 
+describe('emq send and emq dlq', () => {
+  it('refuse a malformed queue URL as usage before stdin or AWS: exit 2, naming the argument', async () => {
+    for (const url of [
+      'not-a-url',
+      'ftp://sqs.us-east-1.amazonaws.com/123456789012/q',
+      'https://sqs.us-east-1.amazonaws.com/q',
+    ]) {
+      for (const command of ['send', 'dlq']) {
+        const cli = capture();
+        expect(await run([command, url, '--json'], cli.io), `${command} ${url}`).toBe(2);
+        const { error } = JSON.parse(cli.out()) as { error: { code: string; message: string } };
+        expect(error.code).toBe('EMQ_USAGE');
+        expect(error.message).toContain(
+          `<queue-url> ${JSON.stringify(url)} is not an SQS queue URL`,
+        );
+        expect(error.message).toContain(
+          'https://sqs.<region>.amazonaws.com/<12-digit account id>/<queue name>',
+        );
+        expect(cli.stdinReads()).toBe(0);
+      }
+    }
+  });
+
+  it('refuses a FIFO queue without --group before reading stdin', async () => {
+    const cli = capture();
+    const url = 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders.fifo';
+    expect(await run(['send', url], cli.io)).toBe(2);
+    expect(cli.err()).toMatch(/^emq: EMQ_USAGE: <queue-url> names a FIFO queue .*--group/);
+    expect(cli.stdinReads()).toBe(0);
+  });
+});
+
 describe('emq program', () => {
   it('refuses to wait for a payload on a terminal: exit 2, stdin untouched', async () => {
     const cli = capture({ terminal: true });

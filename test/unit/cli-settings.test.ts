@@ -2,6 +2,7 @@
 // must be one the core accepts, every value the core accepts must be shown, and every limit
 // in a help text must be the limit the parser or the core enforces. A drift fails here.
 import { describe, expect, it } from 'vitest';
+import { MAX_MAX } from '../../cli/commands/dlq.js';
 import { MAX_COUNT } from '../../cli/commands/id.js';
 import { MAX_LIMIT } from '../../cli/commands/pending.js';
 import { configFrom, FLAG_OVERRIDES } from '../../cli/connection.js';
@@ -149,6 +150,7 @@ describe('numeric flags: the range in the help is the range parsed', () => {
   const ranges = [
     { args: ['id'], flag: '--count', max: MAX_COUNT },
     { args: ['pending', 'q'], flag: '--limit', max: MAX_LIMIT },
+    { args: ['dlq', 'http://127.0.0.1:1/000000000000/q'], flag: '--max', max: MAX_MAX },
   ];
 
   for (const { args, flag, max } of ranges) {
