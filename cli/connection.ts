@@ -81,13 +81,23 @@ export function configFrom(env: Env, flags: ConnectionFlags): Config {
     }
     overrides[variable] = value;
   }
+  let config: Config;
   try {
-    return loadConfig({ ...env, ...overrides });
+    config = loadConfig({ ...env, ...overrides });
   } catch (error) {
     // What is left is a variable of the environment, which the core's message names.
     if (error instanceof ConfigError) throw usageFailure(error.message, error.code);
     throw error;
   }
+  // The connector refuses this too, but only once it is asked to connect: it is usage.
+  if (!config.cluster && config.urls.length > 1) {
+    const named = flags.url === undefined ? 'EMQ_URL' : '--url';
+    throw usageFailure(
+      `${named} holds ${config.urls.length} URLs, which are cluster seeds: add --cluster (or EMQ_CLUSTER=true), or give one URL.`,
+      'EMQ_CONFIG',
+    );
+  }
+  return config;
 }
 
 /** The ConfigError loadConfig throws for `env`, if any; it never echoes a value. */

@@ -213,3 +213,15 @@ describe('flags that override an EMQ_* variable', () => {
     ]);
   });
 });
+
+describe('several URLs without --cluster', () => {
+  it('is usage, named as given, before the connector is asked', () => {
+    expect(() => configFrom({}, { url: 'redis://a:1,redis://b:1' })).toThrow(
+      /^--url holds 2 URLs, which are cluster seeds: add --cluster/,
+    );
+    expect(() => configFrom({ EMQ_URL: 'redis://a:1,redis://b:1' }, {})).toThrow(
+      /^EMQ_URL holds 2/,
+    );
+    expect(configFrom({}, { url: 'redis://a:1,redis://b:1', cluster: true }).urls).toHaveLength(2);
+  });
+});
