@@ -49,6 +49,22 @@ export function usageFailure(message: string, code: string = USAGE_CODE): CliFai
   return new CliFailure(code, message, EXIT_USAGE);
 }
 
+/**
+ * Runs one of the core's checks on an argument or flag the user gave. Its refusal is usage,
+ * with the core's code, and names the argument as the user typed it (`--id: Invalid job
+ * id ...`), so the message says which of several values to fix.
+ */
+export function checkArgument(name: string, check: () => void): void {
+  try {
+    check();
+  } catch (error) {
+    if (error instanceof InvalidInputError) {
+      throw new CliFailure(error.code, `${name}: ${error.message}`, EXIT_USAGE);
+    }
+    throw error;
+  }
+}
+
 /** What a failure shows the operator: never a stack, a cause, or a server's own text. */
 export interface FailureReport {
   readonly code: string;

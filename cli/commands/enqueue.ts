@@ -1,8 +1,19 @@
 /** `emq enqueue <queue> [payload | -]`: admits one job, as the HTTP face's POST and PUT do. */
 import { Command, Option } from 'commander';
-import { assertIdempotencyKey, assertJobId, assertQueue, enqueue } from '../../src/index.js';
-import { type ConnectionFlags, withConnection, withConnectionFlags } from '../connection.js';
-import { exitCodesText } from '../failures.js';
+import {
+  assertCallerIdTime,
+  assertIdempotencyKey,
+  assertJobId,
+  assertQueue,
+  enqueue,
+} from '../../src/index.js';
+import {
+  type ConnectionFlags,
+  configFrom,
+  withConnection,
+  withConnectionFlags,
+} from '../connection.js';
+import { checkArgument, exitCodesText } from '../failures.js';
 import type { CommandResult, OutputFlags } from '../output.js';
 import { readPayload } from '../payload.js';
 import type { Session } from '../session.js';
@@ -45,9 +56,18 @@ async function enqueueJob(
   flags: EnqueueFlags,
 ): Promise<CommandResult> {
   // Checked before stdin is read or a connection opens: a typo costs nothing.
-  assertQueue(queue);
-  if (flags.id !== undefined) assertJobId(flags.id);
-  if (flags.idempotencyKey !== undefined) assertIdempotencyKey(flags.idempotencyKey);
+  checkArgument('<queue>', () => assertQueue(queue));
+  const { id, idempotencyKey } = flags;
+  if (id !== undefined) {
+    const { callerIdMaxAgeMs } = configFrom(session.io.env, flags);
+    checkArgument('--id', () => {
+      assertJobId(id);
+      assertCallerIdTime(id, callerIdMaxAgeMs, Date.now());
+    });
+  }
+  if (idempotencyKey !== undefined) {
+    checkArgument('--idempotency-key', () => assertIdempotencyKey(idempotencyKey));
+  }
   const payload = await readPayload(session.io, payloadArgument);
   const admitted = await withConnection(session.io, flags, {}, (connection) =>
     enqueue(connection, { queue, payload, id: flags.id, idempotencyKey: flags.idempotencyKey }),

@@ -7,7 +7,7 @@ import {
   withConnection,
   withConnectionFlags,
 } from '../connection.js';
-import { CliFailure, exitCodesText } from '../failures.js';
+import { CliFailure, checkArgument, exitCodesText } from '../failures.js';
 import { type CommandResult, type OutputFlags, table } from '../output.js';
 import { showPayload } from '../payload.js';
 import type { Session } from '../session.js';
@@ -41,8 +41,8 @@ async function getJob(
   id: string,
   flags: GetFlags,
 ): Promise<CommandResult> {
-  assertQueue(queue);
-  assertJobId(id);
+  checkArgument('<queue>', () => assertQueue(queue));
+  checkArgument('<id>', () => assertJobId(id));
   const row = await withConnection(session.io, flags, READ_ONLY, (connection) =>
     readJob(connection, queue, id),
   );

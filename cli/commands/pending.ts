@@ -7,7 +7,7 @@ import {
   withConnection,
   withConnectionFlags,
 } from '../connection.js';
-import { exitCodesText } from '../failures.js';
+import { checkArgument, exitCodesText } from '../failures.js';
 import type { CommandResult, OutputFlags } from '../output.js';
 import { listPending } from '../pending.js';
 import type { Session } from '../session.js';
@@ -55,7 +55,7 @@ async function pending(
   queue: string,
   flags: PendingFlags,
 ): Promise<CommandResult> {
-  assertQueue(queue);
+  checkArgument('<queue>', () => assertQueue(queue));
   const page = await withConnection(session.io, flags, READ_ONLY, (connection) =>
     listPending(connection, queue, flags.limit),
   );

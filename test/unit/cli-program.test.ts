@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Io } from '../../cli/io.js';
 import { run } from '../../cli/program.js';
-import { assertCallerIdTime, isJobId } from '../../src/index.js';
+import { assertCallerIdTime, isJobId, jobIdAt } from '../../src/index.js';
 
 interface Captured {
   readonly io: Io;
@@ -171,6 +171,25 @@ describe('emq program', () => {
     const wire = capture();
     expect(await run(['fence', 'check', '--wire', 'two words'], wire.io)).toBe(2);
     expect(wire.err()).toMatch(/^emq: EMQ_CONFIG: --wire is invalid: expected /);
+  });
+
+  it('names the argument or flag whose value the core refused: exit 2, before connecting', async () => {
+    const twoDaysAgo = jobIdAt(Date.now() - 2 * 86_400_000, 0);
+    const cases: [string[], RegExp][] = [
+      [['enqueue', 'a:b', 'x'], /^<queue>: Invalid queue name "a:b"/],
+      [['enqueue', 'q', 'x', '--id', 'job-1'], /^--id: Invalid job id "job-1"/],
+      [['enqueue', 'q', 'x', '--id', twoDaysAgo], /^--id: Job id JOB\w+ was minted at /],
+      [['enqueue', 'q', 'x', '--idempotency-key', 'has space'], /^--idempotency-key: Invalid/],
+      [['get', 'q', 'nope'], /^<id>: Invalid job id "nope"/],
+      [['pending', '..'], /^<queue>: Invalid queue name/],
+    ];
+    for (const [args, message] of cases) {
+      const cli = capture();
+      // EMQ_URL is port 1: a command that did connect would exit 1.
+      expect(await run([...args, '--json'], cli.io), args.join(' ')).toBe(2);
+      const { error } = JSON.parse(cli.out()) as { error: { message: string } };
+      expect(error.message, args.join(' ')).toMatch(message);
+    }
   });
 
   it('writes help to the given stdout and exits 0', async () => {
