@@ -12,7 +12,13 @@ import { idCommand } from './commands/id.js';
 import { pendingCommand } from './commands/pending.js';
 import { sendCommand } from './commands/send.js';
 import { sqsCommand } from './commands/sqs.js';
-import { type ExitCode, exitCodesText, isCommanderError } from './failures.js';
+import {
+  EXIT_FAILED,
+  EXIT_USAGE,
+  type ExitCode,
+  exitCodesText,
+  isCommanderError,
+} from './failures.js';
 import type { Io } from './io.js';
 import { Session } from './session.js';
 import { settingsHelp } from './settings.js';
@@ -32,7 +38,10 @@ export async function run(args: readonly string[], io: Io): Promise<ExitCode> {
     })
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)')
-    .addHelpText('after', `${settingsHelp()}\n\n${exitCodesText()}`);
+    .addHelpText(
+      'after',
+      `${settingsHelp()}\n\n${exitCodesText()}\nA refusal found at connect (memory policy, module, credentials) is ${EXIT_FAILED}; ${EXIT_USAGE} means\nthe arguments or settings are wrong and nothing was attempted.`,
+    );
   for (const command of [
     enqueueCommand(session),
     getCommand(session),
