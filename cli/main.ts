@@ -1,7 +1,8 @@
 /** The process around the program: real streams in, an exit code out, never a stack trace. */
 import { EXIT_FAILED, EXIT_OK, type ExitCode } from './failures.js';
 import { processIo } from './io.js';
-import { run } from './program.js';
+import { printFailure } from './output.js';
+import { run, wantsJson } from './program.js';
 
 export async function main(): Promise<never> {
   // `emq pending q | head -1`: the reader leaving early is not a failure worth a stack trace;
@@ -12,13 +13,23 @@ export async function main(): Promise<never> {
     });
   }
   const io = processIo();
+  const args = process.argv.slice(2);
   let code: ExitCode;
   try {
-    code = await run(process.argv.slice(2), io);
+    code = await run(args, io);
   } catch {
-    // Every failure a command can meet is printed by the command; this is a bug in the CLI.
-    io.err('emq: EMQ_UNKNOWN: the CLI failed unexpectedly; please report it.\n');
-    code = EXIT_FAILED;
+    // Every failure a command can meet is printed by the command; this is a bug in the CLI,
+    // still printed the way the command line asked for (JSON on stdout with --json).
+    code = printFailure(
+      io,
+      { json: wantsJson(args) },
+      {
+        code: 'EMQ_UNKNOWN',
+        message: 'The CLI failed unexpectedly; please report it.',
+        retryable: false,
+        exitCode: EXIT_FAILED,
+      },
+    );
   }
   // Exit as soon as the output is out: after a failed connect iovalkey keeps a timer alive
   // for about two seconds, which a one-shot command should not wait for.

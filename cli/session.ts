@@ -1,7 +1,9 @@
 /**
  * One run of the program: the streams, and the exit code the command that ran left behind.
- * Every command's action goes through `run`, so printing and exit codes live in one place.
+ * Every command's action goes through `run`, and every error of the command line itself
+ * through `refused`, so printing and exit codes live in one place.
  */
+import type { CommanderError } from 'commander';
 import { EXIT_OK, type ExitCode, reportOf } from './failures.js';
 import type { Io } from './io.js';
 import { type CommandResult, type OutputFlags, printFailure, printResult } from './output.js';
@@ -18,5 +20,19 @@ export class Session {
     } catch (error) {
       this.exitCode = printFailure(this.io, flags, reportOf(error));
     }
+  }
+
+  /**
+   * Commander's own outcome (help, version, or a usage error it found before any action
+   * ran). In text mode commander has printed it already; with --json it printed nothing
+   * (see program.ts), and a usage error is printed here like any other failure.
+   */
+  refused(error: CommanderError, flags: OutputFlags): ExitCode {
+    const report = reportOf(error);
+    this.exitCode =
+      report.exitCode !== EXIT_OK && flags.json === true
+        ? printFailure(this.io, flags, report)
+        : report.exitCode;
+    return this.exitCode;
   }
 }

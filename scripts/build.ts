@@ -39,7 +39,11 @@ async function bundle(entry: Entry): Promise<void> {
     sourcemap: true,
     // A source's own #! line (the CLI's) stays first; esbuild keeps it above the banner.
     banner: { js: requireShim },
-    external: ['@aws-sdk/*'],
+    // fauxqs, the local stack's SQS emulator (a devDependency), is imported at run time from
+    // node_modules, and only with `npm start -- --sqs`: bundled, esbuild would hoist its
+    // node:sqlite import to the top of the start bundle, and every start would print Node's
+    // SQLite warning.
+    external: ['@aws-sdk/*', 'fauxqs'],
     alias: { debug: './scripts/stubs/debug.ts' },
     loader: { '.lua': 'text' },
     write: false,

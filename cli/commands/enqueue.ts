@@ -1,10 +1,23 @@
 /** `emq enqueue <queue> [payload | -]`: admits one job, as the HTTP face's POST and PUT do. */
 import { Command, Option } from 'commander';
-import { assertIdempotencyKey, assertJobId, assertQueue, enqueue } from '../../src/index.js';
-import { type ConnectionFlags, withConnection, withConnectionFlags } from '../connection.js';
+import {
+  assertCallerIdTime,
+  assertIdempotencyKey,
+  assertJobId,
+  assertQueue,
+  enqueue,
+} from '../../src/index.js';
+import {
+  type ConnectionFlags,
+  configFrom,
+  withConnection,
+  withConnectionFlags,
+} from '../connection.js';
+import { checkArgument, exitCodesText } from '../failures.js';
 import type { CommandResult, OutputFlags } from '../output.js';
 import { readPayload } from '../payload.js';
 import type { Session } from '../session.js';
+import { RULES } from '../settings.js';
 
 interface EnqueueFlags extends ConnectionFlags, OutputFlags {
   /** The caller's own job id. Default: a minted id. */
@@ -17,18 +30,19 @@ export function enqueueCommand(session: Session): Command {
   return withConnectionFlags(
     new Command('enqueue')
       .description('enqueue one job; the payload is stored byte for byte')
-      .argument('<queue>', 'queue name: 1 to 64 of A-Z a-z 0-9 . _ -')
+      .argument('<queue>', `queue name: ${RULES.queue}`)
       .argument('[payload]', 'the payload text, or - to read bytes from stdin (default: stdin)')
       .addOption(
-        new Option('--id <id>', 'your own job id (JOB + 11 base62 characters)').conflicts(
-          'idempotencyKey',
-        ),
+        new Option('--id <id>', `your own job id (${RULES.jobId})`).conflicts('idempotencyKey'),
       )
-      .option('--idempotency-key <key>', 'a retry with the same key returns the same job'),
+      .option(
+        '--idempotency-key <key>',
+        `a retry with the same key returns the same job (${RULES.idempotencyKey})`,
+      ),
   )
     .addHelpText(
       'after',
-      '\nPrints "<status> <queue> <id>"; status is enqueued, or duplicate on a replay.\nExit codes: 0 enqueued or duplicate, 1 refused or failed, 2 usage.',
+      `\nPrints "<status> <queue> <id>"; status is enqueued, or duplicate on a replay.\n${exitCodesText('enqueued or duplicate')}`,
     )
     .action((queue: string, payload: string | undefined, flags: EnqueueFlags) =>
       session.run(flags, () => enqueueJob(session, queue, payload, flags)),
@@ -42,9 +56,18 @@ async function enqueueJob(
   flags: EnqueueFlags,
 ): Promise<CommandResult> {
   // Checked before stdin is read or a connection opens: a typo costs nothing.
-  assertQueue(queue);
-  if (flags.id !== undefined) assertJobId(flags.id);
-  if (flags.idempotencyKey !== undefined) assertIdempotencyKey(flags.idempotencyKey);
+  checkArgument('<queue>', () => assertQueue(queue));
+  const { id, idempotencyKey } = flags;
+  if (id !== undefined) {
+    const { callerIdMaxAgeMs } = configFrom(session.io.env, flags);
+    checkArgument('--id', () => {
+      assertJobId(id);
+      assertCallerIdTime(id, callerIdMaxAgeMs, Date.now());
+    });
+  }
+  if (idempotencyKey !== undefined) {
+    checkArgument('--idempotency-key', () => assertIdempotencyKey(idempotencyKey));
+  }
   const payload = await readPayload(session.io, payloadArgument);
   const admitted = await withConnection(session.io, flags, {}, (connection) =>
     enqueue(connection, { queue, payload, id: flags.id, idempotencyKey: flags.idempotencyKey }),

@@ -3,9 +3,15 @@
  * primary (SPEC §6). Both connect without the fence check, which is what they inspect.
  */
 import { Command } from 'commander';
-import { type FenceReading, install, LIBRARY_VERSION, readNodes } from '../../src/index.js';
+import {
+  DEFAULTS,
+  type FenceReading,
+  install,
+  LIBRARY_VERSION,
+  readNodes,
+} from '../../src/index.js';
 import { type ConnectionFlags, withConnection, withConnectionFlags } from '../connection.js';
-import { EXIT_FAILED, EXIT_OK } from '../failures.js';
+import { EXIT_FAILED, EXIT_OK, exitCodesText } from '../failures.js';
 import type { CommandResult, OutputFlags } from '../output.js';
 import type { Session } from '../session.js';
 
@@ -22,7 +28,7 @@ export function fenceCommand(session: Session): Command {
       .description("show each primary's wire identity; fails unless all match")
       .addHelpText(
         'after',
-        '\nExit codes: 0 every primary matches, 1 one does not or failed, 2 usage.',
+        `\n${exitCodesText('every primary matches', 'one does not, or it failed')}`,
       )
       .action((flags: FenceFlags) =>
         session.run(flags, async () => {
@@ -48,7 +54,7 @@ export function installCommand(session: Session): Command {
     )
     .addHelpText(
       'after',
-      "\nRefused (EMQWIRE) where a node's module is built for another identity.\nExit codes: 0 installed everywhere, 1 refused or failed, 2 usage.",
+      `\nRefused (EMQWIRE) where a node's module is built for another identity.\n${exitCodesText('installed everywhere')}`,
     )
     .action((flags: FenceFlags) =>
       session.run(flags, async () => {
@@ -63,7 +69,7 @@ export function installCommand(session: Session): Command {
 function fenceFlags(command: Command): Command {
   return withConnectionFlags(command).option(
     '--wire <identity>',
-    'the wire identity this host expects (default: $EMQ_WIRE, else 1)',
+    `the wire identity this host expects (overrides EMQ_WIRE; default ${DEFAULTS.wire})`,
   );
 }
 

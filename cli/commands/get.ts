@@ -7,10 +7,11 @@ import {
   withConnection,
   withConnectionFlags,
 } from '../connection.js';
-import { CliFailure } from '../failures.js';
+import { CliFailure, checkArgument, exitCodesText } from '../failures.js';
 import { type CommandResult, type OutputFlags, table } from '../output.js';
 import { showPayload } from '../payload.js';
 import type { Session } from '../session.js';
+import { RULES } from '../settings.js';
 
 interface GetFlags extends ConnectionFlags, OutputFlags {
   /** Print only the payload's bytes, exactly as stored. Default false. */
@@ -21,13 +22,13 @@ export function getCommand(session: Session): Command {
   return withConnectionFlags(
     new Command('get')
       .description("read a job's row: state, attempts and payload")
-      .argument('<queue>', 'queue name')
-      .argument('<id>', 'job id'),
+      .argument('<queue>', `queue name: ${RULES.queue}`)
+      .argument('<id>', `job id: ${RULES.jobId}`),
   )
     .option('--raw', "print only the payload's bytes, exactly as stored")
     .addHelpText(
       'after',
-      '\nA payload that is not UTF-8 text is shown as base64 (encoding: base64).\nExit codes: 0 found, 1 not found (EMQ_JOB_NOT_FOUND) or failed, 2 usage.',
+      `\nA payload that is not UTF-8 text is shown as base64 (encoding: base64).\n${exitCodesText('found', 'not found (EMQ_JOB_NOT_FOUND) or failed')}`,
     )
     .action((queue: string, id: string, flags: GetFlags) =>
       session.run(flags, () => getJob(session, queue, id, flags)),
@@ -40,8 +41,8 @@ async function getJob(
   id: string,
   flags: GetFlags,
 ): Promise<CommandResult> {
-  assertQueue(queue);
-  assertJobId(id);
+  checkArgument('<queue>', () => assertQueue(queue));
+  checkArgument('<id>', () => assertJobId(id));
   const row = await withConnection(session.io, flags, READ_ONLY, (connection) =>
     readJob(connection, queue, id),
   );

@@ -6,24 +6,26 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { createIdMinter, jobIdTime } from '../../src/index.js';
+import { EXIT_OK, EXIT_USAGE } from '../failures.js';
 import type { CommandResult, OutputFlags } from '../output.js';
 import type { Session } from '../session.js';
+import { RULES } from '../settings.js';
 
 interface IdFlags extends OutputFlags {
   /** How many ids to mint. Default 1. */
   readonly count: number;
 }
 
-const MAX_COUNT = 10_000;
+export const MAX_COUNT = 10_000;
 
 export function idCommand(session: Session): Command {
   return new Command('id')
     .description('mint job ids (JOB + 11 base62 digits), strictly increasing; no server needed')
-    .option(`--count <n>`, `mint n ids (1 to ${MAX_COUNT})`, countOf, 1)
+    .option(`--count <n>`, `mint n ids (1 to ${MAX_COUNT}; default 1)`, countOf, 1)
     .option('--json', 'print one JSON line')
     .addHelpText(
       'after',
-      '\nPending order is id order, which is mint-time order: use an id soon after minting it\n(the functions refuse caller ids older than EMQ_CALLER_ID_MAX_AGE_MS, default one day,\nor more than a minute in the future). Exit codes: 0 ok, 2 usage.',
+      `\nPending order is id order, which is mint-time order: use an id soon after minting it\n(the functions refuse caller ids older than ${RULES.callerIdAge},\nor more than ${RULES.callerIdFuture} in the future). Exit codes: ${EXIT_OK} ok, ${EXIT_USAGE} usage.`,
     )
     .action((flags: IdFlags) => session.run(flags, async () => mint(flags.count)));
 }
@@ -31,7 +33,7 @@ export function idCommand(session: Session): Command {
 function countOf(value: string): number {
   const count = Number(value);
   if (!/^\d+$/.test(value) || count < 1 || count > MAX_COUNT) {
-    throw new InvalidArgumentError(`expected a whole number from 1 to ${MAX_COUNT}.`);
+    throw new InvalidArgumentError(`Expected a whole number from 1 to ${MAX_COUNT}.`);
   }
   return count;
 }

@@ -7,27 +7,34 @@ import {
   withConnection,
   withConnectionFlags,
 } from '../connection.js';
+import { checkArgument, exitCodesText } from '../failures.js';
 import type { CommandResult, OutputFlags } from '../output.js';
 import type { Session } from '../session.js';
+import { RULES } from '../settings.js';
 
 interface PendingFlags extends ConnectionFlags, OutputFlags {
   /** How many ids to show. Default 100. */
   readonly limit: number;
 }
 
-const DEFAULT_LIMIT = 100;
-const MAX_LIMIT = 100_000;
+export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 100_000;
 
 export function pendingCommand(session: Session): Command {
   return withConnectionFlags(
     new Command('pending')
       .description('list the pending job ids of a queue, in id order')
-      .argument('<queue>', 'queue name'),
+      .argument('<queue>', `queue name: ${RULES.queue}`),
   )
-    .option(`--limit <n>`, `show at most n ids (1 to ${MAX_LIMIT})`, limitOf, DEFAULT_LIMIT)
+    .option(
+      `--limit <n>`,
+      `show at most n ids (1 to ${MAX_LIMIT}; default ${DEFAULT_LIMIT})`,
+      limitOf,
+      DEFAULT_LIMIT,
+    )
     .addHelpText(
       'after',
-      '\nPrints one id per line, in id order (the order workers take them): minted ids sort by\nmint time, so a caller-chosen id sorts by the time it encodes, not by when it was sent.\nWhen more are pending, says so on stderr. Exit codes: 0 ok, 1 failed, 2 usage.',
+      `\nPrints one id per line, in id order (the order workers take them): minted ids sort by\nmint time, so a caller-chosen id sorts by the time it encodes, not by when it was sent.\nWhen more are pending, says so on stderr. ${exitCodesText('ok', 'failed')}`,
     )
     .action((queue: string, flags: PendingFlags) =>
       session.run(flags, () => pending(session, queue, flags)),
@@ -37,7 +44,7 @@ export function pendingCommand(session: Session): Command {
 function limitOf(value: string): number {
   const limit = Number(value);
   if (!/^\d+$/.test(value) || limit < 1 || limit > MAX_LIMIT) {
-    throw new InvalidArgumentError(`expected a whole number from 1 to ${MAX_LIMIT}.`);
+    throw new InvalidArgumentError(`Expected a whole number from 1 to ${MAX_LIMIT}.`);
   }
   return limit;
 }
@@ -47,7 +54,7 @@ async function pending(
   queue: string,
   flags: PendingFlags,
 ): Promise<CommandResult> {
-  assertQueue(queue);
+  checkArgument('<queue>', () => assertQueue(queue));
   const page = await withConnection(session.io, flags, READ_ONLY, (connection) =>
     listPending(connection, queue, flags.limit),
   );

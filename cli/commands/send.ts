@@ -1,14 +1,20 @@
 /**
  * `emq send <queue-url> [body | -] [--queue q] [--id id] [--base64]`: sends one SQS message
  * with the attributes the SQS function reads, so trying the SQS face needs no hand-written
- * event or attribute JSON. The SDK's own configuration applies (region, credentials,
- * AWS_ENDPOINT_URL_SQS); a loopback queue URL (the local stack's) needs none.
+ * event or attribute JSON. The values are sent as given: the function judges them, and a
+ * bad one is dead-lettered with its reason (`emq dlq` shows it).
  */
 import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
 import { Command } from 'commander';
-import { CliFailure } from '../failures.js';
+import {
+  ENCODING_ATTRIBUTE,
+  JOB_ID_ATTRIBUTE,
+  QUEUE_ATTRIBUTE,
+} from '../../functions/sqs/record.js';
+import { exitCodesText, usageFailure } from '../failures.js';
 import type { CommandResult, OutputFlags } from '../output.js';
 import type { Session } from '../session.js';
+import { parseQueueUrl, QUEUE_URL_SHAPE, sqsClientFor, sqsFailure } from '../sqs-queue.js';
 
 interface SendFlags extends OutputFlags {
   /** `emq-queue`. Default: none (the function's EMQ_DEFAULT_QUEUE). */
@@ -24,17 +30,20 @@ interface SendFlags extends OutputFlags {
 export function sendCommand(session: Session): Command {
   return new Command('send')
     .description('send one message to an SQS queue, with the emq-* attributes')
-    .argument('<queue-url>', 'the SQS queue URL (npm start -- --sqs prints it)')
+    .argument('<queue-url>', `the SQS queue URL, ${QUEUE_URL_SHAPE} (npm start -- --sqs prints it)`)
     .argument('[body]', 'the message body; - or a pipe reads stdin')
     .option(
       '--queue <queue>',
-      "the emq-queue attribute (default: the function's EMQ_DEFAULT_QUEUE)",
+      `the ${QUEUE_ATTRIBUTE} attribute (default: the function's EMQ_DEFAULT_QUEUE)`,
     )
-    .option('--id <id>', 'the emq-job-id attribute (mint one with `emq id`)')
-    .option('--base64', 'the body is base64 of the payload (emq-encoding: base64)')
+    .option('--id <id>', `the ${JOB_ID_ATTRIBUTE} attribute (mint one with \`emq id\`)`)
+    .option('--base64', `the body is base64 of the payload (${ENCODING_ATTRIBUTE}: base64)`)
     .option('--group <group>', 'MessageGroupId, for a FIFO queue')
     .option('--json', 'print one JSON line')
-    .addHelpText('after', '\nPrints the message id. Exit codes: 0 sent, 1 failed, 2 usage.')
+    .addHelpText(
+      'after',
+      `\nThe attribute values are sent as given; the SQS function judges them, and dead-letters\na record it refuses with the reason (see \`emq dlq\`). Prints the message id.\n${exitCodesText('sent', 'failed')}`,
+    )
     .action((queueUrl: string, body: string | undefined, flags: SendFlags) =>
       session.run(flags, () => send(session, queueUrl, body, flags)),
     );
@@ -46,35 +55,29 @@ async function send(
   body: string | undefined,
   flags: SendFlags,
 ): Promise<CommandResult> {
-  const local = localEndpoint(queueUrl);
+  // Checked before stdin is read or the SDK loads: a typo costs nothing.
+  const queue = parseQueueUrl('<queue-url>', queueUrl);
+  if (queue.fifo && flags.group === undefined) {
+    throw usageFailure('<queue-url> names a FIFO queue (.fifo), which needs --group <group>.');
+  }
   const text =
     body === undefined || body === '-' ? (await session.io.readStdin()).toString('utf8') : body;
   const attributes: Record<string, MessageAttributeValue> = {};
-  if (flags.queue !== undefined) attributes['emq-queue'] = stringAttribute(flags.queue);
-  if (flags.id !== undefined) attributes['emq-job-id'] = stringAttribute(flags.id);
-  if (flags.base64 === true) attributes['emq-encoding'] = stringAttribute('base64');
-  const { SQSClient, SendMessageCommand } = await import('@aws-sdk/client-sqs');
-  const client = new SQSClient(
-    local === undefined
-      ? {}
-      : {
-          endpoint: local,
-          region: 'us-east-1',
-          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-        },
-  );
+  if (flags.queue !== undefined) attributes[QUEUE_ATTRIBUTE] = stringAttribute(flags.queue);
+  if (flags.id !== undefined) attributes[JOB_ID_ATTRIBUTE] = stringAttribute(flags.id);
+  if (flags.base64 === true) attributes[ENCODING_ATTRIBUTE] = stringAttribute('base64');
+  const { SendMessageCommand } = await import('@aws-sdk/client-sqs');
+  const client = await sqsClientFor(queue);
   try {
     const sent = await client.send(
       new SendMessageCommand({
-        QueueUrl: queueUrl,
+        QueueUrl: queue.url,
         MessageBody: text,
         MessageAttributes: attributes,
-        ...(flags.group === undefined
-          ? {}
-          : {
-              MessageGroupId: flags.group,
-              MessageDeduplicationId: `${Date.now()}-${Math.random()}`,
-            }),
+        ...(flags.group === undefined ? {} : { MessageGroupId: flags.group }),
+        // FIFO queues want a deduplication id (unless content-based): one per send, so a
+        // second send of the same body is a second message, as it is on a standard queue.
+        ...(queue.fifo ? { MessageDeduplicationId: `${Date.now()}-${Math.random()}` } : {}),
       }),
     );
     return {
@@ -82,11 +85,7 @@ async function send(
       text: `${sent.MessageId ?? ''}\n`,
     };
   } catch (error) {
-    const name = error instanceof Error ? error.name : 'Error';
-    throw new CliFailure(
-      'EMQ_SQS_SEND_FAILED',
-      `SQS refused or did not answer the message (${name}). Check the queue URL, and the region and credentials of the AWS SDK (a local URL needs none).`,
-    );
+    throw sqsFailure('EMQ_SQS_SEND_FAILED', 'sqs:SendMessage', error);
   } finally {
     client.destroy();
   }
@@ -94,19 +93,4 @@ async function send(
 
 function stringAttribute(value: string): MessageAttributeValue {
   return { DataType: 'String', StringValue: value };
-}
-
-/**
- * The loopback endpoint of a local queue URL (`http://sqs.us-east-1.localhost:4566/...`, the
- * local stack's, or 127.0.0.1), sent to directly: `*.localhost` need not resolve everywhere.
- */
-function localEndpoint(url: string): string | undefined {
-  try {
-    const parsed = new URL(url);
-    const host = parsed.hostname;
-    const local = host === '127.0.0.1' || host === 'localhost' || host.endsWith('.localhost');
-    return local ? `${parsed.protocol}//127.0.0.1:${parsed.port || '80'}` : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { Command } from 'commander';
 import { type ConnectionFlags, configFrom, withConnectionFlags } from '../connection.js';
-import { CliFailure, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from '../failures.js';
+import { CliFailure, EXIT_FAILED, EXIT_OK, EXIT_USAGE, exitCodesText } from '../failures.js';
 import { runBundle } from '../function-bundle.js';
 import type { CommandResult, OutputFlags } from '../output.js';
 import type { Session } from '../session.js';
@@ -23,7 +23,7 @@ export function sqsCommand(session: Session): Command {
   )
     .addHelpText(
       'after',
-      '\nThe function reads every EMQ_* variable (EMQ_DEFAULT_QUEUE, EMQ_DLQ_URL, ...) as in Lambda;\nits log lines go to stderr. Prints {"batchItemFailures": [...]}.\nExit codes: 0 every record handled, 1 some records would be retried or it failed, 2 usage.',
+      `\nThe function reads every EMQ_* variable (EMQ_DEFAULT_QUEUE, EMQ_DLQ_URL, ...) as in Lambda;\nits log lines go to stderr. Prints {"batchItemFailures": [...]}.\n${exitCodesText('every record handled', 'some records would be retried, or it failed')}`,
     )
     .action((file: string, flags: SqsFlags) =>
       session.run(flags, () => runSqs(session, file, flags)),

@@ -65,5 +65,7 @@ ReportBatchItemFailures, visibility 5 s, to the DLQ after 5 receives):
   ${cli} send ${sqs.queueUrl} 'hello from sqs' --queue demo
   AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local aws --endpoint-url ${sqs.endpoint} --region us-east-1 sqs send-message --queue-url ${sqs.queueUrl} --message-body 'hello from sqs' --message-attributes '{"emq-queue":{"DataType":"String","StringValue":"demo"}}'
   (the log prints "sqs record queue=demo id=JOB..."; then: ${cli} get demo <id> ${at})
+  ${cli} send ${sqs.queueUrl} 'to the dlq' --queue 'not a queue'
+  ${cli} dlq ${sqs.dlqUrl}   # each dead letter's reason, without taking it
 `;
 }

@@ -14,7 +14,6 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { startFauxqs } from 'fauxqs';
 
 /** The event source mapping's settings this loop copies. */
 export const LOCAL_SQS = {
@@ -46,6 +45,10 @@ export async function startLocalSqs(
   onError: (message: string) => void,
   visibilityTimeoutSeconds: number = LOCAL_SQS.visibilityTimeoutSeconds,
 ): Promise<LocalSqs> {
+  // Loaded here, not at the top: the emulator imports node:sqlite, and Node prints its
+  // "SQLite is an experimental feature" warning in any process that loads it, so only a
+  // stack started with --sqs should. (The build keeps fauxqs out of the bundle for this.)
+  const { startFauxqs } = await import('fauxqs');
   // Queue URLs read http://sqs.<region>.localhost:<port>/...; clients send to `endpoint`.
   const server = await startFauxqs({ port, logger: false });
   const client = new SQSClient({

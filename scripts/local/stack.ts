@@ -19,6 +19,7 @@ import { type LocalHttp, serveHttp } from './http-server.js';
 import { ensureValkey } from './install.js';
 import { readableLine } from './log-lines.js';
 import type { StackOptions } from './options.js';
+import { LOOPBACK } from './ports.js';
 import { projectFiles } from './project.js';
 import { type LocalSqs, startLocalSqs } from './sqs-loop.js';
 import { claim, release, writeState } from './state.js';
@@ -30,9 +31,28 @@ const OWNED_SETTINGS = ['EMQ_URL', 'EMQ_CLUSTER', 'EMQ_SECRET_ARN', 'EMQ_USERNAM
 /** Where the stack serves the HTTP face's OpenAPI document. */
 export const OPENAPI_ROUTE = '/openapi.json';
 
-/** The document the project ships (YAML, for review), served as JSON for tools. */
-function openapiJson(projectDir: string): string {
-  return JSON.stringify(parse(readFileSync(join(projectDir, 'openapi', 'openapi.yaml'), 'utf8')));
+/**
+ * The document the project ships (YAML, for review), served as JSON for tools, with this
+ * stack's own address as its local server: the file says port 3000, which a stack started
+ * with --port does not listen on, and a tool would send its requests there.
+ */
+export function openapiJson(projectDir: string, origin: string): string {
+  const document: unknown = parse(
+    readFileSync(join(projectDir, 'openapi', 'openapi.yaml'), 'utf8'),
+  );
+  if (typeof document !== 'object' || document === null) {
+    throw new StackError('openapi/openapi.yaml is not an OpenAPI document.');
+  }
+  const listed = 'servers' in document && Array.isArray(document.servers) ? document.servers : [];
+  const others = listed.filter((server: unknown) => !isLocalServer(server));
+  const local = { url: origin, description: 'This local stack (`npm start`)' };
+  return JSON.stringify({ ...document, servers: [local, ...others] });
+}
+
+/** The file's entry for the local stack (http://127.0.0.1:<port>). */
+function isLocalServer(server: unknown): boolean {
+  if (typeof server !== 'object' || server === null || !('url' in server)) return false;
+  return typeof server.url === 'string' && server.url.startsWith(`http://${LOOPBACK}:`);
 }
 
 export class StackError extends Error {}
@@ -100,7 +120,7 @@ export class LocalStack {
       });
     }
     this.#http = await serveHttp(handler, options.httpPort, {
-      [OPENAPI_ROUTE]: openapiJson(projectDir),
+      [OPENAPI_ROUTE]: openapiJson(projectDir, `http://${LOOPBACK}:${options.httpPort}`),
     });
 
     await writeState(options.dataDir, {

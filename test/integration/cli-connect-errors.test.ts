@@ -1,7 +1,11 @@
 // What `emq` says when it cannot connect, on real servers: the URL without credentials, the
-// cause and the fix; and that a fence mismatch is not labelled retryable to an operator.
+// cause and the fix; that a fence mismatch is not labelled retryable to an operator; and that
+// a setup refusal found at connect (memory policy, missing module) is a failure, exit 1: the
+// connection was attempted, so it is not usage.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { install } from '../../src/index.js';
 import { assertBuilt, emq } from '../support/cli.js';
+import { connectTo } from '../support/emq.js';
 import {
   type ClusterHandle,
   freePort,
@@ -12,16 +16,30 @@ import {
 
 let server: ServerHandle;
 let cluster: ClusterHandle;
+let evicting: ServerHandle;
+let moduleless: ServerHandle;
 
 beforeAll(async () => {
   assertBuilt();
   server = await startStandalone({ module: true });
   cluster = await startCluster();
+  // Fenced, so the memory policy and the module are what the connect-time checks refuse.
+  evicting = await startStandalone({
+    module: true,
+    extraArgs: ['--maxmemory-policy', 'allkeys-lru'],
+  });
+  moduleless = await startStandalone();
+  for (const target of [evicting, moduleless]) {
+    const connection = await connectTo(target, { checkFence: false });
+    await install(connection);
+  }
 });
 
 afterAll(async () => {
   await server?.stop();
   await cluster?.stop();
+  await evicting?.stop();
+  await moduleless?.stop();
 });
 
 interface Failure {
@@ -74,5 +92,33 @@ describe('emq connection failures', () => {
     expect(exit).toBe(1);
     expect(error).toMatchObject({ code: 'EMQWIRE', retryable: false });
     expect(error.message).toMatch(/emq (fence )?install/);
+  });
+
+  it('exits 1, not 2, when the server refuses an evicting memory policy at connect', async () => {
+    const { exit, error } = await failure(['enqueue', 'q', 'x', '--url', evicting.url]);
+    expect(exit).toBe(1);
+    expect(error).toMatchObject({ code: 'EMQ_CONFIG', retryable: false });
+    expect(error.message).toMatch(/noeviction/);
+  });
+
+  it('exits 1, not 2, when EMQ_EXECUTOR=native meets a primary without the module', async () => {
+    const run = await emq(['enqueue', 'q', 'x', '--url', moduleless.url, '--json'], {
+      env: { EMQ_EXECUTOR: 'native' },
+    });
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      error: { code: 'EMQ_NO_MODULE', retryable: false },
+    });
+  });
+
+  it('exits 2 for the same settings when they are malformed: nothing was attempted', async () => {
+    const run = await emq(['enqueue', 'q', 'x', '--url', moduleless.url, '--json'], {
+      env: { EMQ_EXECUTOR: 'natve' },
+    });
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stdout)).toMatchObject({ error: { code: 'EMQ_CONFIG' } });
+    expect((JSON.parse(run.stdout) as { error: { message: string } }).error.message).toMatch(
+      /^EMQ_EXECUTOR is invalid: expected one of /,
+    );
   });
 });

@@ -16,7 +16,13 @@ const COMMANDS = [
   ['fence', 'check'],
   ['fence', 'install'],
   ['sqs'],
+  ['id'],
+  ['send'],
+  ['dlq'],
 ];
+
+/** The commands that talk to Valkey, and so take the connection flags. */
+const CONNECTING = ['enqueue', 'get', 'pending', 'fence check', 'fence install', 'sqs'];
 
 describe('emq usage', () => {
   it('prints help for every command on stdout with exit 0', async () => {
@@ -29,7 +35,7 @@ describe('emq usage', () => {
   });
 
   it('lists the connection flags in the help of every command that connects', async () => {
-    for (const command of COMMANDS.filter((c) => c.join(' ') !== 'fence')) {
+    for (const command of COMMANDS.filter((c) => CONNECTING.includes(c.join(' ')))) {
       const { stdout } = await emq([...command, '--help']);
       expect(stdout, command.join(' ')).toContain('--url <urls>');
       expect(stdout, command.join(' ')).toContain('--json');
@@ -41,6 +47,7 @@ describe('emq usage', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('EMQ_URL');
     expect(run.stdout).toContain('Exit codes: 0 ok, 1 refused or failed, 2 usage.');
+    expect(run.stdout).toMatch(/EMQ_EXECUTOR +auto, native, function(, script)? \(default auto\)/);
   });
 
   it("prints the package's version with --version", async () => {
@@ -83,6 +90,38 @@ describe('emq usage', () => {
     const run = await emq(['fence']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('Usage: emq fence');
+  });
+
+  it('prints a usage error as one JSON line on stdout with --json, nothing on stderr', async () => {
+    for (const args of [
+      ['id', '--count', '0', '--json'],
+      ['pending', 'q', '--everything', '--json'],
+      ['get', 'q', '--json'],
+      ['send', 'not-a-url', 'x', '--json'],
+      ['pending', 'q', '--url', 'http://127.0.0.1:6379', '--json'],
+    ]) {
+      const run = await emq(args);
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stderr, args.join(' ')).toBe('');
+      const { error } = JSON.parse(run.stdout) as { error: Record<string, unknown> };
+      expect(Object.keys(error).sort()).toEqual(['code', 'message', 'retryable']);
+    }
+  });
+
+  it('exits 2 for a malformed queue URL, naming the argument and the shape of one', async () => {
+    const run = await emq(['send', 'not-a-url', 'x']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(
+      /^emq: EMQ_USAGE: <queue-url> "not-a-url" is not an SQS queue URL .*expected https:\/\/sqs\.<region>\.amazonaws\.com\/<12-digit account id>\/<queue name>/,
+    );
+  });
+
+  it('exits 2 for a malformed --url, naming --url and what it expects', async () => {
+    const run = await emq(['pending', 'q', '--url', 'http://127.0.0.1:6379']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(
+      /^emq: EMQ_CONFIG: --url is invalid: expected .*redis:\/\/.*\(--url overrides EMQ_URL\)\./,
+    );
   });
 
   it('exits 2 for a malformed EMQ_ setting, naming the variable', async () => {

@@ -225,7 +225,9 @@ describe.each([
     expect(await handleSqsBatch(sqsEvent(records), deps)).toEqual({
       batchItemFailures: [],
     });
-    expect((await jobsOf(await containerConnection(), deps.admission.config.defaultQueue)).rows).toHaveLength(2);
+    expect(
+      (await jobsOf(await containerConnection(), deps.admission.config.defaultQueue)).rows,
+    ).toHaveLength(2);
   });
 
   it('serves on the next invocation after its connection dropped while its token was stale', async () => {

@@ -153,12 +153,24 @@ describe('local stack, standalone', () => {
     expect(stack.output()).toMatch(/module loaded, executor native, fence installed \(wire 1\)/);
   });
 
+  it("prints no Node warning: the SQS emulator's node:sqlite is loaded only with --sqs", () => {
+    expect(stack.output()).not.toContain('ExperimentalWarning');
+    expect(stack.output()).not.toContain('SQLite');
+  });
+
   it('serves the OpenAPI document at /openapi.json', async () => {
     const response = await fetch(`${stack.state.http}/openapi.json`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
-    const document = (await response.json()) as { openapi: string; paths: Record<string, unknown> };
+    const document = (await response.json()) as {
+      openapi: string;
+      servers: { url: string }[];
+      paths: Record<string, unknown>;
+    };
     expect(document.openapi).toBe('3.1.0');
+    // The stack's own address, not the file's port 3000 (this stack runs on a free port).
+    expect(document.servers[0]?.url).toBe(stack.state.http);
+    expect(new URL(stack.state.http).port).not.toBe('3000');
     expect(Object.keys(document.paths)).toEqual([
       '/queues/{queue}/jobs',
       '/queues/{queue}/jobs/batch',
@@ -308,6 +320,21 @@ describe('local stack, with --sqs', () => {
     ]);
     expect(got.code).toBe(0);
     expect(JSON.parse(got.stdout)).toMatchObject({ queue, id, payload: 'hello from sqs' });
+
+    // The banner's dead-letter lines: a record the function refuses, then its reason.
+    const dlq = /emq dlq (\S+) /.exec(stack.output())?.[1] ?? '';
+    expect(stack.output()).toContain(`send ${line?.[1]} 'to the dlq' --queue 'not a queue'`);
+    const refused = await emq(['send', line?.[1] ?? '', 'to the dlq', '--queue', 'not a queue']);
+    expect(refused.code, refused.stderr).toBe(0);
+    let letter: { errorCode?: string; sourceMessageId?: string; body?: string } | undefined;
+    await waitFor('the dead letter', 20_000, async () => {
+      const peeked = await emq(['dlq', dlq, '--json']);
+      if (peeked.code !== 0) return peeked.stdout;
+      const { messages } = JSON.parse(peeked.stdout) as { messages: (typeof letter)[] };
+      letter = messages.find((message) => message?.sourceMessageId === refused.stdout.trim());
+      return letter === undefined ? 'not in the DLQ yet' : undefined;
+    });
+    expect(letter).toMatchObject({ errorCode: 'EMQ_INVALID_QUEUE', body: 'to the dlq' });
 
     expect(await stopWithCtrlC(stack, dataDir)).toBe(0);
   });
