@@ -5,7 +5,7 @@
 import { assertQueue } from './keyspace.js';
 import { ConfigError, EmqError } from './outcomes.js';
 
-export type ExecutorChoice = 'auto' | 'native' | 'function';
+export type ExecutorChoice = 'auto' | 'native' | 'function' | 'script';
 
 /**
  * Every default, defined once: the config module, the connector and the CDK stack (infra)
