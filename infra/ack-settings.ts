@@ -1,14 +1,19 @@
 /**
  * EMQ_ACK_REPLICAS as deployed (SPEC §11): 1 wherever the stack knows that every shard has a
- * replica, so an acknowledged write survives the loss of its primary; 0 where it cannot know
- * (an existing endpoint) or where no replica answers WAIT (Serverless, shards without replicas).
+ * replica and nothing else confirms a write, so an acknowledged write survives the loss of
+ * its primary; 0 where ElastiCache's `durability=sync` log already holds every acknowledged
+ * write (a WAIT would add latency and nothing else), where the stack cannot know (an
+ * existing endpoint), and where no replica answers WAIT (shards without replicas). On
+ * Serverless WAIT does not exist, so anything but 0 is refused.
  */
 import type { CacheKind } from './cache-settings.js';
+import type { Durability } from './durability-settings.js';
 
 /** The part of a resolved cache these rules read. */
 interface CacheLayout {
   readonly kind: CacheKind;
   readonly replicasPerShard?: number;
+  readonly durability?: Durability;
 }
 
 type Check = (ok: boolean, problem: string) => void;
@@ -17,11 +22,11 @@ type Int = (name: string, value: number, min: number, max: number) => void;
 /** Replicas per shard the stack deploys, or undefined when it does not know them. */
 function knownReplicas(cache: CacheLayout): number | undefined {
   if (cache.kind === 'elasticache' || cache.kind === 'selfmanaged') return cache.replicasPerShard;
-  // Serverless replicates inside the service; WAIT reaches no replica of its own.
-  return cache.kind === 'serverless' ? 0 : undefined;
+  return undefined;
 }
 
 export function defaultAckReplicas(cache: CacheLayout): number {
+  if (cache.kind === 'elasticache' && cache.durability === 'sync') return 0;
   const replicas = knownReplicas(cache);
   return replicas !== undefined && replicas >= 1 ? 1 : 0;
 }
@@ -33,6 +38,13 @@ export function checkAckReplicas(
   int: Int,
 ): void {
   int('ackReplicas', ackReplicas, 0, 5);
+  if (cache.kind === 'serverless') {
+    check(
+      ackReplicas === 0,
+      `ackReplicas (${ackReplicas}) must be 0 on cache=serverless: ElastiCache Serverless has no WAIT (it replicates inside the service), so no write could be confirmed by a replica.`,
+    );
+    return;
+  }
   const replicas = knownReplicas(cache);
   if (replicas === undefined || !Number.isSafeInteger(replicas)) return;
   check(

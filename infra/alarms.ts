@@ -1,6 +1,8 @@
 /**
  * The alarms an operator needs first: something reached the DLQ, a function failed or was
- * throttled, the API answered 5xx. Each notifies the SNS topic when one is configured.
+ * throttled, the API answered 5xx; on a cache the stack owns, evictions, memory, replica lag
+ * and, with ElastiCache durability, the transaction log. Each notifies the SNS topic when one
+ * is configured.
  */
 import { Duration } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
@@ -16,6 +18,11 @@ import type { CacheMetrics } from './cache/cache.js';
 export const CACHE_MEMORY_ALARM_PERCENT = 80;
 /** Seconds a replica may trail its primary: writes acknowledged by WAIT wait on this lag. */
 export const REPLICATION_LAG_ALARM_SECONDS = 5;
+/**
+ * ms an async log may trail before an operator must act: half the 10 s after which the
+ * primary refuses every write until the log catches up (ElastiCache "Durability: Options").
+ */
+export const DURABILITY_LAG_ALARM_MS = 5_000;
 /** An alarm's math expression may read at most this many metrics. */
 const METRICS_PER_ALARM = 10;
 
@@ -108,9 +115,29 @@ export class EchoMqAlarms extends Construct {
     );
     watch(
       'CacheReplicationLag',
-      `A replica trails its primary by ${REPLICATION_LAG_ALARM_SECONDS} s or more: acknowledged writes (EMQ_ACK_REPLICAS) wait or answer EMQ_UNCONFIRMED.`,
+      `A replica trails its primary by ${REPLICATION_LAG_ALARM_SECONDS} s or more: acknowledged writes (EMQ_ACK_REPLICAS) wait or answer EMQ_UNCONFIRMED, and a failover to it starts behind.`,
       cache.replicationLag,
       REPLICATION_LAG_ALARM_SECONDS,
+    );
+    const log = cache.durabilityLog;
+    if (log === undefined) return;
+    watch(
+      'CacheDurabilityLag',
+      `An acknowledged write has waited ${DURABILITY_LAG_ALARM_MS} ms or more for the durability log (async): a failure now loses it; at 10 s the primary refuses writes.`,
+      log.lag,
+      DURABILITY_LAG_ALARM_MS,
+    );
+    watch(
+      'CacheDurabilityBufferExceeded',
+      'The primary refused writes because the durability log trailed by 10 s (async): callers got retryable errors until it caught up.',
+      log.bufferExceeded,
+      1,
+    );
+    watch(
+      'CacheLogThrottled',
+      'Writes exceed what the durability log takes (up to 100 MiB/s per primary) and are throttled: add shards.',
+      log.throttled,
+      1,
     );
   }
 

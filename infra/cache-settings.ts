@@ -5,11 +5,19 @@
 import { existsSync } from 'node:fs';
 import { ARM64_MODULE } from '../module/artifacts.js';
 import {
-  FUNCTIONS_RULES_ELASTICACHE,
-  FUNCTIONS_RULES_SELFMANAGED,
-  INSTALLER_RULES_ELASTICACHE,
-  INSTALLER_RULES_SELFMANAGED,
+  FUNCTIONS_RULES_FUNCTION,
+  FUNCTIONS_RULES_NATIVE,
+  FUNCTIONS_RULES_SCRIPT,
+  INSTALLER_RULES_FUNCTION,
+  INSTALLER_RULES_NATIVE,
+  INSTALLER_RULES_SCRIPT,
 } from '../src/access-rules.js';
+import {
+  checkDurability,
+  DEFAULT_DURABILITY,
+  type Durability,
+  defaultNodeType,
+} from './durability-settings.js';
 
 /** Where the functions find Valkey. */
 export type CacheKind = 'elasticache' | 'serverless' | 'existing' | 'selfmanaged';
@@ -21,14 +29,20 @@ export const CACHE_KINDS: readonly CacheKind[] = [
 ];
 
 /**
- * The ACL rules of the functions' ElastiCache user: the function family of the `emq` library
- * on the queue keys, the connector's checks, WAIT and the reads (src/access-rules.ts explains
- * each grant; the ACL tests apply this very string).
+ * The ACL rules of the functions' ElastiCache (node-based) user: the function family of the
+ * `emq` library on the queue keys with its inner commands, the connector's checks, WAIT and
+ * the reads (src/access-rules.ts explains each grant; the ACL tests apply this very string).
  */
-export const DEFAULT_ACCESS_STRING = FUNCTIONS_RULES_ELASTICACHE;
+export const DEFAULT_ACCESS_STRING = FUNCTIONS_RULES_FUNCTION;
 
-/** The installer's ElastiCache user (identity and library, nothing else); not a setting. */
-export const INSTALLER_ACCESS_STRING = INSTALLER_RULES_ELASTICACHE;
+/** The installer's ElastiCache (node-based) user (identity and library); not a setting. */
+export const INSTALLER_ACCESS_STRING = INSTALLER_RULES_FUNCTION;
+
+/** The functions' user on ElastiCache Serverless: the script family (EVALSHA), no WAIT. */
+export const SERVERLESS_ACCESS_STRING = FUNCTIONS_RULES_SCRIPT;
+
+/** The installer's Serverless user (SCRIPT LOAD and the identity); not a setting. */
+export const SERVERLESS_INSTALLER_ACCESS_STRING = INSTALLER_RULES_SCRIPT;
 
 /**
  * How the functions authenticate to an ElastiCache cache: a password user whose password lives
@@ -42,13 +56,23 @@ export interface ElastiCacheSettings {
   readonly kind: 'elasticache';
   /** How the functions authenticate (`-c cacheAuth`). Default `'password'`. */
   readonly cacheAuth?: CacheAuth;
-  /** Node type of every node. Default `cache.t4g.small` (Graviton, burstable). */
+  /**
+   * The Multi-AZ transaction log of ElastiCache 9.x (`-c durability`, durability-settings.ts):
+   * `sync` (an acknowledged write is in the log; the functions send no WAIT), `async` (the
+   * log trails by up to 10 s; WAIT on a replica as without it) or `off`. Chosen at creation:
+   * CloudFormation cannot turn it on or off later. Default `'sync'`.
+   */
+  readonly durability?: Durability;
+  /**
+   * Node type of every node. Default `cache.m7g.large` with durability (the smallest
+   * general-purpose node it runs on), `cache.t4g.small` with `durability=off`.
+   */
   readonly nodeType?: string;
   /** Shards (node groups) of the cluster. Default `2`. */
   readonly shards?: number;
   /** Replicas per shard, 1 to 5; Multi-AZ with automatic failover needs at least 1. Default `1`. */
   readonly replicasPerShard?: number;
-  /** Valkey engine version (7.2 or later). Default `'8.0'`. */
+  /** Valkey engine version (7.2 or later; durability needs 9.x). Default `'9.1'`. */
   readonly engineVersion?: string;
   /** TCP port of the nodes. Default `6379`. */
   readonly port?: number;
@@ -60,9 +84,10 @@ export interface ElastiCacheSettings {
 
 /**
  * ElastiCache Serverless for Valkey: one TLS endpoint in cluster mode, billed by data stored and
- * ElastiCache Processing Units. It forces `volatile-lru`, so the functions run with
- * EMQ_ALLOW_VOLATILE_EVICTION=true (SPEC §11): at the storage limit, dedupe records (the keys
- * with a TTL) are evicted and a late replay of an evicted key admits a second job.
+ * ElastiCache Processing Units. It has no FCALL, FUNCTION or WAIT, so the functions run the
+ * script family with EMQ_ACK_REPLICAS=0; its forced `volatile-lru` evicts nothing the
+ * functions write (no key of theirs has a TTL, SPEC §11): at the storage limit writes fail.
+ * It offers no durability.
  */
 export interface ServerlessCacheSettings {
   readonly kind: 'serverless';
@@ -74,7 +99,7 @@ export interface ServerlessCacheSettings {
   readonly dataStorageMaxGb?: number;
   /** Most ElastiCache Processing Units per second (1000 to 15,000,000). Default `100000`. */
   readonly ecpuPerSecondMax?: number;
-  /** ACL rules of the functions' RBAC user. Default DEFAULT_ACCESS_STRING. */
+  /** ACL rules of the functions' RBAC user. Default SERVERLESS_ACCESS_STRING. */
   readonly accessString?: string;
   /** Days of automatic daily snapshots kept; 0 turns them off. Default `1`. */
   readonly snapshotRetentionDays?: number;
@@ -84,7 +109,9 @@ export interface ExistingCacheSettings {
   readonly kind: 'existing';
   /**
    * The server, or cluster seeds: `rediss://host:port`, `redis://host:port`, or `host:port`
-   * (read as `rediss://`). Required. The server must load the EchoMQ module (executor native).
+   * (read as `rediss://`). Required. Any Valkey 7.2 or later: the functions run the native
+   * family where every primary loads the EchoMQ module, else the function family (MemoryDB,
+   * plain Valkey), chosen at connect (EMQ_EXECUTOR=auto).
    */
   readonly urls: readonly string[];
   /** The endpoint is a Valkey cluster. Default `true`. */
@@ -94,10 +121,10 @@ export interface ExistingCacheSettings {
 }
 
 /** The functions' rules on a cluster that loads the module: the native family (src/access-rules.ts). */
-export const SELFMANAGED_ACCESS_STRING = FUNCTIONS_RULES_SELFMANAGED;
+export const SELFMANAGED_ACCESS_STRING = FUNCTIONS_RULES_NATIVE;
 
 /** The installer's rules there: EMQ.WIRE.INSTALL and FUNCTION LOAD; not a setting. */
-export const SELFMANAGED_INSTALLER_ACCESS_STRING = INSTALLER_RULES_SELFMANAGED;
+export const SELFMANAGED_INSTALLER_ACCESS_STRING = INSTALLER_RULES_NATIVE;
 
 /** A Valkey cluster on EC2 that loads the EchoMQ module (functions run the native executor). */
 export interface SelfManagedCacheSettings {
@@ -156,13 +183,15 @@ export function resolveCache(
 ): Exclude<ResolvedCache, { kind: 'selfmanaged' }> | Resolved<SelfManagedCacheSettings> {
   switch (input.kind) {
     case 'elasticache': {
+      const durability = input.durability ?? DEFAULT_DURABILITY;
       const cache = {
         kind: input.kind,
         cacheAuth: input.cacheAuth ?? 'password',
-        nodeType: input.nodeType ?? 'cache.t4g.small',
+        durability,
+        nodeType: input.nodeType ?? defaultNodeType(durability),
         shards: input.shards ?? 2,
         replicasPerShard: input.replicasPerShard ?? 1,
-        engineVersion: input.engineVersion ?? '8.0',
+        engineVersion: input.engineVersion ?? '9.1',
         port: input.port ?? 6379,
         accessString: input.accessString ?? DEFAULT_ACCESS_STRING,
         snapshotRetentionDays: input.snapshotRetentionDays ?? 1,
@@ -173,14 +202,20 @@ export function resolveCache(
       );
       int('shards', cache.shards, 1, 500);
       int('replicasPerShard', cache.replicasPerShard, 1, 5);
+      const offered = /^(7\.2|8\.[0-2]|9\.[0-1])$/.test(cache.engineVersion);
       check(
-        /^(7\.2|8\.[0-2]|9\.[0-1])$/.test(cache.engineVersion),
+        offered,
         'engineVersion must be a Valkey version ElastiCache offers: 7.2, 8.0 to 8.2, 9.0 or 9.1.',
       );
       int('port', cache.port, 1_024, 65_535);
       check(/^on\s/.test(cache.accessString), "accessString must start with 'on'.");
       int('snapshotRetentionDays', cache.snapshotRetentionDays, 0, 35);
       checkCacheAuth(cache.cacheAuth, check);
+      // An engine ElastiCache does not offer is its own problem, not also durability's.
+      checkDurability(
+        { ...cache, engineVersion: offered ? cache.engineVersion : undefined },
+        check,
+      );
       return cache;
     }
     case 'serverless': {
@@ -190,7 +225,7 @@ export function resolveCache(
         majorEngineVersion: input.majorEngineVersion ?? '8',
         dataStorageMaxGb: input.dataStorageMaxGb ?? 10,
         ecpuPerSecondMax: input.ecpuPerSecondMax ?? 100_000,
-        accessString: input.accessString ?? DEFAULT_ACCESS_STRING,
+        accessString: input.accessString ?? SERVERLESS_ACCESS_STRING,
         snapshotRetentionDays: input.snapshotRetentionDays ?? 1,
       };
       check(

@@ -17,10 +17,11 @@ function isToolkitKey(key: string): boolean {
 export function unknownKeys(keys: readonly string[], known: readonly string[]): string[] {
   return keys
     .filter((key) => !isToolkitKey(key) && !known.includes(key))
-    .map((key) => `unknown context key '${key}': did you mean '${closest(key, known)}'?`);
+    .map((key) => `unknown context key '${key}': did you mean '${closestKey(key, known)}'?`);
 }
 
-function closest(key: string, known: readonly string[]): string {
+/** The entry of `known` nearest to `key` (edit distance, case ignored). */
+export function closestKey(key: string, known: readonly string[]): string {
   let best = known[0] ?? '';
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const candidate of known) {

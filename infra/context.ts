@@ -2,12 +2,13 @@
  * Reads the deployment's choices from CDK context (`-c key=value` or cdk.json "context") into
  * settings, collecting every problem, including keys that do not fit the chosen cache or auth.
  */
-import { unknownKeys } from './context-keys.js';
+import { closestKey, unknownKeys } from './context-keys.js';
 import {
   CACHE_KINDS,
   type CacheAuth,
   type CacheKind,
   type CacheSettings,
+  type Durability,
   type EchoMqSettings,
   RUNTIMES,
   type RuntimeName,
@@ -18,7 +19,7 @@ export type ContextReader = (key: string) => unknown;
 
 /** Context keys that only mean something for one cache kind. */
 const CACHE_KEYS: Readonly<Record<CacheKind, readonly string[]>> = {
-  elasticache: ['nodeType', 'shards', 'replicasPerShard', 'engineVersion'],
+  elasticache: ['nodeType', 'shards', 'replicasPerShard', 'engineVersion', 'durability'],
   serverless: ['serverlessEngineVersion', 'dataStorageMaxGb', 'ecpuPerSecondMax'],
   existing: [
     'valkeyEndpoint',
@@ -118,17 +119,22 @@ export function settingsFromContext(
       .filter((item) => item !== '');
 
   const kind = text('cache') ?? 'elasticache';
-  if (!CACHE_KINDS.some((known) => known === kind)) {
-    problems.push(`cache must be one of ${CACHE_KINDS.join(', ')}; got '${kind}'.`);
+  // An unknown kind is one problem: every key that would depend on the kind is left unjudged
+  // (and out of the settings), so a typo does not also report each of them.
+  const known = CACHE_KINDS.some((cacheKind) => cacheKind === kind);
+  if (!known) {
+    problems.push(
+      `cache must be one of ${CACHE_KINDS.join(', ')}; got '${kind}' (did you mean '${closestKey(kind, CACHE_KINDS)}'?).`,
+    );
   }
-  for (const [owner, keys] of Object.entries(CACHE_KEYS)) {
+  for (const [owner, keys] of known ? Object.entries(CACHE_KEYS) : []) {
     if (owner === kind) continue;
     for (const key of keys) {
-      if (text(key) !== undefined) problems.push(`${key} applies only to cache=${owner}.`);
+      if (text(key) !== undefined) problems.push(misplaced(key, owner, kind, text(key)));
     }
   }
   const cacheAuth = text('cacheAuth');
-  if (cacheAuth !== undefined && cacheAuth !== 'password' && !IAM_KINDS.includes(kind)) {
+  if (known && cacheAuth !== undefined && cacheAuth !== 'password' && !IAM_KINDS.includes(kind)) {
     problems.push(
       `cacheAuth=${cacheAuth} applies only to cache=${IAM_KINDS.join(' or cache=')} (ElastiCache IAM authentication); cache=${kind} authenticates with a password.`,
     );
@@ -149,7 +155,8 @@ export function settingsFromContext(
       wire: text('wire'),
       defaultQueue: text('defaultQueue'),
       dedupeTtlMs: number('dedupeTtlMs'),
-      ackReplicas: number('ackReplicas'),
+      // Judged against the kind's replicas: left out with an unknown kind.
+      ...(known ? { ackReplicas: number('ackReplicas') } : {}),
       ackTimeoutMs: number('ackTimeoutMs'),
     },
     http: {
@@ -171,9 +178,13 @@ export function settingsFromContext(
     },
     network: {
       interfaceEndpoints: flag('interfaceEndpoints'),
-      vpcId: text('vpcId'),
-      subnetIds: list('subnetIds'),
-      securityGroupIds: list('securityGroupIds'),
+      ...(known
+        ? {
+            vpcId: text('vpcId'),
+            subnetIds: list('subnetIds'),
+            securityGroupIds: list('securityGroupIds'),
+          }
+        : {}),
     },
     runtime: runtimeOf(text('runtime'), problems),
     logRetentionDays: number('logRetentionDays'),
@@ -185,6 +196,17 @@ export function settingsFromContext(
     problems.push('stackName must start with a letter and hold only letters, digits and -.');
   }
   return { settings, stackName, problems };
+}
+
+/** A key of another kind; durability names why where AWS offers none for the chosen kind. */
+function misplaced(key: string, owner: string, kind: string, value: string | undefined): string {
+  if (key === 'durability' && kind === 'serverless' && value !== 'off') {
+    return `durability=${value} is not offered on cache=serverless: AWS supports durability on node-based ElastiCache for Valkey 9.0 or later only, not on ElastiCache Serverless; use cache=elasticache.`;
+  }
+  if (key === 'durability' && value !== 'off') {
+    return `durability applies only to cache=${owner} (ElastiCache for Valkey 9.x node-based); cache=${kind} is not a cache the stack can give a durability log.`;
+  }
+  return `${key} applies only to cache=${owner}.`;
 }
 
 interface Readers {
@@ -210,6 +232,8 @@ function cacheFromContext(
         shards: read.number('shards'),
         replicasPerShard: read.number('replicasPerShard'),
         engineVersion: read.text('engineVersion'),
+        // Checked in durability-settings.ts with the engine and node type it must fit.
+        durability: read.text('durability') as Durability | undefined,
       };
     case 'serverless':
       return {

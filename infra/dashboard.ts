@@ -1,14 +1,15 @@
 /**
  * One CloudWatch dashboard for an operator: what callers sent and got (requests and outcomes,
  * latency p50/p99), how the SQS face copes (batch failures, DLQ depth), and how the cache holds
- * up (CPU, memory, evictions). The faces' own metrics come from their EMF lines
+ * up (CPU, memory, evictions, and the durability log where ElastiCache keeps one). The faces'
+ * own metrics come from their EMF lines
  * (functions/shared/metrics.ts: namespace EchoMQ/Lambda, dimensions Face and Outcome).
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { CacheMetrics } from './cache/cache.js';
+import type { CacheMetrics, DurabilityLogMetrics } from './cache/cache.js';
 
 /** The namespace the faces publish their EMF metrics in (functions/shared/metrics.ts). */
 export const FACE_METRICS_NAMESPACE = 'EchoMQ/Lambda';
@@ -82,10 +83,28 @@ export class EchoMqDashboard extends Construct {
         graph(`${cache.label}: memory %`, [...cache.memoryPercent]),
         graph(`${cache.label}: evictions`, [...cache.evictions]),
       ]);
+      const log = cache.durabilityLog;
+      if (log !== undefined) rows.push(durabilityRow(cache.label, log, graph));
     }
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
       defaultInterval: Duration.hours(3),
       widgets: rows,
     });
   }
+}
+
+/** The log's graphs: only those whose metric can be non-zero in this mode (sync has no lag). */
+function durabilityRow(
+  label: string,
+  log: DurabilityLogMetrics,
+  graph: (title: string, left: cloudwatch.IMetric[]) => cloudwatch.IWidget,
+): cloudwatch.IWidget[] {
+  const graphs: [string, readonly cloudwatch.IMetric[]][] = [
+    [`${label}: durability log lag (ms)`, log.lag],
+    [`${label}: writes refused by the log buffer`, log.bufferExceeded],
+    [`${label}: writes throttled by the log (1 = throttling)`, log.throttled],
+  ];
+  return graphs
+    .filter(([, metrics]) => metrics.length > 0)
+    .map(([title, metrics]) => graph(title, [...metrics]));
 }

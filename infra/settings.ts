@@ -30,9 +30,11 @@ export {
   normaliseUrl,
   type ResolvedCache,
   SELFMANAGED_ACCESS_STRING,
+  SERVERLESS_ACCESS_STRING,
   type SelfManagedCacheSettings,
   type ServerlessCacheSettings,
 } from './cache-settings.js';
+export { DURABILITIES, type Durability } from './durability-settings.js';
 export type { SqsSettings } from './sqs-settings.js';
 
 /** The EMQ_* tunables every function receives (see src/config.ts for their meaning). */
@@ -51,8 +53,10 @@ export interface EmqSettings {
   readonly connectTimeoutMs?: number;
   /**
    * `EMQ_ACK_REPLICAS` (SPEC §11): replicas that must confirm each write before it is
-   * acknowledged. Default `1` where the stack knows every shard has a replica (elasticache,
-   * selfmanaged with replicas), else `0` (existing, serverless, no replicas).
+   * acknowledged. Default `1` where the stack knows every shard has a replica and no log
+   * confirms writes (elasticache with durability async or off, selfmanaged with replicas),
+   * else `0` (elasticache with durability=sync, existing, serverless, no replicas).
+   * Serverless refuses anything but 0 (it has no WAIT).
    */
   readonly ackReplicas?: number;
   /** `EMQ_ACK_TIMEOUT_MS`: how long WAIT may wait for them. Default `1000`. */

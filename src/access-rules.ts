@@ -1,59 +1,103 @@
 /**
- * The ACL rules of the package's two Valkey users, per server kind: plain constants, so that
- * infra deploys exactly these strings (ElastiCache RBAC access strings, the self-managed
- * nodes' users.acl) and the ACL tests apply exactly these strings to real servers.
+ * The ACL rules of the package's two Valkey users, per family of admission calls (SPEC §4):
+ * plain constants, so that infra deploys exactly these strings (ElastiCache RBAC access
+ * strings, the self-managed nodes' users.acl) and the ACL tests apply exactly these strings
+ * to real servers. Which kind deploys which: function family on ElastiCache node-based (and
+ * the rules to give a MemoryDB or plain Valkey user for cache=existing), script family on
+ * ElastiCache Serverless, native family on the self-managed cluster.
  *
  * Every rule starts `on resetchannels -@all` and grants only what the code sends:
- * - connecting (iovalkey and src/install.ts readNode): INFO (ready check, INFO memory),
- *   CLUSTER SLOTS / INFO / MYID (slot map, cluster ready check, node id), COMMAND INFO
- *   (which EMQ.* commands a node knows), FCALL_RO (`emq_version`, the library check, a
- *   no-writes function), a GET of `{emq}:version` readable only (`%R~`), and EMQ.WIRE (the
- *   module's readonly identity read) where the module is loaded;
- * - WAIT (EMQ_ACK_REPLICAS), which names no key;
- * - reads: HGET of a job row's payload (a caller-id replay compares payloads, 200 or 409),
- *   HGETALL of job rows (readJob, `emq get`), ZCARD / ZRANGE of pending sets (`emq pending`).
- * Admission differs by kind. Selectors `(...)` pair commands with the keys they may touch;
- * ElastiCache accepts them from engine 7 (its "next version of ACLs": several permission
- * sets, key permissions) but refuses `reset`, so no rule uses it.
+ * - connecting (iovalkey and the connector's node check): INFO (ready check, INFO memory),
+ *   CLUSTER SLOTS / INFO / MYID (slot map, cluster ready check, node id; iovalkey 0.4.0
+ *   sends no CLUSTER SHARDS), COMMAND INFO (which EMQ.* commands a node knows, sent on every
+ *   family), a GET of `{emq}:version` readable only (`%R~`), and the library check: FCALL_RO
+ *   `emq_version` (function, native), `EVALSHA <sha> 1 {emq}:version version` with SCRIPT
+ *   EXISTS / LOAD (script), EMQ.WIRE (the module's readonly identity read, native);
+ * - WAIT (EMQ_ACK_REPLICAS), which names no key; never in the script family (Serverless has
+ *   none);
+ * - reads: HGET of a job row's payload, HGETALL of job rows (readJob, `emq get`), ZCARD /
+ *   ZRANGE of pending sets (`emq pending`).
+ * Selectors `(...)` pair commands with the keys they may touch; ElastiCache accepts them
+ * from engine 7 (its "next version of ACLs") but refuses `reset`, so no rule uses it. A rule
+ * names only commands its servers have: a server refuses a rule naming a command it lacks.
  *
- * ElastiCache (no module): FCALL of the `emq` library. A function's inner calls are checked
- * against the caller's ACL, and Valkey has no "inside a function only" grant, so the inner
- * commands are granted too, each only on the keys the library gives it: EXISTS, HSET, HGET
- * on job rows; TYPE, ZADD on pending sets; GET, SET on dedupe records. The cost, stated in
- * the README: this user can also send those commands itself, i.e. write fields of a job row,
- * add members to a pending set and write a dedupe record (with any TTL) directly, bypassing
- * the library's checks. It still cannot delete, expire, list, dump or read other keys, run
- * Lua of its own, load or flush functions, or write `{emq}:version`.
- *
- * Self-managed (module): EMQ.ENQUEUE / EMQ.ADMIT on the queue keys. The module writes
- * without calling commands, so no inner command is granted, and FCALL is not granted at all.
+ * What each grant costs (for the README):
+ * - Function and script families: a function's or script's inner calls are checked against
+ *   the caller's ACL, and Valkey has no "only from inside the library" grant. So the user
+ *   holds the inner commands of `emq_admit` (src/executors/emq.lua), each only on its keys:
+ *   TIME; GET, PTTL of `{emq}:version` read-only; EXISTS, HGET, HSET on job rows; TYPE, ZADD
+ *   on pending sets; HMGET, HSET, UNLINK on a queue's four record slots
+ *   (`emq:{q}:dedupe:<one character>`); EXISTS, GET, SET on v2 records
+ *   (`emq:{q}:dedupe:<43 characters>`: read, SET ... KEEPTTL as the duplicate touch, SET ...
+ *   PX for the v2 form while an upgrade rolls). It can therefore write fields of a job row,
+ *   add pending members, write or unlink record slots and write v2 records directly,
+ *   bypassing the library's checks (a bad record write can make a replay admit a second
+ *   job). It still cannot delete, expire, list, dump or read keys beyond those, write the
+ *   identity, or load or flush functions.
+ * - Script family only: EVALSHA with SCRIPT LOAD lets the user run any Lua it writes, not only
+ *   the library's; each command that Lua calls is still bounded by the user's own command
+ *   and key permissions above, and on Serverless by its 5 s Lua time limit (it has no SCRIPT
+ *   KILL, so a looping script holds its shard until then). EVAL is not granted: every
+ *   script the user runs was loaded first.
+ * - Native family: the module writes without ACL-checked inner calls, so no inner command is
+ *   granted and FCALL's user holds no write of its own; EMQ.ENQUEUE / EMQ.ADMIT check the
+ *   layout and the fence before they write.
+ * - `emq purge` (HSCAN, HDEL, HLEN of record slots) is an operator's job: no rule grants it.
  */
 
 const BASE = 'on resetchannels -@all';
-const CONNECT = '+info +cluster|slots +cluster|info +cluster|myid +command|info +fcall_ro';
-const FENCE_READ = '+get %R~{emq}:version';
+/** The connect-time reads every family sends. */
+const CONNECT = '+info +cluster|slots +cluster|info +cluster|myid +command|info';
+/** The identity, readable only: the connector's GET, the library's fence check (GET, PTTL). */
+const FENCE_READ = '%R~{emq}:version';
 const ROWS = '~emq:{*}:job:*';
 const PENDING = '~emq:{*}:pending';
 const DEDUPE = '~emq:{*}:dedupe:*';
+/** A queue's four record slots, `emq:{q}:dedupe:0` to `:3`. */
+const SLOTS = '~emq:{*}:dedupe:?';
+/** A v2 record, `emq:{q}:dedupe:<h>`, `h` 43 base64url characters. */
+const V2_RECORDS = `~emq:{*}:dedupe:${'?'.repeat(43)}`;
 const QUEUE_KEYS = `${ROWS} ${PENDING} ${DEDUPE}`;
 
-/** The functions' user on a server without the module (ElastiCache): the function family. */
-export const FUNCTIONS_RULES_ELASTICACHE = [
+/** The inner commands of `emq_admit` (v3 and the v2 form), with the reads, on their keys. */
+const INNER = [
+  `(${ROWS} +exists +hget +hset +hgetall)`,
+  `(${PENDING} +type +zadd +zcard +zrange)`,
+  `(${SLOTS} +hmget +hset +unlink)`,
+  `(${V2_RECORDS} +exists +get +set)`,
+].join(' ');
+
+/** The functions' user of the function family (ElastiCache node-based; MemoryDB, Valkey 7.2+). */
+export const FUNCTIONS_RULES_FUNCTION = [
   BASE,
   CONNECT,
-  '+wait',
+  '+fcall_ro +wait +time +get +pttl',
   FENCE_READ,
   `(${QUEUE_KEYS} +fcall)`,
-  `(${ROWS} +exists +hset +hget +hgetall)`,
-  `(${PENDING} +type +zadd +zcard +zrange)`,
-  `(${DEDUPE} +get +set)`,
+  INNER,
+].join(' ');
+
+/**
+ * The functions' user of the script family (ElastiCache Serverless: no FCALL, FUNCTION or
+ * WAIT). EVALSHA runs the library on the queue keys and, for the version probe, on
+ * `{emq}:version` (EVALSHA declares its keys read-write, so `%R~` cannot cover it; the
+ * script's own GET of it stays read-only). SCRIPT EXISTS / LOAD load the script where a
+ * node's cache lacks it.
+ */
+export const FUNCTIONS_RULES_SCRIPT = [
+  BASE,
+  CONNECT,
+  '+script|exists +script|load +time +get +pttl',
+  FENCE_READ,
+  `(${QUEUE_KEYS} ~{emq}:version +evalsha)`,
+  INNER,
 ].join(' ');
 
 /** The functions' user on servers that load the module (self-managed): the native family. */
-export const FUNCTIONS_RULES_SELFMANAGED = [
+export const FUNCTIONS_RULES_NATIVE = [
   BASE,
   CONNECT,
-  '+emq.wire +wait',
+  '+fcall_ro +emq.wire +wait +get',
   FENCE_READ,
   `(${QUEUE_KEYS} +emq.enqueue +emq.admit)`,
   `(${ROWS} +hget +hgetall)`,
@@ -61,14 +105,22 @@ export const FUNCTIONS_RULES_SELFMANAGED = [
 ].join(' ');
 
 /**
- * The installer's user without the module: it reads the node state like a connection, sets
- * `{emq}:version` (its only key) and loads the `emq` library (FUNCTION LOAD REPLACE; no
+ * The installer's user of the function family: it reads the node state like a connection,
+ * sets `{emq}:version` (its only key) and loads the `emq` library (FUNCTION LOAD REPLACE; no
  * FLUSH, DELETE or DUMP).
  */
-export const INSTALLER_RULES_ELASTICACHE = `${BASE} ${CONNECT} +function|load +get +set ~{emq}:version`;
+export const INSTALLER_RULES_FUNCTION = `${BASE} ${CONNECT} +fcall_ro +function|load +get +set ~{emq}:version`;
+
+/**
+ * The installer's user of the script family: it loads the script (SCRIPT LOAD), sets
+ * `{emq}:version` through the one endpoint, and checks the result with the version probe
+ * (EVALSHA, on that key alone).
+ */
+export const INSTALLER_RULES_SCRIPT = `${BASE} ${CONNECT} +script|exists +script|load +evalsha +get +set ~{emq}:version`;
 
 /**
  * The installer's user with the module: EMQ.WIRE.INSTALL writes each node's own copy of the
- * identity (it names no key), so it needs no key write at all.
+ * identity (it names no key), so it needs no key write at all; FUNCTION LOAD loads the
+ * library the function family of other hosts calls.
  */
-export const INSTALLER_RULES_SELFMANAGED = `${BASE} ${CONNECT} +function|load +emq.wire +emq.wire.install ${FENCE_READ}`;
+export const INSTALLER_RULES_NATIVE = `${BASE} ${CONNECT} +fcall_ro +function|load +emq.wire +emq.wire.install +get ${FENCE_READ}`;

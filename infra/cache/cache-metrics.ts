@@ -6,7 +6,8 @@
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import type { CacheMetrics } from './cache.js';
+import type { Durability } from '../durability-settings.js';
+import type { CacheMetrics, DurabilityLogMetrics } from './cache.js';
 
 const NAMESPACE = 'AWS/ElastiCache';
 const PERIOD = Duration.minutes(1);
@@ -23,7 +24,12 @@ function nodeMetric(metricName: string, cacheClusterId: string, statistic: strin
 
 export function replicationGroupMetrics(
   replicationGroupId: string,
-  layout: { readonly shards: number; readonly replicasPerShard: number },
+  layout: {
+    readonly shards: number;
+    readonly replicasPerShard: number;
+    /** The log's mode where the engine has one (9.x); `off` or undefined: no log to watch. */
+    readonly durability?: Durability | undefined;
+  },
 ): CacheMetrics {
   const nodes: { id: string; replica: boolean }[] = [];
   for (let shard = 1; shard <= layout.shards; shard++) {
@@ -44,6 +50,31 @@ export function replicationGroupMetrics(
     replicationLag: nodes
       .filter(({ replica }) => replica)
       .map(({ id }) => nodeMetric('ReplicationLag', id, 'Maximum')),
+    durabilityLog: durabilityLogMetrics(
+      nodes.map(({ id }) => id),
+      layout.durability,
+    ),
+  };
+}
+
+/**
+ * The durability page names the metrics, not their dimensions: they are read per node
+ * (CacheClusterId), as ElastiCache's other engine metrics, on every node since a failover
+ * moves the primary. DurabilityLag and DurabilityBufferExceededErrorCount are always 0 with
+ * `sync` (the page says so), so only `async` watches them.
+ */
+function durabilityLogMetrics(
+  nodeIds: readonly string[],
+  durability: Durability | undefined,
+): DurabilityLogMetrics | undefined {
+  if (durability === undefined || durability === 'off') return undefined;
+  const trailing = durability === 'async';
+  return {
+    lag: trailing ? nodeIds.map((id) => nodeMetric('DurabilityLag', id, 'Maximum')) : [],
+    bufferExceeded: trailing
+      ? nodeIds.map((id) => nodeMetric('DurabilityBufferExceededErrorCount', id, 'Sum'))
+      : [],
+    throttled: nodeIds.map((id) => nodeMetric('TrafficManagementActive', id, 'Maximum')),
   };
 }
 

@@ -7,17 +7,15 @@ import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type { IDependable } from 'constructs';
+import type { ExecutorChoice } from '../../src/config.js';
 import type { CacheKind } from '../settings.js';
-import type { ModulelessExecutor } from './executor.js';
 
 /** The EMQ_* variables that say where Valkey is and how to talk to it; never a password. */
 export interface CacheConnectionEnvironment {
   readonly EMQ_URL: string;
   readonly EMQ_CLUSTER: 'true' | 'false';
-  /** The script/function executor where the server loads no module (ElastiCache), else `native`. */
-  readonly EMQ_EXECUTOR: 'native' | ModulelessExecutor;
-  /** `true` where the service forces a volatile-* memory policy (Serverless; SPEC §11). */
-  readonly EMQ_ALLOW_VOLATILE_EVICTION?: 'true';
+  /** The family of admission calls the kind's servers run (executor.ts). */
+  readonly EMQ_EXECUTOR: ExecutorChoice;
   /** The secret `{"username","password"}` read at cold start, where the cache needs AUTH. */
   readonly EMQ_SECRET_ARN?: string;
 }
@@ -51,6 +49,21 @@ export interface CacheMetrics {
   readonly evictions: readonly cloudwatch.IMetric[];
   /** Seconds each replica trails its primary; empty where no replica is visible. */
   readonly replicationLag: readonly cloudwatch.IMetric[];
+  /** What the durability log adds (ElastiCache 9.x with `durability=sync|async`); else none. */
+  readonly durabilityLog?: DurabilityLogMetrics | undefined;
+}
+
+/**
+ * The CloudWatch metrics ElastiCache publishes for durable clusters (its "Durability:
+ * Monitoring" page), per node; each list is empty where the mode makes the metric always 0.
+ */
+export interface DurabilityLogMetrics {
+  /** ms the oldest acknowledged write waits for the log (DurabilityLag; async only). */
+  readonly lag: readonly cloudwatch.IMetric[];
+  /** Writes refused because that wait passed 10 s (DurabilityBufferExceededErrorCount; async only). */
+  readonly bufferExceeded: readonly cloudwatch.IMetric[];
+  /** 1 while writes are throttled to the log's throughput (TrafficManagementActive). */
+  readonly throttled: readonly cloudwatch.IMetric[];
 }
 
 export interface EchoMqCache {

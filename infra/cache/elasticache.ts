@@ -2,7 +2,9 @@
  * ElastiCache for Valkey in cluster mode: Multi-AZ with automatic failover, TLS required in
  * transit, encrypted at rest, in isolated subnets, reachable only from the functions, with an
  * RBAC user whose password lives in Secrets Manager. ElastiCache loads no modules, so the
- * functions run the script executor against it.
+ * functions run the function family against it. On 9.x the replication group carries the
+ * chosen durability (durability-settings.ts): cluster mode, Multi-AZ, replicas and TLS,
+ * which durability needs, are always deployed.
  */
 import { Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -10,6 +12,8 @@ import * as elasticache from 'aws-cdk-lib/aws-elasticache';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IDependable } from 'constructs';
+import { INSTALLER_ACCESS_STRING } from '../cache-settings.js';
+import { cfnDurability } from '../durability-settings.js';
 import type { EchoMqNetwork } from '../network.js';
 import type { ElastiCacheSettings } from '../settings.js';
 import type {
@@ -20,7 +24,7 @@ import type {
 } from './cache.js';
 import { replicationGroupMetrics } from './cache-metrics.js';
 import { noEvictionParameterGroup } from './engine.js';
-import { MODULELESS_EXECUTOR } from './executor.js';
+import { EXECUTOR_OF } from './executor.js';
 import { cacheIamAuth } from './iam-auth.js';
 import { createRbacUsers, rbacIdPrefix } from './rbac.js';
 
@@ -52,7 +56,11 @@ export class ElastiCacheValkey extends Construct implements EchoMqCache {
     super(scope, id);
     const { settings, network } = props;
     this.port = settings.port;
-    const rbac = createRbacUsers(this, settings.accessString, settings.cacheAuth);
+    const rbac = createRbacUsers(this, {
+      accessString: settings.accessString,
+      installerAccessString: INSTALLER_ACCESS_STRING,
+      cacheAuth: settings.cacheAuth,
+    });
     this.credentials = rbac.credentials;
     this.installerCredentials = rbac.installerCredentials;
     this.installerSecretArn = rbac.installerCredentials.secretArn;
@@ -72,11 +80,13 @@ export class ElastiCacheValkey extends Construct implements EchoMqCache {
     // IAM tokens and the Connect policy name the group: give it a known lowercase id then
     // (only then: a new id replaces an existing password-mode group).
     const groupId = rbac.iamUser === undefined ? undefined : rbacIdPrefix(this);
+    const durability = cfnDurability(settings.durability, settings.engineVersion);
     this.replicationGroup = new elasticache.CfnReplicationGroup(this, 'ReplicationGroup', {
       ...(groupId === undefined ? {} : { replicationGroupId: groupId }),
       replicationGroupDescription: 'echomq-lambda job admission keyspace',
       engine: 'valkey',
       engineVersion: settings.engineVersion,
+      ...(durability === undefined ? {} : { durability }),
       cacheParameterGroupName: this.parameterGroup.ref,
       clusterMode: 'enabled',
       cacheNodeType: settings.nodeType,
@@ -107,7 +117,7 @@ export class ElastiCacheValkey extends Construct implements EchoMqCache {
     this.connectionEnvironment = {
       EMQ_URL: `rediss://${address}:${port}`,
       EMQ_CLUSTER: 'true',
-      EMQ_EXECUTOR: MODULELESS_EXECUTOR,
+      EMQ_EXECUTOR: EXECUTOR_OF.elasticache,
       // With cacheAuth=iam the functions hold no password: iamAuth adds what they sign for.
       ...(this.credentials === undefined ? {} : { EMQ_SECRET_ARN: this.credentials.secretArn }),
     };
@@ -115,7 +125,10 @@ export class ElastiCacheValkey extends Construct implements EchoMqCache {
       rbac.iamUser === undefined || groupId === undefined
         ? undefined
         : cacheIamAuth(this, { user: rbac.iamUser, cacheName: groupId, serverless: false });
-    this.metrics = replicationGroupMetrics(this.replicationGroup.ref, settings);
+    this.metrics = replicationGroupMetrics(this.replicationGroup.ref, {
+      ...settings,
+      durability: durability === undefined ? undefined : settings.durability,
+    });
     // The whole construct: the cluster, its users and the security group rules that admit the functions.
     this.ready = this;
   }

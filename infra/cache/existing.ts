@@ -1,7 +1,9 @@
 /**
- * A Valkey endpoint the stack does not own, one that loads the EchoMQ module (so the functions
- * run the native executor). The stack only opens egress to its ports and, when a secret is
- * named, lets the functions read it.
+ * A Valkey endpoint the stack does not own: any Valkey 7.2 or later, MemoryDB included. The
+ * functions run EMQ_EXECUTOR=auto: the native family where every primary loads the EchoMQ
+ * module, else the function family, decided at connect; the operator's user needs that
+ * family's rules (src/access-rules.ts). The stack only opens egress to its ports and, when a
+ * secret is named, lets the functions read it.
  */
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as iam from 'aws-cdk-lib/aws-iam';
@@ -9,6 +11,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IDependable } from 'constructs';
 import type { ExistingCacheSettings } from '../settings.js';
 import type { CacheConnectionEnvironment, EchoMqCache } from './cache.js';
+import { EXECUTOR_OF } from './executor.js';
 
 export interface ExistingValkeyProps {
   /** Normalised URLs (scheme://host:port), as resolveSettings returns them. */
@@ -37,7 +40,7 @@ export class ExistingValkey extends Construct implements EchoMqCache {
     this.connectionEnvironment = {
       EMQ_URL: settings.urls.join(','),
       EMQ_CLUSTER: settings.cluster ? 'true' : 'false',
-      EMQ_EXECUTOR: 'native',
+      EMQ_EXECUTOR: EXECUTOR_OF.existing,
       ...(this.credentials === undefined ? {} : { EMQ_SECRET_ARN: this.credentials.secretArn }),
     };
   }

@@ -8,7 +8,7 @@ import { Names, Validations } from 'aws-cdk-lib';
 import * as elasticache from 'aws-cdk-lib/aws-elasticache';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { type CacheAuth, INSTALLER_ACCESS_STRING } from '../cache-settings.js';
+import type { CacheAuth } from '../cache-settings.js';
 
 /** The RBAC user the functions connect as. */
 export const APP_USERNAME = 'emq-app';
@@ -25,12 +25,18 @@ export interface RbacUsers {
   readonly iamUser: elasticache.CfnUser | undefined;
 }
 
+export interface RbacRules {
+  /** The functions' access string (the family the cache runs). */
+  readonly accessString: string;
+  /** The installer's access string (the same family's installer rules). */
+  readonly installerAccessString: string;
+  /** How the functions authenticate. Default `'password'`. */
+  readonly cacheAuth?: CacheAuth;
+}
+
 /** Creates the users and their group as children of `scope` (the cache construct). */
-export function createRbacUsers(
-  scope: Construct,
-  accessString: string,
-  cacheAuth: CacheAuth = 'password',
-): RbacUsers {
+export function createRbacUsers(scope: Construct, rules: RbacRules): RbacUsers {
+  const { accessString, installerAccessString, cacheAuth = 'password' } = rules;
   // User and group ids are account-wide names: derive them from the cache's path.
   const idPrefix = rbacIdPrefix(scope);
   const credentials =
@@ -83,7 +89,7 @@ export function createRbacUsers(
     engine: 'valkey',
     userId: `${idPrefix}-installer`,
     userName: INSTALLER_USERNAME,
-    accessString: INSTALLER_ACCESS_STRING,
+    accessString: installerAccessString,
     passwords: [installerCredentials.secretValueFromJson('password').unsafeUnwrap()],
   });
   const defaultUser = new elasticache.CfnUser(scope, 'DisabledDefaultUser', {

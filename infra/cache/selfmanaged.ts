@@ -37,6 +37,7 @@ import { SELFMANAGED_INSTALLER_ACCESS_STRING } from '../cache-settings.js';
 import type { EchoMqNetwork } from '../network.js';
 import type { ResolvedCache } from '../settings.js';
 import type { CacheConnectionEnvironment, EchoMqCache } from './cache.js';
+import { EXECUTOR_OF } from './executor.js';
 import { ClusterNode, DATA_DEVICE } from './selfmanaged/cluster-node.js';
 import { placeNodes } from './selfmanaged/layout.js';
 import { instanceArchitecture, moduleArchitecture } from './selfmanaged/module-artifact.js';
@@ -269,7 +270,7 @@ export class SelfManagedValkey extends Construct implements EchoMqCache {
     this.connectionEnvironment = {
       EMQ_URL: seeds.map((seed) => `rediss://${seed}`).join(','),
       EMQ_CLUSTER: 'true',
-      EMQ_EXECUTOR: 'native',
+      EMQ_EXECUTOR: EXECUTOR_OF.selfmanaged,
       EMQ_SECRET_ARN: this.credentials.secretArn,
       // Data is the JSON {"emq-cluster":"<base64 CA>"}; base64 holds no quote.
       EMQ_TLS_CA: Fn.select(3, Fn.split('"', Token.asString(this.clusterCreated.attrData))),

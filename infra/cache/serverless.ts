@@ -1,15 +1,17 @@
 /**
- * ElastiCache Serverless for Valkey: one TLS endpoint (cluster mode), usage limits, the same
- * RBAC users as the node-based cache, in the stack's isolated subnets. The service forces
- * `volatile-lru` and loads no module: the functions run the modules-free executor with
- * EMQ_ALLOW_VOLATILE_EVICTION=true (SPEC §11), and the fence installer works against the one
- * endpoint, which routes to every shard.
+ * ElastiCache Serverless for Valkey: one TLS endpoint (cluster mode), usage limits, RBAC users
+ * as on the node-based cache, in the stack's isolated subnets. The service loads no module
+ * and has no FCALL, FUNCTION or WAIT: the functions run the script family (EVALSHA of the
+ * library) with EMQ_ACK_REPLICAS=0, under the script family's rules. Its forced
+ * `volatile-lru` evicts nothing they write (no TTL, SPEC §11). The fence installer works
+ * against the one endpoint, which routes to every shard.
  */
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elasticache from 'aws-cdk-lib/aws-elasticache';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IDependable } from 'constructs';
+import { SERVERLESS_INSTALLER_ACCESS_STRING } from '../cache-settings.js';
 import type { EchoMqNetwork } from '../network.js';
 import type { ServerlessCacheSettings } from '../settings.js';
 import type {
@@ -19,7 +21,7 @@ import type {
   EchoMqCache,
 } from './cache.js';
 import { serverlessMetrics } from './cache-metrics.js';
-import { MODULELESS_EXECUTOR } from './executor.js';
+import { EXECUTOR_OF } from './executor.js';
 import { cacheIamAuth } from './iam-auth.js';
 import { createRbacUsers, rbacIdPrefix } from './rbac.js';
 
@@ -49,7 +51,11 @@ export class ServerlessValkey extends Construct implements EchoMqCache {
   constructor(scope: Construct, id: string, props: ServerlessValkeyProps) {
     super(scope, id);
     const { settings, network } = props;
-    const rbac = createRbacUsers(this, settings.accessString, settings.cacheAuth);
+    const rbac = createRbacUsers(this, {
+      accessString: settings.accessString,
+      installerAccessString: SERVERLESS_INSTALLER_ACCESS_STRING,
+      cacheAuth: settings.cacheAuth,
+    });
     this.credentials = rbac.credentials;
     this.installerCredentials = rbac.installerCredentials;
     this.installerSecretArn = rbac.installerCredentials.secretArn;
@@ -82,11 +88,9 @@ export class ServerlessValkey extends Construct implements EchoMqCache {
     this.connectionEnvironment = {
       EMQ_URL: `rediss://${address}:${port}`,
       EMQ_CLUSTER: 'true',
-      EMQ_EXECUTOR: MODULELESS_EXECUTOR,
+      EMQ_EXECUTOR: EXECUTOR_OF.serverless,
       // With cacheAuth=iam the functions hold no password: iamAuth adds what they sign for.
       ...(this.credentials === undefined ? {} : { EMQ_SECRET_ARN: this.credentials.secretArn }),
-      // Serverless evicts keys with a TTL at its storage limit and cannot be told otherwise.
-      EMQ_ALLOW_VOLATILE_EVICTION: 'true',
     };
     this.iamAuth =
       rbac.iamUser === undefined

@@ -3,7 +3,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MODULELESS_EXECUTOR } from '../../infra/cache/executor.js';
 import { createEchoMqApp } from '../../infra/echomq-app.js';
 import { InvalidSettingsError } from '../../infra/settings.js';
 import { synthSummary } from '../../infra/synth-summary.js';
@@ -32,7 +31,7 @@ describe('createEchoMqApp', () => {
     expect(existsSync(join(outdir, 'EmqCi.template.json'))).toBe(true);
     const summary = synthSummary(assembly, stack).split('\n');
     expect(summary[0]).toBe(
-      `echomq-lambda: synthesized stack EmqCi (cache=elasticache, executor ${MODULELESS_EXECUTOR}, runtime nodejs22.x, auth=iam)`,
+      'echomq-lambda: synthesized stack EmqCi (cache=elasticache, cacheAuth=password, durability=sync, executor function, runtime nodejs22.x, auth=iam)',
     );
     expect(summary[1]).toMatch(/^ {2}template: .*EmqCi\.template\.json$/);
     // The three stand-in bundles are one file, so CDK stages them as one asset.

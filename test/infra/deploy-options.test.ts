@@ -49,7 +49,7 @@ describe('cache=existing in the user VPC, with a security group the stack create
         SecurityGroupIds: [{ 'Fn::GetAtt': [groupId, 'GroupId'] }],
       });
       expect(fn.Properties.Runtime).toBe('nodejs24.x');
-      expect(environmentOf(fn)).toMatchObject({ EMQ_EXECUTOR: 'native', EMQ_ACK_REPLICAS: '0' });
+      expect(environmentOf(fn)).toMatchObject({ EMQ_EXECUTOR: 'auto', EMQ_ACK_REPLICAS: '0' });
     }
   });
 

@@ -4,7 +4,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FENCE_RESOURCE_TYPE } from '../../infra/fence-installer.js';
 import { DEFAULT_ACCESS_STRING } from '../../infra/settings.js';
-import { INSTALLER_RULES_ELASTICACHE } from '../../src/access-rules.js';
+import { INSTALLER_RULES_FUNCTION } from '../../src/access-rules.js';
 import { loadConfig } from '../../src/index.js';
 import { acknowledgmentsIn, awsSolutionsFindings } from './support/nag.js';
 import { type Synthesized, synthStack } from './support/synth.js';
@@ -37,21 +37,25 @@ function functionNamed(hint: string): [string, Resource] {
 }
 
 describe('ElastiCache for Valkey', () => {
-  it('runs in cluster mode with the shards and replicas of the defaults', () => {
+  it('runs Valkey 9.1 in cluster mode with the shards and replicas of the defaults, on the node type durability needs', () => {
     template.hasResourceProperties('AWS::ElastiCache::ReplicationGroup', {
       Engine: 'valkey',
-      EngineVersion: '8.0',
+      EngineVersion: '9.1',
       ClusterMode: 'enabled',
       CacheParameterGroupName: ref(onlyResource(template, 'AWS::ElastiCache::ParameterGroup')[0]),
       NumNodeGroups: 2,
       ReplicasPerNodeGroup: 1,
-      CacheNodeType: 'cache.t4g.small',
+      CacheNodeType: 'cache.m7g.large',
     });
+  });
+
+  it('keeps a synchronous durability log: an acknowledged write is in the Multi-AZ log', () => {
+    template.hasResourceProperties('AWS::ElastiCache::ReplicationGroup', { Durability: 'sync' });
   });
 
   it('deploys its own parameter group: cluster mode, noeviction, the family of the engine version', () => {
     template.hasResourceProperties('AWS::ElastiCache::ParameterGroup', {
-      CacheParameterGroupFamily: 'valkey8',
+      CacheParameterGroupFamily: 'valkey9',
       Properties: { 'cluster-enabled': 'yes', 'maxmemory-policy': 'noeviction' },
     });
   });
@@ -100,7 +104,7 @@ describe('ElastiCache for Valkey', () => {
       'CacheInstallerCredentials',
     );
     expect(user.Properties.UserName).toBe('emq-installer');
-    expect(user.Properties.AccessString).toBe(INSTALLER_RULES_ELASTICACHE);
+    expect(user.Properties.AccessString).toBe(INSTALLER_RULES_FUNCTION);
     expect(JSON.stringify(user.Properties.Passwords)).toContain(`"Ref":"${secretId}"`);
     expect(group.Properties.UserIds).toContainEqual(user.Properties.UserId);
     expect(group.DependsOn).toContain(userId);
@@ -168,7 +172,7 @@ describe('functions', () => {
     }
   });
 
-  it('talk to the configuration endpoint over TLS with the script executor in cluster mode', () => {
+  it('talk to the configuration endpoint over TLS with the function family in cluster mode', () => {
     const [replication] = onlyResource(template, 'AWS::ElastiCache::ReplicationGroup');
     for (const fn of Object.values(projectFunctions(template))) {
       expect(environmentOf(fn)).toMatchObject({
@@ -189,13 +193,12 @@ describe('functions', () => {
     }
   });
 
-  it('wait for one replica to confirm every write, since every shard has one', () => {
+  it('send no WAIT, since the synchronous log is the acknowledgement', () => {
     for (const fn of Object.values(projectFunctions(template))) {
       expect(environmentOf(fn)).toMatchObject({
-        EMQ_ACK_REPLICAS: '1',
+        EMQ_ACK_REPLICAS: '0',
         EMQ_ACK_TIMEOUT_MS: '1000',
       });
-      expect(environmentOf(fn)).not.toHaveProperty('EMQ_ALLOW_VOLATILE_EVICTION');
     }
   });
 
@@ -408,7 +411,7 @@ describe('alarms and outputs', () => {
     ]);
   });
 
-  it('alarm on evictions, memory above 80 % and replication lag, over every node', () => {
+  it('alarm on evictions, memory above 80 %, replication lag and log throttling, over every node', () => {
     const [replication] = onlyResource(template, 'AWS::ElastiCache::ReplicationGroup');
     const cacheAlarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).filter(
       (alarm) => alarm.Properties.Metrics !== undefined,
@@ -424,10 +427,12 @@ describe('alarms and outputs', () => {
         return [name, { alarm, stats, expression: metrics.find((m) => m.Expression)?.Expression }];
       }),
     );
+    // With sync the log's lag and buffer refusals are always 0 (AWS): only throttling is watched.
     expect([...byMetric.keys()].sort()).toEqual([
       'DatabaseMemoryUsagePercentage',
       'Evictions',
       'ReplicationLag',
+      'TrafficManagementActive',
     ]);
     // 2 shards x (1 primary + 1 replica): every node, named <group>-<shard>-<node>.
     const nodeId = (shard: string, node: string) => ({
@@ -442,6 +447,10 @@ describe('alarms and outputs', () => {
     expect(byMetric.get('Evictions')?.expression).toBe('MAX([m0,m1,m2,m3])');
     expect(byMetric.get('Evictions')?.alarm.Properties.Threshold).toBe(1);
     expect(byMetric.get('DatabaseMemoryUsagePercentage')?.alarm.Properties.Threshold).toBe(80);
+    expect(
+      byMetric.get('TrafficManagementActive')?.stats.map((s) => s.Metric.Dimensions[0]?.Value),
+    ).toHaveLength(4);
+    expect(byMetric.get('TrafficManagementActive')?.alarm.Properties.Threshold).toBe(1);
     // Replicas only: a primary has no lag.
     expect(byMetric.get('ReplicationLag')?.stats.map((s) => s.Metric.Dimensions[0]?.Value)).toEqual(
       [nodeId('0001', '002'), nodeId('0002', '002')],

@@ -1,5 +1,6 @@
-// The stack on an existing Valkey endpoint that loads the module, with a JWT authorizer and an
-// alarm topic: synthesized once, checked where it differs from the ElastiCache default.
+// The stack on an existing Valkey endpoint (the module's or not: MemoryDB, plain Valkey), with
+// a JWT authorizer and an alarm topic: synthesized once, checked where it differs from the
+// ElastiCache default.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FENCE_RESOURCE_TYPE } from '../../infra/fence-installer.js';
 import { awsSolutionsFindings } from './support/nag.js';
@@ -40,12 +41,12 @@ describe('cache=existing', () => {
     }
   });
 
-  it('points every function at the seeds over TLS with the native executor', () => {
+  it('points every function at the seeds over TLS, the family chosen at connect (native with the module, else function)', () => {
     for (const fn of Object.values(projectFunctions(template))) {
       expect(environmentOf(fn)).toMatchObject({
         EMQ_URL: 'rediss://valkey-1.internal.example:6380,rediss://valkey-2.internal.example:6380',
         EMQ_CLUSTER: 'true',
-        EMQ_EXECUTOR: 'native',
+        EMQ_EXECUTOR: 'auto',
         EMQ_SECRET_ARN: SECRET_ARN,
       });
     }
@@ -79,10 +80,10 @@ describe('cache=existing', () => {
     expect(separate.map((rule) => rule.Properties.FromPort)).toEqual([443, 443]);
   });
 
-  it('installs the fence with the native executor and outputs the seeds', () => {
+  it('installs the fence with the family chosen at connect and outputs the seeds', () => {
     const [, fence] = onlyResource(template, FENCE_RESOURCE_TYPE);
     expect(fence.Properties).toMatchObject({
-      Executor: 'native',
+      Executor: 'auto',
       Endpoint: 'valkey-1.internal.example:6380,valkey-2.internal.example:6380',
     });
     template.hasOutput('CacheEndpoint', {

@@ -3,7 +3,11 @@
 // for, no password for them; the installer keeps its password; cdk-nag still passes.
 import { describe, expect, it } from 'vitest';
 import { settingsFromContext } from '../../infra/context.js';
-import { DEFAULT_ACCESS_STRING, resolveSettings } from '../../infra/settings.js';
+import {
+  DEFAULT_ACCESS_STRING,
+  resolveSettings,
+  SERVERLESS_ACCESS_STRING,
+} from '../../infra/settings.js';
 import { awsSolutionsFindings } from './support/nag.js';
 import { synthStack } from './support/synth.js';
 import {
@@ -21,9 +25,17 @@ interface Statement {
 }
 
 describe.each([
-  { kind: 'elasticache' as const, cacheType: 'AWS::ElastiCache::ReplicationGroup' },
-  { kind: 'serverless' as const, cacheType: 'AWS::ElastiCache::ServerlessCache' },
-])('cache=$kind cacheAuth=iam', ({ kind, cacheType }) => {
+  {
+    kind: 'elasticache' as const,
+    cacheType: 'AWS::ElastiCache::ReplicationGroup',
+    rules: DEFAULT_ACCESS_STRING,
+  },
+  {
+    kind: 'serverless' as const,
+    cacheType: 'AWS::ElastiCache::ServerlessCache',
+    rules: SERVERLESS_ACCESS_STRING,
+  },
+])('cache=$kind cacheAuth=iam', ({ kind, cacheType, rules }) => {
   const synthesized = synthStack({ cache: { kind, cacheAuth: 'iam' } });
   const { template } = synthesized;
   const functions = Object.entries(projectFunctions(template));
@@ -54,7 +66,7 @@ describe.each([
       Engine: 'valkey',
       UserId: user.Properties.UserName,
       UserName: expect.stringMatching(/^emq-[a-z0-9-]+-iam$/),
-      AccessString: DEFAULT_ACCESS_STRING,
+      AccessString: rules,
       AuthenticationMode: { Type: 'iam' },
     });
     const [, group] = onlyResource(template, 'AWS::ElastiCache::UserGroup');

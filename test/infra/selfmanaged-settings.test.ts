@@ -19,7 +19,7 @@ import {
   SELFMANAGED_ACCESS_STRING,
 } from '../../infra/settings.js';
 import type { EchoMqStack } from '../../infra/stack.js';
-import { FUNCTIONS_RULES_SELFMANAGED } from '../../src/access-rules.js';
+import { FUNCTIONS_RULES_NATIVE } from '../../src/access-rules.js';
 import { MODULE_PATH } from '../support/servers.js';
 import { standInBundles, synthStack, TEST_ENV, temporaryDir } from './support/synth.js';
 import { resourcesOf } from './support/template.js';
@@ -95,7 +95,7 @@ describe('resolveSettings for cache=selfmanaged', () => {
       wire: '7',
     });
     // The native family: the module's commands, and none of the function family's inner ones.
-    expect(SELFMANAGED_ACCESS_STRING).toBe(FUNCTIONS_RULES_SELFMANAGED);
+    expect(SELFMANAGED_ACCESS_STRING).toBe(FUNCTIONS_RULES_NATIVE);
     expect(SELFMANAGED_ACCESS_STRING).not.toBe(DEFAULT_ACCESS_STRING);
   });
 

@@ -8,10 +8,7 @@ import {
   SelfManagedValkey,
 } from '../../infra/cache/selfmanaged.js';
 import { FENCE_RESOURCE_TYPE } from '../../infra/fence-installer.js';
-import {
-  FUNCTIONS_RULES_SELFMANAGED,
-  INSTALLER_RULES_SELFMANAGED,
-} from '../../src/access-rules.js';
+import { FUNCTIONS_RULES_NATIVE, INSTALLER_RULES_NATIVE } from '../../src/access-rules.js';
 import { loadConfig } from '../../src/index.js';
 import { MODULE_PATH } from '../support/servers.js';
 import { acknowledgmentsIn, awsSolutionsFindings } from './support/nag.js';
@@ -255,8 +252,8 @@ describe('user data', () => {
   it("carries the functions' and the installer's ACL rules for users.acl", () => {
     for (const [, instance] of instances()) {
       const userData = userDataOf(instance);
-      expect(setting(userData, 'EMQ_ACCESS_STRING')).toBe(FUNCTIONS_RULES_SELFMANAGED);
-      expect(setting(userData, 'EMQ_INSTALLER_ACCESS_STRING')).toBe(INSTALLER_RULES_SELFMANAGED);
+      expect(setting(userData, 'EMQ_ACCESS_STRING')).toBe(FUNCTIONS_RULES_NATIVE);
+      expect(setting(userData, 'EMQ_INSTALLER_ACCESS_STRING')).toBe(INSTALLER_RULES_NATIVE);
     }
   });
 

@@ -1,10 +1,9 @@
 // cache=serverless: ElastiCache Serverless for Valkey, synthesized once, checked where it
 // differs from the node-based default; and the dashboard every stack carries.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MODULELESS_EXECUTOR } from '../../infra/cache/executor.js';
 import { FENCE_RESOURCE_TYPE } from '../../infra/fence-installer.js';
-import { DEFAULT_ACCESS_STRING } from '../../infra/settings.js';
-import { INSTALLER_RULES_ELASTICACHE } from '../../src/access-rules.js';
+import { resolveSettings, SERVERLESS_ACCESS_STRING } from '../../infra/settings.js';
+import { FUNCTIONS_RULES_SCRIPT, INSTALLER_RULES_SCRIPT } from '../../src/access-rules.js';
 import { awsSolutionsFindings } from './support/nag.js';
 import { type Synthesized, synthStack } from './support/synth.js';
 import {
@@ -48,14 +47,23 @@ describe('cache=serverless', () => {
     for (const id of subnets) expect(id).toMatch(/^NetworkVpccacheSubnet/);
     template.hasResourceProperties('AWS::ElastiCache::User', {
       UserName: 'emq-app',
-      AccessString: DEFAULT_ACCESS_STRING,
+      AccessString: FUNCTIONS_RULES_SCRIPT,
     });
+    expect(SERVERLESS_ACCESS_STRING).toBe(FUNCTIONS_RULES_SCRIPT);
+  });
+
+  it('gives the functions the script family: EVALSHA and SCRIPT LOAD, no FCALL, FUNCTION or WAIT', () => {
+    const grants = FUNCTIONS_RULES_SCRIPT.split(' ');
+    expect(grants).toEqual(expect.arrayContaining(['+evalsha)', '+script|load', '+script|exists']));
+    for (const absent of ['+fcall', '+fcall)', '+fcall_ro', '+wait', '+eval', '+function|load']) {
+      expect(grants).not.toContain(absent);
+    }
   });
 
   it('gives the installer its own RBAC user and secret, read by the fence function alone', () => {
     template.hasResourceProperties('AWS::ElastiCache::User', {
       UserName: 'emq-installer',
-      AccessString: INSTALLER_RULES_ELASTICACHE,
+      AccessString: INSTALLER_RULES_SCRIPT,
     });
     const [secretId] = onlyResource(
       template,
@@ -71,7 +79,7 @@ describe('cache=serverless', () => {
     expect(readers[0]).toMatch(/Fence/);
   });
 
-  it('points the functions at its one TLS endpoint, cluster mode, modules-free executor, eviction opted in', () => {
+  it('points the functions at its one TLS endpoint, cluster mode, the script family, no WAIT', () => {
     const [cacheId] = onlyResource(template, 'AWS::ElastiCache::ServerlessCache');
     for (const fn of Object.values(projectFunctions(template))) {
       expect(environmentOf(fn)).toMatchObject({
@@ -87,12 +95,19 @@ describe('cache=serverless', () => {
           ],
         },
         EMQ_CLUSTER: 'true',
-        EMQ_EXECUTOR: MODULELESS_EXECUTOR,
-        EMQ_ALLOW_VOLATILE_EVICTION: 'true',
-        // No replica of its own answers WAIT.
+        EMQ_EXECUTOR: 'script',
+        // Serverless has no WAIT.
         EMQ_ACK_REPLICAS: '0',
       });
     }
+  });
+
+  it('refuses acknowledging replicas, naming why', () => {
+    expect(
+      resolveSettings({ cache: { kind: 'serverless' }, emq: { ackReplicas: 1 } }).problems,
+    ).toEqual([
+      'ackReplicas (1) must be 0 on cache=serverless: ElastiCache Serverless has no WAIT (it replicates inside the service), so no write could be confirmed by a replica.',
+    ]);
   });
 
   it('admits the functions on the endpoint and reader ports only', () => {
@@ -118,7 +133,7 @@ describe('cache=serverless', () => {
   it('installs the fence against the single endpoint once the cache exists', () => {
     const [cacheId] = onlyResource(template, 'AWS::ElastiCache::ServerlessCache');
     const [, fence] = onlyResource(template, FENCE_RESOURCE_TYPE);
-    expect(fence.Properties).toMatchObject({ Executor: MODULELESS_EXECUTOR });
+    expect(fence.Properties).toMatchObject({ Executor: 'script' });
     expect(fence.DependsOn).toContain(cacheId);
   });
 

@@ -25,10 +25,11 @@ describe('resolveSettings', () => {
       cache: {
         kind: 'elasticache',
         cacheAuth: 'password',
-        nodeType: 'cache.t4g.small',
+        durability: 'sync',
+        nodeType: 'cache.m7g.large',
         shards: 2,
         replicasPerShard: 1,
-        engineVersion: '8.0',
+        engineVersion: '9.1',
         port: 6379,
         accessString: DEFAULT_ACCESS_STRING,
         snapshotRetentionDays: 1,
@@ -41,7 +42,7 @@ describe('resolveSettings', () => {
         dedupeTtlMs: 3_600_000,
         commandTimeoutMs: 2_000,
         connectTimeoutMs: 3_000,
-        ackReplicas: 1,
+        ackReplicas: 0,
         ackTimeoutMs: 1_000,
       },
       http: {
@@ -193,10 +194,29 @@ describe('settingsFromContext', () => {
     ]);
   });
 
-  it('names an unknown cache kind', () => {
+  it('names an unknown cache kind and the kind it resembles', () => {
     expect(settingsFromContext(contextOf({ cache: 'memcached' })).problems).toEqual([
-      "cache must be one of elasticache, serverless, existing, selfmanaged; got 'memcached'.",
+      "cache must be one of elasticache, serverless, existing, selfmanaged; got 'memcached' (did you mean 'elasticache'?).",
     ]);
+  });
+
+  it('reports a misspelt cache kind once, not again for each key that depends on the kind', () => {
+    const values = {
+      cache: 'exisitng',
+      valkeyEndpoint: 'a:6380',
+      valkeyCluster: 'false',
+      valkeySecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:v-AbCdEf',
+      vpcId: 'vpc-0123456789abcdef0',
+      subnetIds: 'subnet-0aaa1111bbbb2222c,subnet-0ddd3333eeee4444f',
+      securityGroupIds: 'sg-0123456789abcdef0',
+      cacheAuth: 'iam',
+      ackReplicas: '2',
+    };
+    const { settings, problems } = settingsFromContext(contextOf(values), Object.keys(values));
+    expect(problems).toEqual([
+      "cache must be one of elasticache, serverless, existing, selfmanaged; got 'exisitng' (did you mean 'existing'?).",
+    ]);
+    expect(resolveSettings(settings).problems).toEqual([]);
   });
 });
 

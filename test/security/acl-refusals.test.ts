@@ -1,12 +1,14 @@
 // Least privilege, refused: on each server kind, under the rules read from the synthesized
-// template, the functions' user and the installer's user are refused everything the issue
-// lists (EVAL, FUNCTION LOAD/FLUSH/DELETE, SCRIPT, SCAN/KEYS, DEL, EXPIRE, DUMP, writing
-// `{emq}:version`, the install right, keys outside the queues), and every refusal leaves the
-// dataset and the function libraries byte for byte as they were.
+// template, the functions' user and the installer's user are refused everything beyond
+// their family's calls (EVAL, FUNCTION LOAD/FLUSH/DELETE, SCRIPT FLUSH, SCAN/KEYS, DEL,
+// EXPIRE, DUMP, writing `{emq}:version`, the install right, keys outside the queues, inner
+// commands on keys that are not theirs, Lua of their own beyond their own permissions), and
+// every refusal leaves the dataset and the libraries (functions, or the script cache) byte
+// for byte as they were. Where Serverless has no such command at all (FCALL, FUNCTION, WAIT)
+// the Serverless-like server answers "unknown command", as Serverless does.
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIBRARY_SOURCE } from '../../src/executors/library.js';
-import { install } from '../../src/index.js';
-import { connectTo } from '../support/emq.js';
 import {
   type ClusterHandle,
   type ServerHandle,
@@ -22,90 +24,164 @@ import {
   PASSWORD,
   type ServerKind,
 } from './acl-setup.js';
+import {
+  FENCE_KEY,
+  keysOf,
+  ownerOf,
+  recordHash,
+  SCRIPT_SHA,
+  SCRIPT_SOURCE,
+  WIRE,
+} from './raw-calls.js';
 
-const ROW = 'emq:{q}:job:JOB0KHTOWnGLuC';
-const PENDING = 'emq:{q}:pending';
-const DEDUPE = 'emq:{q}:dedupe:call:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
-const FENCE = '{emq}:version';
+const ID = 'JOB0KHTOWnGLuC';
+const Q = keysOf('q');
+const ROW = Q.row(ID);
+const PENDING = Q.pending;
+const SLOT = Q.slots[0] as string;
+const V2_RECORD = Q.v2Record(recordHash('http', 'protected'));
 
-/** A refusal by the ACL; `retired` is the module's own answer to the old install form. */
 const NOPERM = /^NOPERM /;
+/** A refusal inside a script: the ACL checks each command the Lua calls. */
+const IN_SCRIPT = /^ERR ACL failure in script: /;
+const UNKNOWN = /^ERR unknown command/;
 type Case = readonly [what: string, command: readonly string[], refused?: RegExp];
 
-/** What neither user may do, on either kind. */
-const NEVER: readonly Case[] = [
-  ['EVAL', ['EVAL', 'return 1', '0']],
-  ['EVALSHA', ['EVALSHA', 'e0e1f9fabfc9d4800c877a703b823ac0578ff8db', '0']],
-  ['FUNCTION FLUSH', ['FUNCTION', 'FLUSH']],
-  ['FUNCTION DELETE', ['FUNCTION', 'DELETE', 'emq']],
-  ['FUNCTION DUMP', ['FUNCTION', 'DUMP']],
-  ['SCRIPT FLUSH', ['SCRIPT', 'FLUSH']],
-  ['SCRIPT LOAD', ['SCRIPT', 'LOAD', 'return 1']],
-  ['SCAN', ['SCAN', '0']],
-  ['KEYS', ['KEYS', '*']],
-  ['DEL of a job row', ['DEL', ROW]],
-  ['DEL of a pending set', ['DEL', PENDING]],
-  ['DEL of {emq}:version', ['DEL', FENCE]],
-  ['EXPIRE of a pending set', ['EXPIRE', PENDING, '1']],
-  ['PEXPIRE of a job row', ['PEXPIRE', ROW, '1']],
-  ['DUMP of a job row', ['DUMP', ROW]],
-  ['UNLINK of a dedupe record', ['UNLINK', DEDUPE]],
-  ['a key outside the queues (SET)', ['SET', 'other', '1']],
-  ['a key outside the queues (GET)', ['GET', 'other']],
-  ['a key outside the queues (HGETALL)', ['HGETALL', 'other']],
-  ['FCALL on keys outside the queues', ['FCALL', 'emq_enqueue', '2', 'a', 'b', 'JOBx', 'p']],
-  ['FLUSHALL', ['FLUSHALL']],
-  ['CONFIG SET', ['CONFIG', 'SET', 'appendonly', 'no']],
-  ['DEBUG', ['DEBUG', 'DIGEST']],
-  ['CLIENT LIST', ['CLIENT', 'LIST']],
-  ['SUBSCRIBE', ['SUBSCRIBE', 'emq']],
-  ['SHUTDOWN', ['SHUTDOWN', 'NOSAVE']],
-];
+/** Lua a script-family user could load itself: each call is held to its own permissions. */
+const OWN_LUA = {
+  del: "return redis.call('DEL', KEYS[1])",
+  setFence: "return redis.call('SET', '{emq}:version', '2')",
+  readOther: "return redis.call('GET', 'other')",
+};
+const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
 
-function functionsRefusals(kind: ServerKind): Case[] {
+/** What neither user may do, on any kind; `absent` marks what a Serverless-like server lacks. */
+function never(kind: ServerKind): Case[] {
+  const absent = kind.family === 'script' ? UNKNOWN : NOPERM;
   return [
-    ...NEVER,
-    ['FUNCTION LOAD', ['FUNCTION', 'LOAD', 'REPLACE', LIBRARY_SOURCE]],
-    ['SET of {emq}:version', ['SET', FENCE, '2']],
-    ['GET of a job row as a string', ['GET', ROW]],
-    ['SET of a job row', ['SET', ROW, 'x']],
-    ['ZADD to a job row', ['ZADD', ROW, '0', 'm']],
-    ['HSET of a dedupe record', ['HSET', DEDUPE, 'f', 'v']],
-    ...(kind.module
-      ? ([
-          ['EMQ.WIRE.INSTALL', ['EMQ.WIRE.INSTALL']],
-          [
-            'the old EMQ.WIRE INSTALL form',
-            ['EMQ.WIRE', 'INSTALL'],
-            /^ERR EMQ.WIRE INSTALL is retired/,
-          ],
-          ['EMQ.ENQUEUE on keys outside the queues', ['EMQ.ENQUEUE', '2', 'a', 'b', 'JOBx', 'p']],
-          // The native family needs no inner command, so none is granted.
-          [
-            'FCALL of the library',
-            ['FCALL', 'emq_enqueue', '2', ROW, PENDING, 'JOB0KHTOWnGLuC', 'p'],
-          ],
-          ['HSET of a job row', ['HSET', ROW, 'state', 'pending']],
-          ['ZADD to a pending set', ['ZADD', PENDING, '0', 'JOB0KHTOWnGLuC']],
-          ['SET of a dedupe record', ['SET', DEDUPE, 'JOB0KHTOWnGLuC']],
-        ] as const)
-      : []),
+    ['EVAL', ['EVAL', 'return 1', '0']],
+    ['EVALSHA on a key outside the queues', ['EVALSHA', SCRIPT_SHA, '1', 'other', 'version']],
+    ['FUNCTION FLUSH', ['FUNCTION', 'FLUSH'], absent],
+    ['FUNCTION DELETE', ['FUNCTION', 'DELETE', 'emq'], absent],
+    ['FUNCTION DUMP', ['FUNCTION', 'DUMP'], absent],
+    ['SCRIPT FLUSH', ['SCRIPT', 'FLUSH']],
+    ['SCRIPT KILL', ['SCRIPT', 'KILL']],
+    ['SCAN', ['SCAN', '0']],
+    ['KEYS', ['KEYS', '*']],
+    ['DEL of a job row', ['DEL', ROW]],
+    ['DEL of a pending set', ['DEL', PENDING]],
+    ['DEL of {emq}:version', ['DEL', FENCE_KEY]],
+    ['EXPIRE of a pending set', ['EXPIRE', PENDING, '1']],
+    ['PEXPIRE of a job row', ['PEXPIRE', ROW, '1']],
+    ['PEXPIRE of {emq}:version', ['PEXPIRE', FENCE_KEY, '1']],
+    ['DUMP of a job row', ['DUMP', ROW]],
+    ['UNLINK of a v2 record', ['UNLINK', V2_RECORD]],
+    ['UNLINK of a job row', ['UNLINK', ROW]],
+    ['a key outside the queues (SET)', ['SET', 'other', '1']],
+    ['a key outside the queues (GET)', ['GET', 'other']],
+    ['a key outside the queues (HGETALL)', ['HGETALL', 'other']],
+    [
+      'FCALL on keys outside the queues',
+      ['FCALL', 'emq_enqueue', '2', 'a', 'b', 'JOBx', 'p'],
+      absent,
+    ],
+    ['FLUSHALL', ['FLUSHALL']],
+    ['CONFIG SET', ['CONFIG', 'SET', 'appendonly', 'no']],
+    ['DEBUG', ['DEBUG', 'DIGEST']],
+    ['CLIENT LIST', ['CLIENT', 'LIST']],
+    ['SUBSCRIBE', ['SUBSCRIBE', 'emq']],
+    ['SHUTDOWN', ['SHUTDOWN', 'NOSAVE']],
   ];
 }
 
+function functionsRefusals(kind: ServerKind): Case[] {
+  const absent = kind.family === 'script' ? UNKNOWN : NOPERM;
+  const common: Case[] = [
+    ...never(kind),
+    ['FUNCTION LOAD', ['FUNCTION', 'LOAD', 'REPLACE', LIBRARY_SOURCE], absent],
+    ['SET of {emq}:version', ['SET', FENCE_KEY, '2']],
+    ['GET of a job row as a string', ['GET', ROW]],
+    ['SET of a job row', ['SET', ROW, 'x']],
+    ['ZADD to a job row', ['ZADD', ROW, '0', 'm']],
+    ['HDEL of a job row field', ['HDEL', ROW, 'payload']],
+    ['HDEL of a record', ['HDEL', SLOT, 'f']],
+  ];
+  switch (kind.family) {
+    case 'native':
+      return [
+        ...common,
+        ['EMQ.WIRE.INSTALL', ['EMQ.WIRE.INSTALL']],
+        [
+          'the old EMQ.WIRE INSTALL form',
+          ['EMQ.WIRE', 'INSTALL'],
+          /^ERR EMQ.WIRE INSTALL is retired/,
+        ],
+        ['EMQ.ENQUEUE on keys outside the queues', ['EMQ.ENQUEUE', '2', 'a', 'b', 'JOBx', 'p']],
+        // The native family needs no inner command, so none is granted, and no FCALL.
+        ['FCALL of the library', ['FCALL', 'emq_enqueue', '2', ROW, PENDING, ID, 'p']],
+        ['EVALSHA of the library', ['EVALSHA', SCRIPT_SHA, '2', ROW, PENDING, 'enqueue', ID, 'p']],
+        ['HSET of a job row', ['HSET', ROW, 'state', 'pending']],
+        ['ZADD to a pending set', ['ZADD', PENDING, '0', ID]],
+        ['SET of a v2 record', ['SET', V2_RECORD, ID]],
+        ['HSET of a record slot', ['HSET', SLOT, 'f', 'v']],
+      ];
+    case 'function':
+      return [
+        ...common,
+        ['EVALSHA of the library', ['EVALSHA', SCRIPT_SHA, '2', ROW, PENDING, 'enqueue', ID, 'p']],
+        ['SCRIPT LOAD', ['SCRIPT', 'LOAD', 'return 1']],
+        ['HSET of a v2 record (its slots only)', ['HSET', V2_RECORD, 'f', 'v']],
+        ['SET over a record slot (v2 records only)', ['SET', SLOT, 'x']],
+        ['UNLINK of a pending set', ['UNLINK', PENDING]],
+        // emq purge is an operator's: its inner TYPE/HSCAN/HDEL of slots are not granted.
+        ['FCALL emq_purge', ['FCALL', 'emq_purge', '4', ...Q.slots, '100', '0:0'], IN_SCRIPT],
+      ];
+    case 'script':
+      return [
+        ...common,
+        ['WAIT (Serverless has none)', ['WAIT', '1', '10'], UNKNOWN],
+        ['FCALL of the library', ['FCALL', 'emq_enqueue', '2', ROW, PENDING, ID, 'p'], UNKNOWN],
+        ['HSET of a v2 record (its slots only)', ['HSET', V2_RECORD, 'f', 'v']],
+        ['SET over a record slot (v2 records only)', ['SET', SLOT, 'x']],
+        [
+          'the library purge',
+          ['EVALSHA', SCRIPT_SHA, '4', ...Q.slots, 'purge', '100', '0:0'],
+          IN_SCRIPT,
+        ],
+        // SCRIPT LOAD lets it run Lua of its own, held to its own permissions.
+        ['its own Lua deleting a row', ['EVALSHA', sha1(OWN_LUA.del), '1', ROW], IN_SCRIPT],
+        [
+          'its own Lua setting the identity',
+          ['EVALSHA', sha1(OWN_LUA.setFence), '1', ROW],
+          IN_SCRIPT,
+        ],
+        [
+          'its own Lua reading another key',
+          ['EVALSHA', sha1(OWN_LUA.readOther), '1', ROW],
+          IN_SCRIPT,
+        ],
+      ];
+  }
+}
+
 function installerRefusals(kind: ServerKind): Case[] {
+  const absent = kind.family === 'script' ? UNKNOWN : NOPERM;
   return [
-    ...NEVER,
+    ...never(kind),
     ['HSET of a job row', ['HSET', ROW, 'state', 'pending']],
     ['HGETALL of a job row', ['HGETALL', ROW]],
     ['ZRANGE of a pending set', ['ZRANGE', PENDING, '0', '-1']],
-    ['FCALL of the library', ['FCALL', 'emq_enqueue', '2', ROW, PENDING, 'JOB0KHTOWnGLuC', 'p']],
-    ['WAIT', ['WAIT', '1', '10']],
-    ...(kind.module
+    ['FCALL of the library', ['FCALL', 'emq_enqueue', '2', ROW, PENDING, ID, 'p'], absent],
+    [
+      'EVALSHA of the library on the queue keys',
+      ['EVALSHA', SCRIPT_SHA, '2', ROW, PENDING, 'enqueue', ID, 'p'],
+    ],
+    ['WAIT', ['WAIT', '1', '10'], absent],
+    ...(kind.family === 'native'
       ? ([
-          ['SET of {emq}:version (EMQ.WIRE.INSTALL writes it)', ['SET', FENCE, '2']],
-          ['EMQ.ENQUEUE', ['EMQ.ENQUEUE', '2', ROW, PENDING, 'JOB0KHTOWnGLuC', 'p']],
-          ['EMQ.ADMIT', ['EMQ.ADMIT', '3', ROW, PENDING, DEDUPE, 'JOB0KHTOWnGLuC', 'p', '1000']],
+          ['SET of {emq}:version (EMQ.WIRE.INSTALL writes it)', ['SET', FENCE_KEY, '2']],
+          ['EMQ.ENQUEUE', ['EMQ.ENQUEUE', '2', ROW, PENDING, ID, 'p']],
+          ['EMQ.ADMIT', ['EMQ.ADMIT', '3', ROW, PENDING, V2_RECORD, ID, 'p', '1000']],
         ] as const)
       : []),
   ];
@@ -121,27 +197,27 @@ interface Target {
 const targets = new Map<ServerKind, { standalone: Target; cluster: Target }>();
 let removeDir: () => Promise<void>;
 
-/** Something to protect: the identity, the library and one queue's keys. */
-async function protect(handle: ServerHandle | ClusterHandle): Promise<void> {
-  await install(await connectTo(handle, { checkFence: false }));
-  const admin = handle.kind === 'cluster' ? await handle.clusterClient() : await handle.client();
-  await admin.hset(ROW, 'state', 'pending', 'attempts', '0', 'payload', 'p');
-  await admin.zadd(PENDING, 0, 'JOB0KHTOWnGLuC');
-  await admin.set(DEDUPE, 'JOB0KHTOWnGLuC', 'PX', 3_600_000);
-  admin.disconnect();
-}
-
-async function ownerOf(primaries: readonly ServerHandle[]): Promise<ServerHandle> {
+/** Something to protect, as the harness: identity, library, and one queue's keys. */
+async function protect(kind: ServerKind, handle: ServerHandle | ClusterHandle): Promise<void> {
+  const primaries = handle.kind === 'cluster' ? await handle.primaries() : [handle];
   for (const node of primaries) {
     const admin = await node.client();
-    const owns = await admin.exists(ROW).then(
-      (count) => count === 1,
-      () => false,
-    );
+    if (kind.family === 'native') await admin.call('EMQ.WIRE.INSTALL');
+    if (kind.family === 'script') {
+      await admin.call('SCRIPT', 'LOAD', SCRIPT_SOURCE);
+      for (const lua of Object.values(OWN_LUA)) await admin.call('SCRIPT', 'LOAD', lua);
+    } else {
+      await admin.call('FUNCTION', 'LOAD', 'REPLACE', LIBRARY_SOURCE);
+    }
     admin.disconnect();
-    if (owns) return node;
   }
-  throw new Error('no primary holds the protected row');
+  const admin = handle.kind === 'cluster' ? await handle.clusterClient() : await handle.client();
+  if (kind.family !== 'native') await admin.set(FENCE_KEY, WIRE);
+  await admin.hset(ROW, 'state', 'pending', 'attempts', '0', 'payload', 'p');
+  await admin.zadd(PENDING, 0, ID);
+  await admin.hset(SLOT, '~', String(Date.now() + 3_600_000), 'f', `${ID}:AAAAAAAAAAAAAAAA:1`);
+  await admin.set(V2_RECORD, ID, 'PX', 3_600_000);
+  admin.disconnect();
 }
 
 beforeAll(async () => {
@@ -150,11 +226,11 @@ beforeAll(async () => {
   for (const kind of KINDS) {
     const options = { module: kind.module, extraArgs: await aclArgs(dir, kind) };
     const [server, cluster] = await Promise.all([startStandalone(options), startCluster(options)]);
-    await Promise.all([protect(server), protect(cluster)]);
+    await Promise.all([protect(kind, server), protect(kind, cluster)]);
     const primaries = await cluster.primaries();
     targets.set(kind, {
       standalone: { node: server, primaries: [server], stop: () => server.stop() },
-      cluster: { node: await ownerOf(primaries), primaries, stop: () => cluster.stop() },
+      cluster: { node: await ownerOf(primaries, ROW), primaries, stop: () => cluster.stop() },
     });
   }
 });
@@ -166,6 +242,7 @@ afterAll(async () => {
   await removeDir?.();
 });
 
+/** 'allowed', or the error's text. */
 async function attempt(server: ServerHandle, username: string, command: readonly string[]) {
   const client = await server.client({ username, password: PASSWORD });
   try {
@@ -179,15 +256,17 @@ async function attempt(server: ServerHandle, username: string, command: readonly
   }
 }
 
-/** Every primary's keyspace digest and libraries, as the harness's own user sees them. */
-async function snapshot(target: Target): Promise<unknown[]> {
+/** Every primary's keyspace digest and library, as the harness's own user sees them. */
+async function snapshot(kind: ServerKind, target: Target): Promise<unknown[]> {
   return Promise.all(
     target.primaries.map(async (node) => {
       const admin = await node.client();
       try {
         return [
           await admin.call('DEBUG', 'DIGEST'),
-          await admin.call('FUNCTION', 'LIST', 'WITHCODE'),
+          kind.family === 'script'
+            ? await admin.call('SCRIPT', 'EXISTS', SCRIPT_SHA)
+            : await admin.call('FUNCTION', 'LIST', 'WITHCODE'),
         ];
       } finally {
         admin.disconnect();
@@ -214,30 +293,41 @@ describe.each(
       expect(await attempt(server(), username, command)).toMatch(refused ?? NOPERM);
     });
 
-    it('leaves the dataset and the libraries as they were after every refusal', async () => {
-      const before = await snapshot(target());
+    it('leaves the dataset and the library as they were after every refusal', async () => {
+      const before = await snapshot(kind, target());
       for (const [, command] of cases) await attempt(server(), username, command);
-      expect(await snapshot(target())).toEqual(before);
+      expect(await snapshot(kind, target())).toEqual(before);
     });
   });
 
-  if (!kind.module) {
-    // The price of the function family, stated in the README: a function's inner calls run
-    // under the caller's ACL, so its write commands are granted on their own keys too.
-    it('lets the functions user write a row field, a pending member and a dedupe record directly, and nothing wider', async () => {
+  if (kind.family !== 'native') {
+    // The price of the function and script families, stated in the README: a library's inner
+    // calls run under the caller's ACL, so its writes are granted on their own keys too.
+    it('lets the functions user write a row field, a pending member, a record slot and a v2 record directly, and nothing wider', async () => {
       // The protected queue's slot, so a cluster's owner answers; undone below.
-      const row = 'emq:{q}:job:JOB0KHTOWnGLuD';
-      const dedupe = 'emq:{q}:dedupe:x';
-      const results = [
-        await attempt(server(), FUNCTIONS_USER, ['HSET', row, 'state', 'pending']),
-        await attempt(server(), FUNCTIONS_USER, ['ZADD', PENDING, '0', 'JOBx']),
-        await attempt(server(), FUNCTIONS_USER, ['SET', dedupe, 'JOBx']),
-        await attempt(server(), FUNCTIONS_USER, ['HDEL', row, 'state']),
+      const row = Q.row('JOB0KHTOWnGLuD');
+      const slot = Q.slots[3] as string;
+      const v2 = Q.v2Record(recordHash('http', 'direct'));
+      const allowed = [
+        ['HSET', row, 'state', 'pending'],
+        ['ZADD', PENDING, '0', 'JOBx'],
+        ['HSET', slot, 'f', 'v'],
+        ['UNLINK', slot],
+        ['SET', v2, 'JOBx', 'PX', '60000'],
       ];
-      expect(results.slice(0, 3)).toEqual(['allowed', 'allowed', 'allowed']);
-      expect(results[3]).toMatch(NOPERM);
+      const refused = [
+        ['HDEL', row, 'state'],
+        ['UNLINK', row],
+        ['UNLINK', v2],
+        ['EXPIRE', slot, '1'],
+        ['ZREM', PENDING, 'JOBx'],
+      ];
+      for (const command of allowed)
+        expect(await attempt(server(), FUNCTIONS_USER, command)).toBe('allowed');
+      for (const command of refused)
+        expect(await attempt(server(), FUNCTIONS_USER, command)).toMatch(NOPERM);
       const admin = await server().client();
-      await admin.del(row, dedupe);
+      await admin.del(row, v2, slot);
       await admin.zrem(PENDING, 'JOBx');
       admin.disconnect();
     });

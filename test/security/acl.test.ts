@@ -1,20 +1,14 @@
-// Least privilege, as deployed: on each server kind (ElastiCache-like without the module, the
-// function family; self-managed with the module, the native family), standalone, cluster and
-// a primary with a replica, the users run under the rules read from the synthesized template
-// (acl-setup.ts). The installer installs identity and library; the functions' user connects
-// with every check, serves every HTTP route and SQS case, confirms with WAIT, and reads back
-// as readJob and the CLI do. What they are refused is acl-refusals.test.ts.
-import type { SQSBatchResponse } from 'aws-lambda';
+// Least privilege, as deployed, allowed: on each server kind (function family without the
+// module, script family on a Serverless-like server, native family with the module),
+// standalone and cluster, the users run under the rules read from the synthesized template
+// (acl-setup.ts) and send the calls of docs/wire.md as raw commands (raw-calls.ts). The
+// installer installs identity and library; the functions' user passes every connect-time
+// read, admits every outcome of a v3 call, the v2 form and a v2 record, unlinks a dead
+// record slot, trips the fence, reads back, and confirms with WAIT where the family has it.
+// What they are refused is acl-refusals.test.ts.
+import type { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handler as httpHandler } from '../../functions/http/handler.js';
-import { resetContainer } from '../../functions/shared/connection.js';
-import { type LogSink, setLogSink } from '../../functions/shared/log.js';
-import { handler as sqsHandler } from '../../functions/sqs/handler.js';
-import { connect, enqueue, install, listPending, mintJobId, readJob } from '../../src/index.js';
-import { fixture, lambdaContext, withBody } from '../fixtures/http/events.js';
-import { clearEmqEnv, configureContainer, invoke } from '../fixtures/http/invoke.js';
-import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
-import { connectTo, jobsOf } from '../support/emq.js';
+import { LIBRARY_SOURCE, LIBRARY_VERSION } from '../../src/executors/library.js';
 import {
   type ClusterHandle,
   type ReplicatedHandle,
@@ -33,17 +27,37 @@ import {
   PASSWORD,
   type ServerKind,
 } from './acl-setup.js';
+import {
+  admitCall,
+  admitV2Call,
+  clientAs,
+  command,
+  enqueueCall,
+  FENCE_KEY,
+  jobId,
+  keysOf,
+  ownerOf,
+  recordHash,
+  SCRIPT_SHA,
+  SCRIPT_SOURCE,
+  send,
+  versionProbe,
+  WIRE,
+} from './raw-calls.js';
 
 type Target = ServerHandle | ClusterHandle;
 interface Setup {
   readonly standalone: ServerHandle;
   readonly cluster: ClusterHandle;
-  readonly replicated: ReplicatedHandle;
+  /** A primary with a replica, where the family has WAIT. */
+  readonly replicated: ReplicatedHandle | undefined;
 }
+
+/** What a refusal by the ACL, or a command the server lacks, answers. */
+const REFUSED = /NOPERM|ACL failure|unknown command/i;
 
 const setups = new Map<ServerKind, Setup>();
 let removeDir: () => Promise<void>;
-let previousSink: LogSink;
 
 beforeAll(async () => {
   const { dir, remove } = await aclDir();
@@ -53,152 +67,349 @@ beforeAll(async () => {
     const [standalone, cluster, replicated] = await Promise.all([
       startStandalone(options),
       startCluster(options),
-      startReplicated({ ...options, replicas: 1 }),
+      kind.family === 'script' ? undefined : startReplicated({ ...options, replicas: 1 }),
     ]);
     setups.set(kind, { standalone, cluster, replicated });
   }
-  previousSink = setLogSink(() => {});
 });
 
 afterAll(async () => {
-  setLogSink(previousSink);
-  await resetContainer();
-  clearEmqEnv();
   await Promise.all(
     [...setups.values()].flatMap((s) => [
       s.standalone.stop(),
       s.cluster.stop(),
-      s.replicated.stop(),
+      s.replicated?.stop(),
     ]),
   );
   await removeDir?.();
 });
 
-function urlsOf(target: Target): { urls: string[]; cluster: boolean } {
-  return target.kind === 'cluster'
-    ? { urls: [...target.seeds], cluster: true }
-    : { urls: [target.url], cluster: false };
-}
-
 async function primariesOf(target: Target): Promise<ServerHandle[]> {
   return target.kind === 'cluster' ? target.primaries() : [target];
 }
 
-/** Wipes keys and functions as the harness, then installs as the deployed installer user. */
-async function installAsInstaller(kind: ServerKind, target: Target): Promise<boolean[]> {
-  for (const node of await primariesOf(target)) {
-    const admin = await node.client();
-    await admin.flushall();
-    await admin.call('FUNCTION', 'FLUSH');
-    admin.disconnect();
-  }
-  const installer = await connect({
-    ...urlsOf(target),
-    username: INSTALLER_USER,
-    password: PASSWORD,
-    executor: kind.executor,
-    checkFence: false,
-  });
+async function as<T>(node: ServerHandle, user: string, use: (client: Valkey) => Promise<T>) {
+  const client = await clientAs(node, user, PASSWORD);
   try {
-    return (await install(installer)).map((reading) => reading.ok);
+    return await use(client);
   } finally {
-    await installer.close();
+    client.disconnect();
   }
 }
 
-const asFunctions = { username: FUNCTIONS_USER, password: PASSWORD };
+/** Wipes keys and libraries as the harness, then installs as the deployed installer user. */
+async function installAsInstaller(kind: ServerKind, target: Target): Promise<unknown[]> {
+  const primaries = await primariesOf(target);
+  for (const node of primaries) {
+    const admin = await node.client();
+    await admin.flushall();
+    // Serverless-like servers have no FUNCTION: their library is the script cache.
+    await admin.call(kind.family === 'script' ? 'SCRIPT' : 'FUNCTION', 'FLUSH');
+    admin.disconnect();
+  }
+  const replies: unknown[] = [];
+  for (const node of primaries) {
+    replies.push(
+      ...(await as(node, INSTALLER_USER, async (client) =>
+        kind.family === 'script'
+          ? [await send(client, ['SCRIPT', 'LOAD', SCRIPT_SOURCE])]
+          : [
+              ...(kind.family === 'native' ? [await send(client, ['EMQ.WIRE.INSTALL'])] : []),
+              await send(client, ['FUNCTION', 'LOAD', 'REPLACE', LIBRARY_SOURCE]),
+            ],
+      )),
+    );
+  }
+  if (kind.family !== 'native') {
+    // Without the module a cluster keeps one copy of the identity, on its slot's owner.
+    const owner = await ownerOf(primaries, FENCE_KEY);
+    replies.push(
+      await as(owner, INSTALLER_USER, (client) => send(client, ['SET', FENCE_KEY, WIRE])),
+    );
+  }
+  return replies;
+}
+
+/** What a connection reads from every primary before it serves (or after an install). */
+async function connectReads(kind: ServerKind, target: Target, user: string): Promise<unknown[]> {
+  const primaries = await primariesOf(target);
+  const fenceOwner = await ownerOf(primaries, FENCE_KEY);
+  const replies: unknown[] = [];
+  for (const node of primaries) {
+    await as(node, user, async (client) => {
+      const reads: string[][] = [
+        ['INFO', 'memory'],
+        ['COMMAND', 'INFO', 'EMQ.ENQUEUE', 'EMQ.ADMIT'],
+        ['GET', FENCE_KEY],
+        ...(target.kind === 'cluster'
+          ? [
+              ['CLUSTER', 'SLOTS'],
+              ['CLUSTER', 'INFO'],
+              ['CLUSTER', 'MYID'],
+            ]
+          : []),
+        ...(kind.family === 'script'
+          ? [
+              ['SCRIPT', 'EXISTS', SCRIPT_SHA],
+              ...(node === fenceOwner ? [versionProbe('script')] : []),
+            ]
+          : [versionProbe(kind.family)]),
+        ...(kind.family === 'native' ? [['EMQ.WIRE']] : []),
+      ];
+      for (const read of reads) replies.push(await send(client, read));
+    });
+  }
+  return replies;
+}
+
+/** The owner of a fresh queue's slot, and the queue. */
+async function queueOn(
+  target: Target,
+  prefix: string,
+): Promise<{ queue: string; node: ServerHandle }> {
+  const queue = randomQueue(prefix);
+  return { queue, node: await ownerOf(await primariesOf(target), keysOf(queue).pending) };
+}
+
+async function asHarness<T>(node: ServerHandle, use: (client: Valkey) => Promise<T>): Promise<T> {
+  const client = await node.client();
+  try {
+    return await use(client);
+  } finally {
+    client.disconnect();
+  }
+}
 
 describe.each(KINDS)('on an $name', (kind) => {
   const setup = (): Setup => setups.get(kind) as Setup;
+  const library = kind.family !== 'native';
+  const run = (node: ServerHandle, name: string, call: Parameters<typeof command>[2]) =>
+    as(node, FUNCTIONS_USER, (client) => send(client, command(kind.family, name, call)));
 
   describe.each([
     ['standalone', (s: Setup): Target => s.standalone],
     ['cluster', (s: Setup): Target => s.cluster],
   ] as const)('%s', (_topology, targetOf) => {
-    it('lets the installer install identity and library on every primary; the functions then connect with every check', async () => {
+    it('lets the installer install identity and library on every primary, and read like a connection', async () => {
       const target = targetOf(setup());
-      const readings = await installAsInstaller(kind, target);
-      expect(readings).toEqual(readings.map(() => true));
-      expect(readings.length).toBe((await primariesOf(target)).length);
-      const connection = await connectTo(target, { ...asFunctions, executor: kind.executor });
-      expect(connection.executor.kind).toBe(kind.executor);
-    });
-
-    it('serves every HTTP route as the functions user: POST, keyed POST and its replay, PUT, a conflicting PUT, GET', async () => {
-      const target = targetOf(setup());
-      await configureContainer(target, {
-        EMQ_EXECUTOR: kind.executor,
-        EMQ_USERNAME: FUNCTIONS_USER,
-        EMQ_PASSWORD: PASSWORD,
-      });
-      const queue = randomQueue('acl-http');
-      const id = mintJobId();
-      const statuses = [];
-      for (const event of [
-        fixture('v2-post', { queue }),
-        fixture('v2-post-idempotency-key', { queue }),
-        fixture('v2-post-idempotency-key', { queue }),
-        fixture('v2-put', { queue, id }),
-        fixture('v2-put', { queue, id }),
-        withBody(fixture('v2-put', { queue, id }), 'another payload'),
-        fixture('v2-get', { queue, id }),
-      ]) {
-        statuses.push((await invoke(httpHandler, event)).response.statusCode);
+      const replies = await installAsInstaller(kind, target);
+      for (const reply of replies) expect(String(reply)).not.toMatch(REFUSED);
+      if (kind.family === 'script') expect(replies).toContain(SCRIPT_SHA);
+      for (const reply of await connectReads(kind, target, INSTALLER_USER)) {
+        expect(String(reply)).not.toMatch(REFUSED);
       }
-      expect(statuses).toEqual([201, 201, 200, 201, 200, 409, 200]);
-      const jobs = await jobsOf(await connectTo(target), queue);
-      expect(jobs.rows).toHaveLength(3);
-      expect(jobs.pending).toEqual(jobs.rows);
     });
 
-    it('admits SQS first deliveries, redeliveries and caller ids as the functions user', async () => {
+    it("lets the functions' user run every connect-time read on every primary", async () => {
       const target = targetOf(setup());
-      await configureContainer(target, {
-        EMQ_EXECUTOR: kind.executor,
-        EMQ_USERNAME: FUNCTIONS_USER,
-        EMQ_PASSWORD: PASSWORD,
-      });
-      const queue = randomQueue('acl-sqs');
-      const sentAt = Date.now();
-      const first = sqsRecord({ queue, body: 'first', sentAt });
-      const safe = sqsRecord({ queue, body: 'redelivered', sentAt, receiveCount: 2 });
-      const own = sqsRecord({ queue, body: 'own id', jobId: mintJobId() });
-      const handle = async (records: ReturnType<typeof sqsRecord>[]) =>
-        (await sqsHandler(sqsEvent(records), lambdaContext())) as SQSBatchResponse;
-      expect(await handle([first, safe, own])).toEqual({ batchItemFailures: [] });
-      // The same message again, as a redelivery and as a first delivery proposing another id.
-      const again = { ...first, attributes: { ...first.attributes, SentTimestamp: '1' } };
-      expect(await handle([redelivered(first), again])).toEqual({ batchItemFailures: [] });
-      const jobs = await jobsOf(await connectTo(target), queue);
-      expect(jobs.rows).toHaveLength(3);
-      expect(jobs.pending).toEqual(jobs.rows);
+      const replies = await connectReads(kind, target, FUNCTIONS_USER);
+      for (const reply of replies) expect(String(reply)).not.toMatch(REFUSED);
+      // The library check answers the version where the library is installed.
+      expect(replies).toContain(LIBRARY_VERSION);
     });
+
+    it.runIf(library)(
+      'admits every outcome of one v3 call, then a duplicate (touch), a conflict and a caller id',
+      async () => {
+        const { queue, node } = await queueOn(targetOf(setup()), 'acl-v3');
+        const k = keysOf(queue);
+        const [a, b, c, d, e, f] = [jobId(), jobId(), jobId(), jobId(), jobId(), jobId()];
+        // Another request's row under the id the third admission proposes.
+        await asHarness(node, (client) =>
+          client.hset(k.row(c), 'state', 'pending', 'attempts', '0', 'payload', 'three'),
+        );
+        const call = admitCall(queue, [
+          { kind: 'm', id: a, key: 'k1', payload: 'one' },
+          { kind: 'm', id: b, key: 'k1', payload: 'one' },
+          { kind: 'm', id: c, key: 'k2', payload: 'two' },
+          { kind: 'c', id: d, key: d, payload: 'four' },
+        ]);
+        expect(await run(node, 'admit', call)).toEqual([
+          [1, a],
+          [0, a],
+          [2, c],
+          [1, d],
+        ]);
+        // A replay alone writes only the touch of its record (HSET of the slot).
+        expect(
+          await run(
+            node,
+            'admit',
+            admitCall(queue, [{ kind: 'm', id: e, key: 'k1', payload: 'one' }]),
+          ),
+        ).toEqual([[0, a]]);
+        expect(
+          await run(
+            node,
+            'admit',
+            admitCall(queue, [{ kind: 'm', id: f, key: 'k1', payload: 'other' }]),
+          ),
+        ).toEqual([[-1, a]]);
+        // A caller's id whose row exists without a record: the row's payload decides.
+        expect(
+          await run(
+            node,
+            'admit',
+            admitCall(queue, [{ kind: 'c', id: c, key: c, payload: 'three' }]),
+          ),
+        ).toEqual([[0, c]]);
+        expect(
+          await run(
+            node,
+            'admit',
+            admitCall(queue, [{ kind: 'c', id: c, key: c, payload: 'else' }]),
+          ),
+        ).toEqual([[-1, c]]);
+        const rows = await asHarness(node, async (client) => ({
+          a: await client.call('HGETALL', k.row(a)),
+          pending: await client.zrange(k.pending, 0, -1),
+        }));
+        expect(rows.a).toEqual(['state', 'pending', 'attempts', '0', 'payload', 'one']);
+        expect(rows.pending.sort()).toEqual([a, d].sort());
+        // The seeds' call for other hosts.
+        const g = jobId();
+        expect(await run(node, 'enqueue', enqueueCall(queue, g, 'seven'))).toBe(1);
+      },
+    );
+
+    it.runIf(library)(
+      'answers the v2 form and reads a v2 record from a v3 call, touching it (SET KEEPTTL)',
+      async () => {
+        const { queue, node } = await queueOn(targetOf(setup()), 'acl-v2');
+        const [g, h, i] = [jobId(), jobId(), jobId()];
+        expect(await run(node, 'admit', admitV2Call(queue, g, 'k5', 'five'))).toEqual([1, g]);
+        expect(await run(node, 'admit', admitV2Call(queue, h, 'k5', 'five'))).toEqual([0, g]);
+        expect(
+          await run(
+            node,
+            'admit',
+            admitCall(queue, [{ kind: 'm', id: i, key: 'k5', payload: 'five' }]),
+          ),
+        ).toEqual([[0, g]]);
+        const legacy = keysOf(queue).v2Record(recordHash('http', 'k5'));
+        const ttl = await asHarness(node, (client) => client.pttl(legacy));
+        expect(ttl).toBeGreaterThan(0);
+      },
+    );
+
+    it.runIf(library)('unlinks dead record slots as it writes', async () => {
+      const { queue, node } = await queueOn(targetOf(setup()), 'acl-purge');
+      const k = keysOf(queue);
+      // Every slot holds only dead records (its latest expiry long past).
+      await asHarness(node, async (client) => {
+        for (const slot of k.slots) await client.hset(slot, '~', '1', 'junk', 'x');
+      });
+      const j = jobId();
+      expect(
+        await run(
+          node,
+          'admit',
+          admitCall(queue, [{ kind: 'm', id: j, key: 'k6', payload: 'six' }]),
+        ),
+      ).toEqual([[1, j]]);
+      const junk = await asHarness(node, (client) =>
+        Promise.all(k.slots.map((slot) => client.hexists(slot, 'junk'))),
+      );
+      // The slot written to and the one after the live ones were unlinked first.
+      expect(junk.filter((held) => held === 1)).toHaveLength(2);
+    });
+
+    it.runIf(kind.family === 'native')(
+      'admits through EMQ.ENQUEUE and EMQ.ADMIT on the queue keys',
+      async () => {
+        const { queue, node } = await queueOn(targetOf(setup()), 'acl-native');
+        const [a, b] = [jobId(), jobId()];
+        expect(await run(node, 'enqueue', enqueueCall(queue, a, 'one'))).toBe(1);
+        expect(await run(node, 'admit', admitV2Call(queue, b, 'k1', 'two'))).toEqual([1, b]);
+        expect(await run(node, 'admit', admitV2Call(queue, jobId(), 'k1', 'two'))).toEqual([0, b]);
+        // The v3 form passes the ACL, whatever the module built here answers to it.
+        const v3 = await run(
+          node,
+          'admit',
+          admitCall(queue, [{ kind: 'm', id: jobId(), key: 'k2', payload: 'p' }]),
+        );
+        expect(String(v3)).not.toMatch(REFUSED);
+      },
+    );
 
     it('reads back as readJob (emq get) and the pending listing (emq pending) do', async () => {
-      const target = targetOf(setup());
-      const connection = await connectTo(target, { ...asFunctions, executor: kind.executor });
-      const queue = randomQueue('acl-read');
-      const admitted = await enqueue(connection, { queue, payload: 'read me' });
-      const row = await readJob(connection, queue, admitted.id);
-      expect(row?.payload.toString()).toBe('read me');
-      expect(await listPending(connection, queue, 10)).toEqual({ ids: [admitted.id], total: 1 });
+      const { queue, node } = await queueOn(targetOf(setup()), 'acl-read');
+      const k = keysOf(queue);
+      const id = jobId();
+      expect(await run(node, 'enqueue', enqueueCall(queue, id, 'read me'))).toBe(1);
+      const reads = await as(node, FUNCTIONS_USER, async (client) => [
+        await send(client, ['HGETALL', k.row(id)]),
+        await send(client, ['HGET', k.row(id), 'payload']),
+        await send(client, ['ZCARD', k.pending]),
+        await send(client, ['ZRANGE', k.pending, '0', '9']),
+      ]);
+      expect(reads).toEqual([
+        ['state', 'pending', 'attempts', '0', 'payload', 'read me'],
+        'read me',
+        1,
+        [id],
+      ]);
     });
   });
 
-  it('confirms every write with WAIT on a primary with a replica, the duplicate answer too', async () => {
-    const { primary } = setup().replicated;
-    expect(await installAsInstaller(kind, primary)).toEqual([true]);
-    const connection = await connectTo(primary, {
-      ...asFunctions,
-      executor: kind.executor,
-      ackReplicas: 1,
-      ackTimeoutMs: 5_000,
-    });
-    const queue = randomQueue('acl-wait');
-    const request = { queue, payload: 'confirmed', idempotencyKey: 'acl-wait-key' };
-    const first = await enqueue(connection, request);
-    const again = await enqueue(connection, request);
-    expect([first.status, again.status]).toEqual(['enqueued', 'duplicate']);
-    expect(again.id).toBe(first.id);
-  });
+  it.runIf(library)(
+    'trips the fence on a standalone server: another identity, or one with a TTL (its GET and PTTL are granted)',
+    async () => {
+      const node = setup().standalone;
+      const queue = randomQueue('acl-fence');
+      const call = () => admitCall(queue, [{ kind: 'm', id: jobId(), key: 'k', payload: 'p' }]);
+      try {
+        await asHarness(node, (client) => client.set(FENCE_KEY, 'other'));
+        expect(await run(node, 'admit', call())).toMatch(
+          /^EMQWIRE wire identity mismatch: node has other, host expects 1/,
+        );
+        await asHarness(node, (client) => client.set(FENCE_KEY, WIRE, 'PX', 60_000));
+        expect(await run(node, 'admit', call())).toMatch(/^EMQWIRE .*has a TTL/);
+      } finally {
+        await asHarness(node, (client) => client.set(FENCE_KEY, WIRE));
+      }
+      expect(await asHarness(node, (client) => client.exists(keysOf(queue).pending))).toBe(0);
+    },
+  );
+
+  it.runIf(kind.family === 'script')(
+    "lets the functions' user load the script where a node's cache lacks it",
+    async () => {
+      const node = setup().standalone;
+      await asHarness(node, (client) => client.call('SCRIPT', 'FLUSH'));
+      const queue = randomQueue('acl-noscript');
+      const call = admitCall(queue, [{ kind: 'm', id: jobId(), key: 'k', payload: 'p' }]);
+      expect(await run(node, 'admit', call)).toMatch(/^NOSCRIPT/);
+      expect(
+        await as(node, FUNCTIONS_USER, (client) => send(client, ['SCRIPT', 'LOAD', SCRIPT_SOURCE])),
+      ).toBe(SCRIPT_SHA);
+      expect(await run(node, 'admit', call)).toEqual([[1, expect.stringMatching(/^JOB/)]]);
+    },
+  );
+
+  it.runIf(kind.family !== 'script')(
+    'confirms a write and a duplicate (its touch) with WAIT on a primary with a replica',
+    async () => {
+      const { primary } = setup().replicated as ReplicatedHandle;
+      for (const reply of await installAsInstaller(kind, primary))
+        expect(String(reply)).not.toMatch(REFUSED);
+      const queue = randomQueue('acl-wait');
+      const id = jobId();
+      const first = library
+        ? admitCall(queue, [{ kind: 'm', id, key: 'w', payload: 'confirmed' }])
+        : admitV2Call(queue, id, 'w', 'confirmed');
+      const again = library
+        ? admitCall(queue, [{ kind: 'm', id: jobId(), key: 'w', payload: 'confirmed' }])
+        : admitV2Call(queue, jobId(), 'w', 'confirmed');
+      const replies = await as(primary, FUNCTIONS_USER, async (client) => [
+        await send(client, command(kind.family, 'admit', first)),
+        await send(client, ['WAIT', '1', '5000']),
+        await send(client, command(kind.family, 'admit', again)),
+        await send(client, ['WAIT', '1', '5000']),
+      ]);
+      const status = library ? [[1, id]] : [1, id];
+      const duplicate = library ? [[0, id]] : [0, id];
+      expect(replies).toEqual([status, 1, duplicate, 1]);
+    },
+  );
 });

@@ -1,8 +1,11 @@
-// The ACL rules as the stack deploys them, read from the synthesized CloudFormation: the
-// ElastiCache RBAC users' AccessString, and the self-managed nodes' settings file in their
-// user data (bootstrap.sh writes those strings into users.acl). The ACL tests apply these.
+// The ACL rules as the stack deploys them on each cache kind, read from the synthesized
+// CloudFormation: the ElastiCache RBAC users' AccessString (node-based: the function family;
+// Serverless: the script family), and the self-managed nodes' settings file in their user
+// data (bootstrap.sh writes those strings into users.acl; the native family). The ACL tests
+// apply these, never the constants the stack was built from.
 import { INSTALLER_USERNAME as ELASTICACHE_INSTALLER } from '../../infra/cache/elasticache.js';
 import { APP_USERNAME, INSTALLER_USERNAME } from '../../infra/cache/selfmanaged.js';
+import type { CacheSettings } from '../../infra/settings.js';
 import { synthStack } from '../infra/support/synth.js';
 import { flattenIntrinsics, resourcesOf } from '../infra/support/template.js';
 import { MODULE_PATH } from '../support/servers.js';
@@ -16,9 +19,9 @@ export interface DeployedRules {
 export const FUNCTIONS_USER = APP_USERNAME;
 export const INSTALLER_USER = INSTALLER_USERNAME;
 
-/** The two RBAC users' access strings of the default (ElastiCache) stack. */
-export function elastiCacheRules(): DeployedRules {
-  const { template } = synthStack();
+/** The two RBAC users' access strings of a stack on ElastiCache (node-based or Serverless). */
+function rbacRules(cache: CacheSettings): DeployedRules {
+  const { template } = synthStack({ cache });
   const users = Object.values(resourcesOf(template, 'AWS::ElastiCache::User'));
   const accessOf = (name: string): string => {
     const found = users.filter((user) => user.Properties.UserName === name);
@@ -30,6 +33,16 @@ export function elastiCacheRules(): DeployedRules {
   };
   if (ELASTICACHE_INSTALLER !== INSTALLER_USER) throw new Error('installer names differ');
   return { functions: accessOf(FUNCTIONS_USER), installer: accessOf(INSTALLER_USER) };
+}
+
+/** The default stack: node-based ElastiCache, the function family. */
+export function elastiCacheRules(): DeployedRules {
+  return rbacRules({ kind: 'elasticache' });
+}
+
+/** cache=serverless: the script family. */
+export function serverlessRules(): DeployedRules {
+  return rbacRules({ kind: 'serverless' });
 }
 
 /** The rules every self-managed node writes into its users.acl, from its user data. */

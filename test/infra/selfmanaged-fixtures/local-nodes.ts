@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Valkey } from 'iovalkey';
 import { valkeyBinary } from '../../../scripts/valkey/binaries.js';
-import { INSTALLER_RULES_SELFMANAGED } from '../../../src/access-rules.js';
+import { INSTALLER_RULES_NATIVE } from '../../../src/access-rules.js';
 import { freePorts, LOOPBACK, MODULE_PATH } from '../../support/servers.js';
 
 export const SCRIPTS_DIR = fileURLToPath(
@@ -118,7 +118,7 @@ export class LocalNodes {
       EMQ_TLS_SECRET_ARN: SECRET_IDS.tls,
       EMQ_ACCESS_STRING: options.accessString,
       EMQ_INSTALLER_SECRET_ARN: SECRET_IDS.installer,
-      EMQ_INSTALLER_ACCESS_STRING: INSTALLER_RULES_SELFMANAGED,
+      EMQ_INSTALLER_ACCESS_STRING: INSTALLER_RULES_NATIVE,
       EMQ_SIGNAL_URL: `http://${LOOPBACK}:${signalPort}/wait-condition?X-Amz-Signature=stand-in`,
       // Small servers and a short node timeout; generous waits, the machine is shared.
       EMQ_MAXMEMORY: '64mb',
