@@ -46,8 +46,10 @@
  */
 
 const BASE = 'on resetchannels -@all';
-/** The connect-time reads every family sends. */
-const CONNECT = '+info +cluster|slots +cluster|info +cluster|myid +command|info';
+/** The connect-time reads every family sends (COMMAND INFO only the native family, below). */
+const CONNECT = '+info +cluster|slots +cluster|info +cluster|myid';
+/** The native family asks COMMAND INFO whether a node's EMQ.ADMIT is this version's. */
+const COMMAND_INFO = '+command|info';
 /** The identity, readable only: the connector's GET, the library's fence check (GET, PTTL). */
 const FENCE_READ = '%R~{emq}:version';
 const ROWS = '~emq:{*}:job:*';
@@ -97,6 +99,7 @@ export const FUNCTIONS_RULES_SCRIPT = [
 export const FUNCTIONS_RULES_NATIVE = [
   BASE,
   CONNECT,
+  COMMAND_INFO,
   '+fcall_ro +emq.wire +wait +get',
   FENCE_READ,
   `(${QUEUE_KEYS} +emq.enqueue +emq.admit)`,
@@ -123,4 +126,4 @@ export const INSTALLER_RULES_SCRIPT = `${BASE} ${CONNECT} +script|exists +script
  * identity (it names no key), so it needs no key write at all; FUNCTION LOAD loads the
  * library the function family of other hosts calls.
  */
-export const INSTALLER_RULES_NATIVE = `${BASE} ${CONNECT} +fcall_ro +function|load +emq.wire +emq.wire.install +get ${FENCE_READ}`;
+export const INSTALLER_RULES_NATIVE = `${BASE} ${CONNECT} ${COMMAND_INFO} +fcall_ro +function|load +emq.wire +emq.wire.install +get ${FENCE_READ}`;

@@ -9,13 +9,14 @@ import { Cluster, type ClusterOptions, type RedisOptions, Valkey } from 'iovalke
 import { type Config, configure } from './config.js';
 import type { Executor } from './executors/executor.js';
 import { functionExecutor } from './executors/function.js';
-import { SCRIPT_SOURCE } from './executors/library.js';
+import { LIBRARY_VERSION, SCRIPT_SHA, SCRIPT_SOURCE } from './executors/library.js';
 import { nativeExecutor } from './executors/native.js';
 import { scriptExecutor } from './executors/script.js';
 import { checkNodes, type FenceReading, loadScripts, readNodes } from './fence.js';
 import { mintJobId } from './ids.js';
+import { fenceKey } from './keyspace.js';
 import { causeOf, classifyFailure } from './outcome-rules.js';
-import { ConfigError, type EmqError, UnavailableError } from './outcomes.js';
+import { ConfigError, type EmqError, FenceError, UnavailableError } from './outcomes.js';
 import { nodeClientOf, nodeNameOf } from './transport.js';
 
 export type Warn = (event: string, fields: Readonly<Record<string, string>>) => void;
@@ -91,6 +92,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
       readings = await readNodes(target);
     }
     if (checkFence) checkNodes(readings, config.wire, onWarning);
+    if (executor.kind === 'script' && checkFence) await probeScript(client);
     return {
       config,
       client,
@@ -247,6 +249,19 @@ function clusterClient(config: Config, tls: RuntimeOptions['tls']): Cluster {
     urls.map((url) => ({ host: url.hostname, port: Number(url.port || 6379) })),
     options,
   );
+}
+
+/**
+ * The script family's version check (SPEC §4): the script itself answers, keyed (ElastiCache
+ * Serverless refuses key-less scripts), on the node that serves the fence's slot.
+ */
+async function probeScript(client: Valkey | Cluster): Promise<void> {
+  const version = await client.evalsha(SCRIPT_SHA, 1, fenceKey, 'version');
+  if (version !== LIBRARY_VERSION) {
+    throw new FenceError(
+      `Library mismatch: the emq script answers version '${String(version)}'; this host expects '${LIBRARY_VERSION}'. Retry later; operators: run \`emq install\`.`,
+    );
+  }
 }
 
 /** Between cluster retries of one command (failover, CLUSTERDOWN, TRYAGAIN). */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/http/handler.js';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { type LogSink, setLogSink } from '../../functions/shared/log.js';
-import { dedupeKey, install, mintJobId } from '../../src/index.js';
+import { install, mintJobId } from '../../src/index.js';
 import {
   FIXTURE_IDEMPOTENCY_KEY,
   fixture,
@@ -17,7 +17,7 @@ import {
   type InvokeOptions,
   invoke as invokeHandler,
 } from '../fixtures/http/invoke.js';
-import { connectTo, jobsOf } from '../support/emq.js';
+import { connectTo, jobsOf, recordOf } from '../support/emq.js';
 import {
   type ClusterHandle,
   digestOf,
@@ -251,12 +251,12 @@ describe.each([
       await Promise.all(admins.map((admin) => admin.call('CLIENT', 'UNPAUSE')));
     }
     const reader = await connectTo(target);
-    const record = dedupeKey(queue, 'http', FIXTURE_IDEMPOTENCY_KEY);
-    await expect.poll(() => reader.client.exists(record)).toBe(1);
+    const record = () => recordOf(reader, queue, 'http', FIXTURE_IDEMPOTENCY_KEY);
+    await expect.poll(async () => (await record()) !== null).toBe(true);
     // The held call wrote row, pending entry and record at once: the retry is its duplicate.
     const retried = await invoke(event);
     expect(retried.response.statusCode).toBe(200);
-    expect(await reader.client.get(record)).toBe(retried.body.id);
+    expect((await record())?.id).toBe(retried.body.id);
     expect(await jobsOf(reader, queue)).toEqual({
       rows: [retried.body.id],
       pending: [retried.body.id],

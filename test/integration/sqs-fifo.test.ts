@@ -10,7 +10,7 @@ import { fakeSqs } from '../fixtures/sqs/fake-sqs.js';
 import { captureLogs, recordLines } from '../fixtures/sqs/logs.js';
 import { queueOn } from '../fixtures/sqs/placement.js';
 import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
-import { admissionOf, connectTo, jobsOf, withFencedServers } from '../support/emq.js';
+import { admissionOf, connectTo, jobsOf, recordOf, withFencedServers } from '../support/emq.js';
 import { type ClusterHandle, randomQueue, type ServerHandle } from '../support/servers.js';
 
 const DLQ = 'https://sqs.us-east-2.amazonaws.com/123456789012/emq-dead.fifo';
@@ -33,7 +33,7 @@ function ids(...records: SQSRecord[]): string[] {
 }
 
 async function dedupeExists(conn: Connection, queue: string, record: SQSRecord) {
-  return (await conn.client.exists(dedupeKey(queue, 'sqs', record.messageId))) === 1;
+  return (await recordOf(conn, queue, 'sqs', record.messageId)) !== null;
 }
 
 describe.each(['native', 'function'] as const)(
