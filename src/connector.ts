@@ -15,7 +15,7 @@ import { scriptExecutor } from './executors/script.js';
 import { checkNodes, type FenceReading, loadScripts, readNodes } from './fence.js';
 import { mintJobId } from './ids.js';
 import { fenceKey } from './keyspace.js';
-import { causeOf, classifyFailure } from './outcome-rules.js';
+import { classifyFailure } from './outcome-rules.js';
 import { ConfigError, type EmqError, FenceError, UnavailableError } from './outcomes.js';
 import { nodeClientOf, nodeNameOf } from './transport.js';
 
@@ -69,9 +69,18 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
   // stderr. Commands report their own failures; the operator is told the code, and a failure
   // to open is explained by the last one seen.
   let lastError: unknown;
-  const seen = (error: unknown) => {
+  let refuse: (error: unknown) => void = () => {};
+  const refused = new Promise<never>((_, reject) => {
+    refuse = reject;
+  });
+  refused.catch(() => {});
+  const seen = (event: unknown) => {
+    // A cluster reports a node's refusal inside "Failed to refresh slots cache".
+    const error = (event as { lastNodeError?: unknown } | undefined)?.lastNodeError ?? event;
     lastError = error;
-    onWarning('connection-error', { code: causeOf(error).causeCode ?? 'unknown' });
+    onWarning('connection-error', { code: errorCodeOf(error) });
+    // What no retry can mend ends the open at once, rather than at the connect timeout.
+    if (error instanceof Error && MENDLESS.test(error.message)) refuse(error);
   };
   client.on('error', seen);
   if (client instanceof Cluster) {
@@ -81,7 +90,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     client.on('+node', (node: Valkey) => node.on('error', seen));
   }
   try {
-    await openWithin(client, config.connectTimeoutMs);
+    await openWithin(client, config.connectTimeoutMs, refused);
     const primaries = (): Valkey[] =>
       client instanceof Cluster ? client.nodes('master') : [client];
     const target = { client, config, primaries };
@@ -138,14 +147,24 @@ function explain(failure: EmqError, lastError: unknown, config: Config): EmqErro
       { cause: lastError ?? failure },
     );
   }
-  // A connection that never became ready: the last error event says why (NOPERM, LOADING).
+  // A connection that never became ready because of a setup fault (a user without INFO) says
+  // so; any other error event (a refused certificate, a reset) leaves it unavailable.
   if (failure.code === 'EMQ_UNAVAILABLE' && lastError !== undefined) {
     const seen = classifyFailure(lastError);
-    return seen.code === 'EMQ_UNAVAILABLE'
-      ? new UnavailableError(failure.message, { cause: lastError })
-      : seen;
+    if (seen instanceof ConfigError) return seen;
   }
   return failure;
+}
+
+/** Connection errors a retry cannot mend: refused credentials, the wrong cluster mode. */
+const MENDLESS = /^(WRONGPASS|NOAUTH)\b|cluster support disabled/i;
+
+/** An error event's errno or TLS code (ECONNRESET, SELF_SIGNED_CERT_IN_CHAIN) or its reply prefix. */
+function errorCodeOf(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string') return code;
+  const message = error instanceof Error ? error.message : '';
+  return /^([A-Z][A-Z_]+)\b/.exec(message)?.[1] ?? 'unknown';
 }
 
 function failureText(failure: EmqError): string {
@@ -159,7 +178,11 @@ function failureText(failure: EmqError): string {
  * opening, or cluster_state:fail. It disconnects, reconnects on its own and resolves only the
  * promises of its later attempts. The caller's catch disconnects, which ends those attempts.
  */
-async function openWithin(client: Valkey | Cluster, ms: number): Promise<void> {
+async function openWithin(
+  client: Valkey | Cluster,
+  ms: number,
+  refused: Promise<never>,
+): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -171,7 +194,7 @@ async function openWithin(client: Valkey | Cluster, ms: number): Promise<void> {
     );
   });
   try {
-    await Promise.race([client.connect(), deadline]);
+    await Promise.race([client.connect(), deadline, refused]);
   } finally {
     clearTimeout(timer);
   }

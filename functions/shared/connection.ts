@@ -53,11 +53,13 @@ function start(): Promise<Connection> {
     if (pending === opening) pending = undefined;
     // Once per failed open, whatever the requests waiting on it are told: the operator's line.
     const failure = classifyFailure(error);
+    const { causeCode, causeText } = causeOf(failure);
     log(failure.retryable ? 'warn' : 'error', 'connection failed', {
       ...errorFields(failure),
       code: failure.code,
       ...(failure.operatorOnly ? { detail: failure.message } : {}),
-      ...causeOf(failure),
+      cause: causeCode,
+      causeText,
     });
   });
   return opening;

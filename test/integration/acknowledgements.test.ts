@@ -8,6 +8,7 @@ import {
   enqueue,
   enqueueMany,
   install,
+  mintJobId,
   UnconfirmedError,
 } from '../../src/index.js';
 import { connectTo } from '../support/emq.js';
@@ -67,7 +68,7 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
       );
       const batch = await enqueueMany(conn, [
         { queue, payload: 'a' },
-        { queue, payload: 'b', id: 'JOB0KHTOWnGLuC' },
+        { queue, payload: 'b', id: mintJobId() },
       ]);
       failures = [first, again, ...batch];
     } finally {

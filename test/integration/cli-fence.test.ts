@@ -52,6 +52,7 @@ describe('emq fence check', () => {
           node: 'server',
           module: '1',
           commands: { enqueue: true, admit: expect.any(Boolean) },
+          functions: true,
           value: null,
           library: null,
           policy: 'noeviction',

@@ -7,6 +7,7 @@ import {
   EmqError,
   enqueueMany,
   install,
+  mintJobId,
   queueSlot,
   readJob,
   readNodes,
@@ -82,7 +83,7 @@ describe.each([
     const results = await enqueueMany(conn(), [
       { queue, payload: 'a' },
       { queue: 'bad:queue', payload: 'b' },
-      { queue, id: 'JOB0KHTOWnGLuC', payload: 'c' },
+      { queue, id: mintJobId(), payload: 'c' },
       { queue, id: 'not-an-id', payload: 'd' },
     ]);
     expect(results.map((r) => (r instanceof EmqError ? r.code : r.status))).toEqual([

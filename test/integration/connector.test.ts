@@ -45,6 +45,7 @@ describe('connect', () => {
         node: 'server',
         module: '1',
         commands: { enqueue: true, admit: expect.any(Boolean) },
+        functions: true,
         value: '1',
         library: LIBRARY_VERSION,
         policy: 'noeviction',

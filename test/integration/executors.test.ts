@@ -1,7 +1,7 @@
 // Both executors write the same bytes: SPEC §3-4 conformance on a server that loads the module.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Connection, enqueue, readJob } from '../../src/index.js';
+import { type Connection, enqueue, mintJobId, readJob } from '../../src/index.js';
 import { connectTo, startFencedServer } from '../support/emq.js';
 import { randomQueue, type ServerHandle } from '../support/servers.js';
 
@@ -33,7 +33,7 @@ describe('the two executors', () => {
 
   it.each(payloads)('write byte-identical rows for %s', async (_, payload) => {
     const queue = randomQueue('conf');
-    const id = 'JOB0KHTOWnGLuC';
+    const id = mintJobId();
     const client = native.client;
     const rowKey = `emq:{${queue}}:job:${id}`;
     const pendingKey = `emq:{${queue}}:pending`;
@@ -45,15 +45,17 @@ describe('the two executors', () => {
     });
     const nativeRow = await client.dumpBuffer(rowKey);
     const nativePending = await client.dumpBuffer(pendingKey);
-    await client.del(rowKey, pendingKey);
+    // The id is recorded as its own key now: the other family writes it in a queue of its own.
+    const other = randomQueue('conf');
+    const otherRow = `emq:{${other}}:job:${id}`;
 
-    expect(await enqueue(script, { queue, id, payload })).toEqual({
-      queue,
+    expect(await enqueue(script, { queue: other, id, payload })).toEqual({
+      queue: other,
       id,
       status: 'enqueued',
     });
-    const scriptRow = await client.dumpBuffer(rowKey);
-    const scriptPending = await client.dumpBuffer(pendingKey);
+    const scriptRow = await client.dumpBuffer(otherRow);
+    const scriptPending = await client.dumpBuffer(`emq:{${other}}:pending`);
 
     expect(scriptRow).not.toBeNull();
     expect(scriptRow?.equals(nativeRow ?? Buffer.alloc(0))).toBe(true);
@@ -75,12 +77,15 @@ describe('the two executors', () => {
       expect(await readJob(conn(), queue, id)).toEqual({ state: 'pending', attempts: 0, payload });
       expect(await client.zrange(`emq:{${queue}}:pending`, 0, -1, 'WITHSCORES')).toEqual([id, '0']);
       expect(await client.ttl(`emq:{${queue}}:job:${id}`)).toBe(-1);
-      // A keyless request carries a key of its own call: its record, with a TTL, is the third key.
+      // A keyless request carries a key of its own call: its record lives in one of the
+      // queue's record slots, the third key, and no key has a TTL (SPEC §3).
       const keys = (await client.keys(`emq:{${queue}}:*`)).sort();
       expect(keys).toHaveLength(3);
-      const record = keys.find((key) => key.includes(':dedupe:')) ?? '';
-      expect(await client.get(record)).toBe(id);
-      expect(await client.pttl(record)).toBeGreaterThan(0);
+      const slot = keys.find((key) => key.includes(':dedupe:')) ?? '';
+      expect(slot).toMatch(/:dedupe:[0-3]$/);
+      const records = Object.entries(await client.hgetall(slot)).filter(([field]) => field !== '~');
+      expect(records.map(([, value]) => value.split(':')[0])).toEqual([id]);
+      for (const key of keys) expect(await client.pttl(key)).toBe(-1);
     },
   );
 

@@ -4,7 +4,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
-import { type Connection, enqueue, fenceKey, readJob, slotOf } from '../../src/index.js';
+import { type Connection, enqueue, fenceKey, mintJobId, readJob, slotOf } from '../../src/index.js';
 import { fakeSqs, type StoredLetter } from '../fixtures/sqs/fake-sqs.js';
 import { captureLogs, recordLines } from '../fixtures/sqs/logs.js';
 import { queueOn } from '../fixtures/sqs/placement.js';
@@ -14,8 +14,9 @@ import { type ClusterHandle, randomQueue, type ServerHandle } from '../support/s
 
 const DLQ = 'https://sqs.us-east-2.amazonaws.com/123456789012/emq-dead';
 const MAX_PAYLOAD = 1_024;
-const SEEDED_ID = 'JOB0KHTOWnGLuC';
-const SAME_ID = 'JOB0KHTOWnGLuD';
+// Caller ids are judged by their age: minted as the file starts.
+const SEEDED_ID = mintJobId();
+const SAME_ID = mintJobId();
 
 let standalone: ServerHandle;
 let cluster: ClusterHandle;

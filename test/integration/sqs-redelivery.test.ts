@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { SQSRecord } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
-import { type Connection, UnavailableError } from '../../src/index.js';
+import { type Connection, mintJobId, UnavailableError } from '../../src/index.js';
 import { fakeSqs } from '../fixtures/sqs/fake-sqs.js';
 import { captureLogs, recordLines } from '../fixtures/sqs/logs.js';
 import { queueOn } from '../fixtures/sqs/placement.js';
@@ -31,7 +31,7 @@ function batchOf(queue: string): SQSRecord[] {
       queue,
       body: `job ${i}`,
       sentAt: sentAt + i,
-      ...(i >= 8 ? { jobId: `JOB0KHTOWnGLu${i}` } : {}),
+      ...(i >= 8 ? { jobId: mintJobId() } : {}),
     }),
   );
 }

@@ -5,7 +5,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setLogSink } from '../../functions/shared/log.js';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
-import { type Connection, connect } from '../../src/index.js';
+import { type Connection, connect, mintJobId } from '../../src/index.js';
 import { fakeSqs } from '../fixtures/sqs/fake-sqs.js';
 import { captureLogs } from '../fixtures/sqs/logs.js';
 import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
@@ -73,8 +73,8 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
 
   it('admits a batch of 10 records with caller ids in one round trip', async () => {
     const queue = randomQueue('ids');
-    const records = tenOf(queue).map((record, i) =>
-      sqsRecord({ queue, body: record.body, jobId: `JOB0KHTOWnGLu${i}` }),
+    const records = tenOf(queue).map((record) =>
+      sqsRecord({ queue, body: record.body, jobId: mintJobId() }),
     );
     expect(await roundTripsOf(records)).toBe(1);
   });
