@@ -30,6 +30,7 @@ export {
   type RuntimeOptions,
   type Warn,
 } from './connector.js';
+export { reconnecting, renewCredentials } from './credentials.js';
 export type {
   AdmissionArgs,
   AdmitCall,

@@ -8,8 +8,13 @@
  * timers, and the first thing a thawed one does is serve, so that is when the token is checked.
  */
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
-import { type Connection, type IamAuthConfig, UnavailableError } from '../../src/index.js';
-import { renewClientPassword } from './client-credentials.js';
+import {
+  type Connection,
+  type IamAuthConfig,
+  reconnecting,
+  renewCredentials,
+  UnavailableError,
+} from '../../src/index.js';
 import { IamTokenSource } from './iam-token.js';
 import { errorFields, log } from './log.js';
 
@@ -83,7 +88,7 @@ export class IamSession {
     const token = await this.token();
     if (token === this.applied) return true;
     try {
-      await renewClientPassword(connection.client, this.target.userId, token);
+      await renewCredentials(connection, this.target.userId, token);
       this.applied = token;
     } catch (error) {
       log('warn', 'iam re-authentication failed', errorFields(error));
@@ -95,17 +100,4 @@ export class IamSession {
     }
     return true;
   }
-}
-
-/**
- * Not serving now, by iovalkey's public status: the client itself not ready (with the offline
- * queue off it refuses commands until it is), or a primary's connection down waiting to retry.
- * A cluster node never used yet is `wait`: it connects on demand, with the new token.
- */
-function reconnecting(connection: Connection): boolean {
-  const down = (status: string) =>
-    status === 'reconnecting' || status === 'end' || status === 'close';
-  return (
-    connection.client.status !== 'ready' || connection.primaries().some((node) => down(node.status))
-  );
 }

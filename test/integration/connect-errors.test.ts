@@ -100,8 +100,8 @@ describe.each(['standalone', 'cluster'] as const)(
       expect(JSON.stringify(body)).not.toMatch(/app|password/);
       const failed = lines.find((line) => line.message === 'connection failed');
       expect(failed).toMatchObject({ level: 'error', code: 'EMQ_CONFIG' });
-    // The server's own refusal: WRONGPASS, or NOAUTH on a cluster node's later command.
-    expect(failed?.cause).toMatch(/^(WRONGPASS|NOAUTH)$/);
+      // The server's own refusal: WRONGPASS, or NOAUTH on a cluster node's later command.
+      expect(failed?.cause).toMatch(/^(WRONGPASS|NOAUTH)$/);
       expect(failed?.detail).toMatch(/user 'app'/);
       expect(JSON.stringify(lines)).not.toContain('wrong-password');
     });

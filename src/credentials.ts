@@ -1,5 +1,5 @@
 /**
- * Renews the password (an IAM token) of an open iovalkey client, for ElastiCache IAM auth:
+ * Renews the password (an IAM token) of an open connection's client, for ElastiCache IAM auth:
  * every later connect or reconnect, of the client and of every cluster node, AUTHs with the
  * new one, and every connected node re-authenticates now, which also restarts ElastiCache's
  * 12-hour limit on IAM-authenticated connections.
@@ -9,6 +9,7 @@
  * `options.redisOptions` (the object its connection pool shares) and keeps one client per node.
  */
 import { Cluster, type Valkey } from 'iovalkey';
+import type { Connection } from './connector.js';
 
 interface WithPassword {
   options: { password?: string | undefined; redisOptions?: { password?: string | undefined } };
@@ -46,5 +47,31 @@ export async function renewClientPassword(
       .map((connection) =>
         username === undefined ? connection.auth(password) : connection.auth(username, password),
       ),
+  );
+}
+
+/**
+ * Moves an open connection onto a new password (an IAM token): every later connect or
+ * reconnect uses it and every ready connection re-authenticates with it. Rejects if a server
+ * refuses it; the caller then opens a new connection with it.
+ */
+export function renewCredentials(
+  connection: Connection,
+  username: string | undefined,
+  password: string,
+): Promise<void> {
+  return renewClientPassword(connection.client, username, password);
+}
+
+/**
+ * Not serving now, by iovalkey's public status: the client itself not ready (with the offline
+ * queue off it refuses commands until it is), or a primary's connection down waiting to retry.
+ * A cluster node never used yet is `wait`: it connects on demand.
+ */
+export function reconnecting(connection: Connection): boolean {
+  const down = (status: string) =>
+    status === 'reconnecting' || status === 'end' || status === 'close';
+  return (
+    connection.client.status !== 'ready' || connection.primaries().some((node) => down(node.status))
   );
 }
