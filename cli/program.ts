@@ -5,11 +5,13 @@
 import { Command } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
 import { dlqCommand } from './commands/dlq.js';
+import { doctorCommand } from './commands/doctor.js';
 import { enqueueCommand } from './commands/enqueue.js';
 import { fenceCommand, installCommand } from './commands/fence.js';
 import { getCommand } from './commands/get.js';
 import { idCommand } from './commands/id.js';
 import { pendingCommand } from './commands/pending.js';
+import { purgeCommand } from './commands/purge.js';
 import { sendCommand } from './commands/send.js';
 import { sqsCommand } from './commands/sqs.js';
 import {
@@ -49,6 +51,8 @@ export async function run(args: readonly string[], io: Io): Promise<ExitCode> {
     idCommand(session),
     fenceCommand(session),
     installCommand(session),
+    doctorCommand(session),
+    purgeCommand(session),
     sqsCommand(session),
     sendCommand(session),
     dlqCommand(session),

@@ -31,6 +31,7 @@ export {
   type Warn,
 } from './connector.js';
 export { reconnecting, renewCredentials } from './credentials.js';
+export { type Check, checkTarget, type TargetReport } from './doctor.js';
 export type {
   AdmissionArgs,
   AdmitCall,

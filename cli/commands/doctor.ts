@@ -1,0 +1,47 @@
+/**
+ * `emq doctor`: every check a function runs when it connects (credentials, cluster mode,
+ * identity, library, memory policy, on every primary), then the calls the target must run
+ * for the chosen family: a dry admit on every primary (refused for its layout, nothing
+ * written) and WAIT where EMQ_ACK_REPLICAS asks for it. Exit 0 only when all pass.
+ */
+import { Command } from 'commander';
+import { openCredentials } from '../../functions/shared/open-credentials.js';
+import { checkTarget } from '../../src/index.js';
+import { type ConnectionFlags, configFrom, withConnectionFlags } from '../connection.js';
+import { EXIT_FAILED, EXIT_OK, exitCodesText } from '../failures.js';
+import type { CommandResult, OutputFlags } from '../output.js';
+import type { Session } from '../session.js';
+
+type DoctorFlags = ConnectionFlags & OutputFlags;
+
+export function doctorCommand(session: Session): Command {
+  return withConnectionFlags(
+    new Command('doctor').description(
+      'run every connect-time check the functions run, then the calls the target must serve',
+    ),
+  )
+    .addHelpText(
+      'after',
+      `\nChecks: credentials, cluster mode, wire identity, library, memory policy (allkeys-* is\nrefused), a dry admit call on every primary (EMQLAYOUT proves it runs; nothing is\nwritten), and WAIT when EMQ_ACK_REPLICAS is above 0.\n${exitCodesText('every check passed', 'a check failed')}`,
+    )
+    .action((flags: DoctorFlags) => session.run(flags, () => doctor(session, flags)));
+}
+
+async function doctor(session: Session, flags: DoctorFlags): Promise<CommandResult> {
+  const config = configFrom(session.io.env, flags);
+  const report = await checkTarget({ ...config, ...(await openCredentials(config)) });
+  const rows = report.checks.map(
+    (check) => `${check.ok ? 'ok ' : 'NO '} ${check.name}: ${check.detail}\n`,
+  );
+  return {
+    json: {
+      ok: report.ok,
+      executor: report.executor,
+      checks: report.checks,
+      nodes: report.nodes,
+    },
+    text: rows.join(''),
+    note: report.ok ? undefined : 'emq: some checks failed; what to do is on each NO line.',
+    exitCode: report.ok ? EXIT_OK : EXIT_FAILED,
+  };
+}

@@ -1,0 +1,144 @@
+/**
+ * What `emq doctor` checks: everything a function checks when it connects (credentials, cluster
+ * mode, identity, library, memory policy, on every primary), and then that the target runs the
+ * calls the chosen family sends: an admit call that the server refuses for its layout on every
+ * primary (it runs the call's code and writes nothing), and WAIT where acknowledgements ask it.
+ */
+import type { Cluster, Valkey } from 'iovalkey';
+import { type Connection, type ConnectOptions, connect } from './connector.js';
+import { KeyedCommand } from './executors/command.js';
+import { type FenceReading, readNodes } from './fence.js';
+import { queueSlot, trustedPendingKey, trustedRecordSlotKeys } from './keyspace.js';
+import { classifyFailure } from './outcome-rules.js';
+import type { EmqError } from './outcomes.js';
+import { nodeClientOf } from './transport.js';
+
+export interface Check {
+  /** What was checked, for a person: `connect`, `admit on node <id>`, `WAIT`. */
+  readonly name: string;
+  readonly ok: boolean;
+  /** What was found; for a failure, what to do. */
+  readonly detail: string;
+}
+
+export interface TargetReport {
+  readonly ok: boolean;
+  /** The family the connection chose, when it opened. */
+  readonly executor: string | undefined;
+  readonly nodes: readonly FenceReading[];
+  readonly checks: readonly Check[];
+  /** The connect failure, when the connection did not open. */
+  readonly failure: EmqError | undefined;
+}
+
+/** Runs every check against the target `options` describe; never throws for a check's failure. */
+export async function checkTarget(options: ConnectOptions): Promise<TargetReport> {
+  let connection: Connection;
+  try {
+    connection = await connect({ ...options, checkFence: true });
+  } catch (error) {
+    const failure = classifyFailure(error);
+    const nodes = await readAnyway(options);
+    return {
+      ok: false,
+      executor: undefined,
+      nodes,
+      checks: [{ name: 'connect', ok: false, detail: `${failure.code}: ${failure.message}` }],
+      failure,
+    };
+  }
+  try {
+    const checks: Check[] = [
+      { name: 'connect', ok: true, detail: `the ${connection.executor.kind} family serves` },
+    ];
+    for (const node of connection.primaries()) checks.push(await dryAdmit(connection, node));
+    if (connection.config.ackReplicas > 0) checks.push(await waitCheck(connection));
+    return {
+      ok: checks.every((check) => check.ok),
+      executor: connection.executor.kind,
+      nodes: await readNodes(connection),
+      checks,
+      failure: undefined,
+    };
+  } finally {
+    await connection.close();
+  }
+}
+
+/** The nodes as they are, where a connection opens without the checks (for the report). */
+async function readAnyway(options: ConnectOptions): Promise<FenceReading[]> {
+  try {
+    const connection = await connect({ ...options, checkFence: false });
+    try {
+      return await readNodes(connection);
+    } finally {
+      await connection.close();
+    }
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * An admit call on `node` whose row key is not its proposal: every family answers EMQLAYOUT
+ * before anything else, so the answer proves the call reaches its code there, with this user's
+ * permissions, and writes nothing.
+ */
+async function dryAdmit(connection: Connection, node: Valkey): Promise<Check> {
+  const queue = queueServedBy(connection.client, node);
+  const name = connection.client.isCluster
+    ? `admit on ${node.options.host}:${node.options.port}`
+    : 'admit';
+  if (queue === undefined) return { name, ok: false, detail: 'the node serves no slot' };
+  const command = connection.executor.admit({
+    pendingKey: trustedPendingKey(queue),
+    slotKeys: trustedRecordSlotKeys(queue),
+    wire: connection.config.wire,
+    ttlMs: String(connection.config.dedupeTtlMs),
+    admissions: [
+      {
+        rowKey: `emq:{${queue}}:job:JOB00000000000`,
+        legacyKey: `emq:{${queue}}:dedupe:${'A'.repeat(43)}`,
+        kind: 'm',
+        id: 'JOB00000000001',
+        digest: 'A'.repeat(16),
+        payload: Buffer.alloc(0),
+      },
+    ],
+  });
+  const reply: unknown = await node.sendCommand(command).catch((error: unknown) => error);
+  if (reply instanceof Error && /^EMQLAYOUT\b/.test(reply.message)) {
+    return {
+      name,
+      ok: true,
+      detail: `${connection.executor.kind} admit runs (refused a bad layout, wrote nothing)`,
+    };
+  }
+  const failure = classifyFailure(reply instanceof Error ? reply : new Error('unexpected reply'));
+  return { name, ok: false, detail: `${failure.code}: ${failure.message}` };
+}
+
+async function waitCheck(connection: Connection): Promise<Check> {
+  const reply = await connection
+    .primaries()[0]
+    ?.call('WAIT', '0', '0')
+    .catch((error: unknown) => error);
+  if (!(reply instanceof Error))
+    return { name: 'WAIT', ok: true, detail: 'acknowledgements can be asked' };
+  const failure = classifyFailure(reply);
+  return {
+    name: 'WAIT',
+    ok: false,
+    detail: `${failure.code}: ${failure.message} (EMQ_ACK_REPLICAS is ${connection.config.ackReplicas}; the target has no WAIT: set it to 0)`,
+  };
+}
+
+/** A queue name whose slot `node` serves (the client itself when standalone). */
+function queueServedBy(client: Valkey | Cluster, node: Valkey): string | undefined {
+  for (let n = 0; n < 100_000; n++) {
+    const queue = `emq-doctor-${n}`;
+    if (nodeClientOf(client, queueSlot(queue)) === node) return queue;
+    if (!client.isCluster) return queue;
+  }
+  return undefined;
+}
