@@ -18,6 +18,9 @@ export const MEMORYDB_RESTRICTED_PAGE =
 /** https://docs.aws.amazon.com/AmazonElastiCache/latest/dg/RedisConfiguration.html */
 export const SERVERLESS_CONFIGURATION_PAGE =
   'https://docs.aws.amazon.com/AmazonElastiCache/latest/dg/RedisConfiguration.html';
+/** https://docs.aws.amazon.com/AmazonElastiCache/latest/dg/ServerlessWatch.html */
+export const SERVERLESS_WATCH_PAGE =
+  'https://docs.aws.amazon.com/AmazonElastiCache/latest/dg/ServerlessWatch.html';
 /** https://docs.aws.amazon.com/AmazonElastiCache/latest/dg/BestPractices.Clients.Redis.LuaScripts.html */
 export const LUA_BEST_PRACTICES_PAGE =
   'https://docs.aws.amazon.com/AmazonElastiCache/latest/dg/BestPractices.Clients.Redis.LuaScripts.html';
@@ -56,8 +59,9 @@ export const SERVERLESS_RESTRICTED: readonly string[] = words(`
 /**
  * SupportedCommands.html, "The following Valkey and Redis OSS commands are supported by
  * serverless caches" (the JSON and Bloom filter commands it refers to are left out: the
- * product sends none). A container listed whole (COMMAND, COMMANDLOG) stands for itself
- * without a subcommand.
+ * product sends none), and WATCH / UNWATCH, which ServerlessWatch.html documents (since
+ * 2025-12, keys of one hash slot, at most 1,000 per connection). A container listed whole
+ * (COMMAND, COMMANDLOG) stands for itself without a subcommand.
  */
 export const SERVERLESS_SUPPORTED: readonly string[] = words(`
   bitcount bitfield bitfield_ro bitop bitpos getbit setbit
@@ -92,7 +96,7 @@ export const SERVERLESS_SUPPORTED: readonly string[] = words(`
   xread xreadgroup xrevrange xtrim
   append decr decrby get getdel getex getrange getset incr incrby incrbyfloat lcs mget mset
   msetnx psetex set setex setnx setrange strlen substr
-  discard exec multi
+  discard exec multi watch unwatch
 `);
 
 /**

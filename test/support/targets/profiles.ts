@@ -19,8 +19,9 @@
  *   NO-EVICT / PAUSE / TRACKING / TRACKINGINFO / UNBLOCK / UNPAUSE, CLUSTER
  *   COUNT-FAILURE-REPORTS, COMMANDLOG, FCALL, FCALL_RO, FUNCTION and every subcommand, KEYS,
  *   LASTSAVE, LATENCY, MEMORY, MONITOR, MOVE, OBJECT, PFDEBUG, PFSELFTEST, PSUBSCRIBE, PUBSUB
- *   NUMPAT, PUNSUBSCRIBE, SCRIPT KILL, SLOWLOG, SWAPDB, WAIT. CLIENT SETINFO, WATCH and WAITAOF
- *   are in neither list: the allowlist decides, so they count as unsupported.
+ *   NUMPAT, PUNSUBSCRIBE, SCRIPT KILL, SLOWLOG, SWAPDB, WAIT. CLIENT SETINFO and WAITAOF are
+ *   in neither list: the allowlist decides, so they count as unsupported. WATCH and UNWATCH
+ *   are supported since 2025-12 (ServerlessWatch.html: keys of one hash slot only).
  * - Configuration (RedisConfiguration.html, "Serverless caches", not modifiable):
  *   cluster-enabled yes, "All slots are surfaced to clients as being owned by a single virtual
  *   node"; cluster-require-full-coverage no; cluster-allow-reads-when-down yes;
@@ -67,6 +68,7 @@ import {
   SERVERLESS_MAX_ARGUMENTS,
   SERVERLESS_RESTRICTED,
   SERVERLESS_SUPPORTED,
+  SERVERLESS_WATCH_PAGE,
   SUPPORTED_COMMANDS_PAGE,
 } from './aws-commands.js';
 
@@ -205,7 +207,12 @@ export const PROFILES: Readonly<Record<ProfileName, TargetProfile>> = {
       refuseKeylessScripts: true,
       scriptFlushIsNoop: true,
     },
-    sources: [SUPPORTED_COMMANDS_PAGE, SERVERLESS_CONFIGURATION_PAGE, LUA_BEST_PRACTICES_PAGE],
+    sources: [
+      SUPPORTED_COMMANDS_PAGE,
+      SERVERLESS_CONFIGURATION_PAGE,
+      LUA_BEST_PRACTICES_PAGE,
+      SERVERLESS_WATCH_PAGE,
+    ],
   },
   memorydb: {
     name: 'memorydb',
