@@ -170,6 +170,20 @@ describe.each(PROFILE_NAMES)('the %s profile', (name) => {
     }
   });
 
+  it('carries large values and long pipelines through the proxy both ways, byte for byte', async () => {
+    const t = await target();
+    const client = await t.client('tester');
+    const value = Buffer.from(Array.from({ length: 3 * 1024 * 1024 }, (_, i) => (i * 7) % 256));
+    await client.set('{large}value', value);
+    expect((await client.getBuffer('{large}value'))?.equals(value)).toBe(true);
+    const pipeline = client.pipeline();
+    for (let i = 0; i < 2_000; i++) pipeline.hset('{large}hash', `field-${i}`, `value-${i}`);
+    await pipeline.exec();
+    expect(await client.hlen('{large}hash')).toBe(2_000);
+    expect(Object.keys(await client.hgetall('{large}hash'))).toHaveLength(2_000);
+    await client.del('{large}value', '{large}hash');
+  });
+
   it('digests the dataset byte for byte under the harness’s names', async () => {
     const t = await target();
     const client = await t.client('tester');
