@@ -8,17 +8,22 @@ export interface ProbeAuth {
 }
 
 /**
+ * Where a probe connects: a loopback TCP port, or a server's unix socket (the harness's own
+ * way into a server whose TCP port speaks only TLS, see test/support/targets/).
+ */
+export type ProbeTarget = number | { readonly path: string };
+
+/**
  * Runs `use` on a fresh connection that fails fast instead of reconnecting, so a poll loop
  * sees every refusal, and that is closed afterwards whatever happens.
  */
 export async function withProbe<T>(
-  port: number,
+  target: ProbeTarget,
   auth: ProbeAuth | undefined,
   use: (connection: Valkey) => Promise<T>,
 ): Promise<T> {
   const connection = new Valkey({
-    host: LOOPBACK,
-    port,
+    ...(typeof target === 'number' ? { host: LOOPBACK, port: target } : { path: target.path }),
     username: auth?.username,
     password: auth?.password,
     lazyConnect: true,

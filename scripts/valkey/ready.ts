@@ -1,4 +1,4 @@
-import { type ProbeAuth, withProbe } from './probe.js';
+import { type ProbeAuth, type ProbeTarget, withProbe } from './probe.js';
 import { waitFor } from './wait.js';
 
 /**
@@ -25,10 +25,10 @@ export function waitUntilServing(
 
 /** Undefined once the server serves, else why not yet. */
 export function servingState(
-  port: number,
+  target: ProbeTarget,
   auth: ProbeAuth | undefined,
 ): Promise<string | undefined> {
-  return withProbe(port, auth, async (connection) => {
+  return withProbe(target, auth, async (connection) => {
     const pong = await connection.ping();
     if (pong !== 'PONG') return `PING answered ${pong}`;
     const info = await connection.info('persistence');

@@ -22,6 +22,13 @@ export interface LaunchSpec {
   readonly startTimeoutMs: number | undefined;
   /** A port chosen ahead (a cluster picks all of its ports together). */
   readonly port?: number;
+  /**
+   * A unix socket file name inside the data dir that argsFor makes the server listen on: the
+   * harness probes and connects through it instead of the TCP port (which may speak only TLS).
+   */
+  readonly socket?: string;
+  /** The scheme of `url`: `rediss` for a server whose port speaks TLS. Default `redis`. */
+  readonly scheme?: 'redis' | 'rediss';
 }
 
 // An upper bound on a wait for a condition, not a speed check: two cores, shared.
@@ -51,6 +58,8 @@ export class ValkeyServer implements ServerHandle, Tracked {
   readonly url: string;
   readonly dir: string;
   readonly args: readonly string[];
+  /** The unix socket the harness reaches the server through, when the spec names one. */
+  readonly socketPath: string | undefined;
   readonly #spec: LaunchSpec;
   readonly #log = new LogRing();
   readonly #clients = new ClientSet<Valkey>();
@@ -61,8 +70,9 @@ export class ValkeyServer implements ServerHandle, Tracked {
   private constructor(spec: LaunchSpec, port: number, dir: string) {
     this.#spec = spec;
     this.port = port;
-    this.url = `redis://${LOOPBACK}:${port}`;
+    this.url = `${spec.scheme ?? 'redis'}://${LOOPBACK}:${port}`;
     this.dir = dir;
+    this.socketPath = spec.socket === undefined ? undefined : join(dir, spec.socket);
     this.args = spec.argsFor(port, dir);
   }
 
@@ -98,8 +108,9 @@ export class ValkeyServer implements ServerHandle, Tracked {
 
   async client(options: RedisOptions = {}): Promise<Valkey> {
     const client = new Valkey({
-      host: this.host,
-      port: this.port,
+      ...(this.socketPath === undefined
+        ? { host: this.host, port: this.port }
+        : { path: this.socketPath }),
       username: this.#spec.auth?.username,
       password: this.#spec.auth?.password,
       ...options,
@@ -110,7 +121,7 @@ export class ValkeyServer implements ServerHandle, Tracked {
 
   /** A one-off connection that fails fast, for the harness's own checks. */
   probe<T>(use: (connection: Valkey) => Promise<T>): Promise<T> {
-    return withProbe(this.port, this.#spec.auth, use);
+    return withProbe(this.#probeTarget(), this.#spec.auth, use);
   }
 
   async role(): Promise<Role> {
@@ -205,7 +216,11 @@ export class ValkeyServer implements ServerHandle, Tracked {
   }
 
   #readiness(): Promise<string | undefined> {
-    return servingState(this.port, this.#spec.auth);
+    return servingState(this.#probeTarget(), this.#spec.auth);
+  }
+
+  #probeTarget(): number | { path: string } {
+    return this.socketPath === undefined ? this.port : { path: this.socketPath };
   }
 
   /** SIGTERM, then SIGKILL after a grace; resolves once the process has exited. */
