@@ -106,7 +106,8 @@ async function dryAdmit(connection: Connection, node: Valkey): Promise<Check> {
       },
     ],
   });
-  const reply: unknown = await node.sendCommand(command).catch((error: unknown) => error);
+  node.sendCommand(command);
+  const reply: unknown = await command.promise.catch((error: unknown) => error);
   if (reply instanceof Error && /^EMQLAYOUT\b/.test(reply.message)) {
     return {
       name,
