@@ -151,9 +151,7 @@ static int lookups(Admit3 *c) {
         Key *k = OpenKey(c->ctx, a->legacy, KEY_READ | KEY_NOTOUCH);
         if (k && !c->found[i]) {
             if (KeyType(k) == TYPE_STRING) {
-                size_t n;
-                const char *p = StringDMA(k, &n, KEY_READ);
-                a->v2 = CreateString(c->ctx, p ? p : "", p ? n : 0);
+                a->v2 = string_value(c->ctx, a->legacy);
             } else {
                 a->v2_wrong = 1;
             }

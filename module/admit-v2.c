@@ -31,14 +31,8 @@ static int reply_admit(Ctx *ctx, long long status, const char *id, size_t len) {
 static Str *legacy_value(Ctx *ctx, Str *dedupe, int *type) {
     Key *k = OpenKey(ctx, dedupe, KEY_READ);
     *type = k ? KeyType(k) : TYPE_EMPTY;
-    Str *v = NULL;
-    if (*type == TYPE_STRING) {
-        size_t n;
-        const char *p = StringDMA(k, &n, KEY_READ);
-        v = CreateString(ctx, p ? p : "", p ? n : 0);
-    }
     if (k) CloseKey(k);
-    return v;
+    return *type == TYPE_STRING ? string_value(ctx, dedupe) : NULL;
 }
 
 /* Status 0 of a known key: the record is rewritten unchanged (HSET of a v3 record, SET KEEPTTL
@@ -47,7 +41,7 @@ static Str *legacy_value(Ctx *ctx, Str *dedupe, int *type) {
 static int known(Ctx *ctx, Admit2 *a, const char *earlier, size_t len) {
     if (paused(ctx)) return OK;
     Reply *r = a->found ? Call(ctx, "HSET", "!Esss", a->slots.keys[a->where], a->field, a->found)
-                        : Call(ctx, "SET", "!Essc", a->dedupe, a->legacy, "KEEPTTL");
+                        : set_keepttl(ctx, a->dedupe, a->legacy);
     if (!call_ok(ctx, r)) return OK;
     return reply_admit(ctx, 0, earlier, len);
 }

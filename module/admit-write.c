@@ -72,6 +72,15 @@ static int records(Admit3 *c) {
     return ok;
 }
 
+/* SET <key> <value> KEEPTTL with the value's bytes: SET keeps a shared argument object as it
+ * is (a module string is "raw"), while a client's SET stores a short value "embstr"; Call()
+ * makes a fresh object from bytes, so the key is encoded as the library's SET leaves it. */
+Reply *set_keepttl(Ctx *ctx, Str *key, Str *value) {
+    size_t n;
+    const char *v = StringPtrLen(value, &n);
+    return Call(ctx, "SET", "!Esbc", key, v, n, "KEEPTTL");
+}
+
 /* A call in which some admission answered 0 and nothing else was written rewrites that
  * record unchanged, so this client's next WAIT covers the original write (SPEC §11). */
 static int touch(Admit3 *c) {
@@ -80,7 +89,7 @@ static int touch(Admit3 *c) {
     Reply *r = c->touch_kind == TOUCH_V3
                    ? Call(c->ctx, "HSET", "!Esss", c->slots.keys[c->where[i]], c->fields[i],
                           c->found[i])
-                   : Call(c->ctx, "SET", "!Essc", a->legacy, a->v2, "KEEPTTL");
+                   : set_keepttl(c->ctx, a->legacy, a->v2);
     return call_ok(c->ctx, r);
 }
 

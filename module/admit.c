@@ -78,6 +78,18 @@ int recorded_row(Ctx *ctx, const char *q, size_t qlen, const char *id, size_t id
     return verdict;
 }
 
+Str *string_value(Ctx *ctx, Str *key) {
+    Reply *r = Call(ctx, "GET", "s", key);
+    Str *v = NULL;
+    if (r && CallReplyType(r) == REPLY_STRING) {
+        size_t n;
+        const char *p = CallReplyStringPtr(r, &n);
+        v = CreateString(ctx, p, n);
+    }
+    if (r) FreeCallReply(r);
+    return v;
+}
+
 /* The key count at argv[1], when it is one and the keys are all there; else -1. */
 static long long numkeys(Str **argv, int argc) {
     long long nk;

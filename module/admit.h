@@ -79,6 +79,12 @@ typedef struct Admit3 {
     int touch, touch_kind;  /* admission (index + 1) whose found record is touched */
 } Admit3;
 
+/* A string key's value, read as GET reads it (StringDMA would re-encode an embstr as raw, a
+ * change OBJECT ENCODING shows); NULL when it is not a string. Only for v2 records: rare. */
+Str *string_value(Ctx *ctx, Str *key);
+/* SET <key> <value> KEEPTTL, the touch of a v2 record, encoded as a client's SET. */
+Reply *set_keepttl(Ctx *ctx, Str *key, Str *value);
+
 /* admit-plan.c: steps 5-6 for every admission; 0 when a slot is not a hash (every reply is
  * then WRONGTYPE and nothing is written, as the library does). */
 int admit_plan(Admit3 *c);
