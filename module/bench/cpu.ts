@@ -149,7 +149,11 @@ async function measure(client: Valkey, what: string, run: (batches: number) => P
   console.info(
     `${what.padEnd(28)} server CPU ${(cpuUs / jobs).toFixed(2)} µs/job (user ${(userUs / jobs).toFixed(2)}, sys ${(sysUs / jobs).toFixed(2)})${counted}  (${(cpuUs / 1e6).toFixed(3)} s for ${jobs} jobs, wall ${(wallMs / 1000).toFixed(1)} s)  ${stats.join(' ')}`,
   );
-  if (instructions) (instructionCounts[what] ??= []).push(instructions / jobs);
+  if (instructions) {
+    const counts = instructionCounts[what] ?? [];
+    counts.push(instructions / jobs);
+    instructionCounts[what] = counts;
+  }
   return cpuUs / jobs;
 }
 
@@ -169,7 +173,7 @@ try {
   await client.call('FLUSHALL', 'SYNC');
   await client.call('EMQ.WIRE.INSTALL');
   const chunk = Math.ceil(jobs / runs / BATCH);
-  const total = { enqueue: [0, 0], admit: [0, 0] };
+  const total = { enqueue: { user: 0, sys: 0 }, admit: { user: 0, sys: 0 } };
   const ratios: number[] = [];
   for (let r = 0; r < runs; r++) {
     const spent: Record<string, number> = {};
@@ -182,18 +186,18 @@ try {
       const before = await cpuSeconds(client);
       await run(client, chunk);
       const after = await cpuSeconds(client);
-      total[side][0] += after[0] - before[0];
-      total[side][1] += after[1] - before[1];
+      total[side].user += after[0] - before[0];
+      total[side].sys += after[1] - before[1];
       spent[side] = after[0] + after[1] - before[0] - before[1];
     }
     ratios.push((spent.admit as number) / (spent.enqueue as number));
   }
   const perJob = (side: 'enqueue' | 'admit') => {
-    const [user, sys] = total[side];
+    const { user, sys } = total[side];
     const n = chunk * BATCH * runs;
     return `${(((user + sys) * 1e6) / n).toFixed(2)} µs/job (user ${((user * 1e6) / n).toFixed(2)}, sys ${((sys * 1e6) / n).toFixed(2)})`;
   };
-  const ratio = (total.admit[0] + total.admit[1]) / (total.enqueue[0] + total.enqueue[1]);
+  const ratio = (total.admit.user + total.admit.sys) / (total.enqueue.user + total.enqueue.sys);
   const sorted = [...ratios].sort((a, b) => a - b);
   console.log(`${chunk * BATCH * runs} jobs each way, ${runs} interleaved rounds`);
   console.log(`pipeline ×10 EMQ.ENQUEUE: ${perJob('enqueue')}`);

@@ -204,8 +204,7 @@ describe('EMQ.ADMIT and FCALL emq_admit, the same calls on the same data', () =>
     ]);
   });
 
-  it('dead slots: the one after the live ones, a dead target; a later header kept', async (ctx) => {
-    void ctx;
+  it('dead slots: the one after the live ones, a dead target; a later header kept', async () => {
     await same('slots', (q, now) => {
       const window = HOUR / 2;
       const target = Math.floor((now + HOUR) / window) % 4;
@@ -240,7 +239,7 @@ describe('EMQ.ADMIT and FCALL emq_admit, the same calls on the same data', () =>
   });
 
   it('call-level refusals: shape, layout, fence; nothing written on either', async () => {
-    await same('refusals', (q) => [
+    await same('refusals', () => [
       { admit: [a(1, 'k', 'p')], options: { wire: 'bad wire' } },
       { admit: [a(1, 'k', 'p')], options: { ttlMs: '0' } },
       { admit: [a(1, 'k', 'p', { kind: 'x' })] },
