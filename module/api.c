@@ -33,6 +33,12 @@ char *(*StringDMA)(Key *, size_t *, int);
 int (*StringSet)(Key *, Str *);
 int (*DeleteKey)(Key *);
 int (*HashGet)(Key *, int, ...);
+void *(*Alloc)(size_t);
+void (*Free)(void *);
+void *(*PoolAlloc)(Ctx *, size_t);
+long long (*Milliseconds)(void);
+int (*IsKeysPositionRequest)(Ctx *);
+void (*KeyAtPosWithFlags)(Ctx *, int, int);
 int (*AvoidReplicaTraffic)(void);
 Reply *(*Call)(Ctx *, const char *, const char *, ...);
 int (*CallReplyType)(Reply *);
@@ -54,6 +60,8 @@ Filter *(*RegisterCommandFilter)(Ctx *, FilterFunc, int);
 int (*CommandFilterArgsCount)(FilterCtx *);
 Str *(*CommandFilterArgGet)(FilterCtx *, int);
 int (*CommandFilterArgReplace)(FilterCtx *, int, Str *);
+int (*CommandFilterArgInsert)(FilterCtx *, int, Str *);
+int (*CommandFilterArgDelete)(FilterCtx *, int);
 
 /* Every API is published as ValkeyModule_* and RedisModule_*; take either. */
 static int api(const char *name, void *out) {
@@ -90,7 +98,9 @@ int api_init(void) {
            API(EventLoopAddOneShot) && API(GetDetachedThreadSafeContext) &&
            API(SetModuleOptions) && API(GetModuleOptionsAll) && API(RegisterCommandFilter) &&
            API(CommandFilterArgsCount) && API(CommandFilterArgGet) &&
-           API(CommandFilterArgReplace);
+           API(CommandFilterArgReplace) && API(CommandFilterArgInsert) &&
+           API(CommandFilterArgDelete) && API(Alloc) && API(Free) && API(PoolAlloc) &&
+           API(Milliseconds) && API(IsKeysPositionRequest) && API(KeyAtPosWithFlags);
 }
 
 int bytes_eq(const char *a, size_t alen, const char *b, size_t blen) {

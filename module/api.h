@@ -17,6 +17,16 @@ enum { REPLY_STRING = 0, REPLY_ERROR = 1, REPLY_INTEGER = 2, REPLY_ARRAY = 3 };
 enum { CTX_MULTI = 1 << 1, CTX_PRIMARY = 1 << 2, CTX_CLUSTER = 1 << 5 };
 enum { HASH_CFIELDS = 1 << 2 };
 enum { NO_EXPIRE = -1 };
+/* Key-spec flags of KeyAtPosWithFlags (VALKEYMODULE_CMD_KEY_*): how ACL key permissions see a
+ * key (ACCESS needs read, UPDATE/INSERT/DELETE need write). */
+enum {
+    KEYSPEC_RO = 1 << 0,
+    KEYSPEC_RW = 1 << 1,
+    KEYSPEC_ACCESS = 1 << 4,
+    KEYSPEC_UPDATE = 1 << 5,
+    KEYSPEC_INSERT = 1 << 6,
+    KEYSPEC_DELETE = 1 << 7
+};
 /* Valkey 9: CLUSTER MIGRATESLOTS runs only when every loaded module declares this. */
 enum { OPTION_HANDLE_ATOMIC_SLOT_MIGRATION = 1 << 5 };
 /* Every keyspace event class a module can get: generic, string, list, set, hash, zset,
@@ -69,6 +79,14 @@ extern char *(*StringDMA)(Key *key, size_t *len, int mode);
 extern int (*StringSet)(Key *key, Str *str);
 extern int (*DeleteKey)(Key *key);
 extern int (*HashGet)(Key *key, int flags, ...);
+extern void *(*Alloc)(size_t bytes);
+extern void (*Free)(void *ptr);
+/* Freed by the server when the command returns. */
+extern void *(*PoolAlloc)(Ctx *ctx, size_t bytes);
+/* mstime(): the real clock, in ms (the library's TIME). */
+extern long long (*Milliseconds)(void);
+extern int (*IsKeysPositionRequest)(Ctx *ctx);
+extern void (*KeyAtPosWithFlags)(Ctx *ctx, int pos, int flags);
 extern int (*AvoidReplicaTraffic)(void);
 extern Reply *(*Call)(Ctx *ctx, const char *cmd, const char *fmt, ...);
 extern int (*CallReplyType)(Reply *reply);
@@ -90,6 +108,8 @@ extern Filter *(*RegisterCommandFilter)(Ctx *ctx, FilterFunc cb, int flags);
 extern int (*CommandFilterArgsCount)(FilterCtx *fctx);
 extern Str *(*CommandFilterArgGet)(FilterCtx *fctx, int pos);
 extern int (*CommandFilterArgReplace)(FilterCtx *fctx, int pos, Str *arg);
+extern int (*CommandFilterArgInsert)(FilterCtx *fctx, int pos, Str *arg);
+extern int (*CommandFilterArgDelete)(FilterCtx *fctx, int pos);
 
 /* Fetches every function above from the load ctx; 0 if one is missing. SetModuleAttribs
  * is fetched and called by the caller first, as the server requires. */

@@ -2,14 +2,16 @@
  * emq: the EchoMQ Valkey module (SPEC §4, §6), a product part that self-managed clusters load.
  *
  *   EMQ.ENQUEUE 2 emq:{q}:job:<id> emq:{q}:pending <id> <payload>
- *   EMQ.ADMIT 3 emq:{q}:job:<id> emq:{q}:pending emq:{q}:dedupe:<h> <id> <payload> <ttl-ms>
+ *   EMQ.ADMIT <5+2n> <pending> <slot0..3> (<row_i> <legacy_i>)×n <wire> <ttl-ms>
+ *             (<kind_i> <id_i> <digest_i> <payload_i>)×n      (and the v2 form, numkeys 3)
  *   EMQ.WIRE            (read: [module identity, this node's value or nil])
  *   EMQ.WIRE.INSTALL    (write this node's copy)
  *
  * Loaded with `--loadmodule emq.so [wire <identity>]`; the identity defaults to "1".
- * api.h declares the module API by hand; fence.c holds the wire fence, jobs.c the writes,
- * slot-migration.c what Valkey 9's atomic slot migration needs.
+ * api.h declares the module API by hand; fence.c holds the wire fence, jobs.c EMQ.ENQUEUE,
+ * admit*.c EMQ.ADMIT, slot-migration.c what Valkey 9's atomic slot migration needs.
  */
+#include "admit.h"
 #include "api.h"
 #include "fence.h"
 #include "jobs.h"
@@ -24,16 +26,18 @@ int ValkeyModule_OnLoad(Ctx *ctx, Str **argv, int argc) {
     if (!api_init_attribs(ctx)) return ERR;
     if (IsModuleNameBusy && IsModuleNameBusy("emq")) return ERR;
     SetModuleAttribs(ctx, "emq", 1, 1);
-    if (!api_init() || !fence_setup(ctx, argv, argc)) return ERR;
+    if (!api_init() || !records_setup() || !fence_setup(ctx, argv, argc)) return ERR;
 
     int asm_ok;
     if (!slot_migration_setup(ctx, &asm_ok)) return ERR;
 
     /* Key positions make the server answer MOVED / CROSSSLOT before the handler runs, as for
-     * EVAL; a keynum key-spec alone is not used for routing (SPEC §10). The ACL flags
-     * follow EMQ.ENQUEUE's. */
+     * EVAL; a keynum key-spec alone is not used for routing (SPEC §10). EMQ.ADMIT's keys are
+     * at variable positions: getkeys-api, and the handler declares them (admit.c). The ACL
+     * flags follow EMQ.ENQUEUE's. */
     if (CreateCommand(ctx, "emq.enqueue", enqueue_cmd, "write deny-oom fast", 2, 3, 1) != OK ||
-        CreateCommand(ctx, "emq.admit", admit_cmd, "write deny-oom fast", 2, 4, 1) != OK)
+        CreateCommand(ctx, "emq.admit", admit_cmd, "write deny-oom fast getkeys-api", 0, 0, 0) !=
+            OK)
         return ERR;
     /* The read and the install are separate commands, so an ACL can grant one alone
      * (SPEC §6). The read is readonly: it answers on replicas, under CLIENT PAUSE WRITE,

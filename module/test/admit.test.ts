@@ -1,9 +1,24 @@
-// EMQ.ADMIT's replies (SPEC §4): 1 new, 0 known (same payload or consumed), -1 known with
-// another payload, 2 proposed row taken; the row at birth, the record and its TTL.
+// EMQ.ADMIT v3 (docs/wire.md "admit"): n admissions of one queue per call, each judged as if
+// alone and in order; the row at birth, the pending entry, the record in its slot; the statuses
+// 1, 0, -1, 2 and a caller id's row compare; admissions of one call seeing each other; records
+// expiring; the slot choice, the dead-slot unlinks and the header. The families' equivalence
+// is families.test.ts; refusals are refusals.test.ts.
 import type { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomQueue, type ServerHandle, startStandalone } from '../../test/support/servers.js';
-import { admit, admitKeys, expectUnchanged, jobId } from './helpers.js';
+import { waitFor } from '../../test/support/wait.js';
+import {
+  admit,
+  admitKeys,
+  admitMany,
+  dedupeHash,
+  expectUnchanged,
+  jobId,
+  payloadDigest,
+  recordOf,
+  serverMs,
+  slotKeys,
+} from './helpers.js';
 
 let server: ServerHandle;
 let client: Valkey;
@@ -16,119 +31,360 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 const EVERY_BYTE = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+const HOUR = 3_600_000;
+const WINDOW = HOUR / 2;
 
-describe('EMQ.ADMIT', () => {
-  it('1: writes the row (three fields, in order), the pending entry and the record with its TTL', async () => {
+/** Waits until the server's clock is at least `margin` ms away from a window boundary. */
+async function awayFromBoundary(window: number, margin = 2_000): Promise<number> {
+  let now = 0;
+  await waitFor('the clock to leave a window boundary', 2 * margin + 1_000, async () => {
+    now = await serverMs(client);
+    const into = now % window;
+    return into > margin && window - into > margin ? undefined : `${into} ms into the window`;
+  });
+  return now;
+}
+
+describe('EMQ.ADMIT: one admission', () => {
+  it('1: the row (three fields, in order), the pending entry, the record in its slot; no TTL', async () => {
     const q = randomQueue('new');
     const id = jobId(1);
     const keys = admitKeys(q, id, 'k1');
+    const before = await serverMs(client);
     expect(await admit(client, q, id, 'k1', EVERY_BYTE, 90_000)).toEqual([1, id]);
+    const after = await serverMs(client);
 
-    // Exactly three fields; the bytes verbatim. (The HSET's field order is checked on the
-    // replication stream, where it is the command's own; a hashtable answers HGETALL in any.)
+    // A payload over 64 bytes makes a hashtable (fields in any order); the order of a small
+    // row's listpack is the HSET's own.
     const row = (await client.callBuffer('HGETALL', keys.row)) as Buffer[];
     const fields = new Map<string, Buffer>();
     for (let i = 0; i < row.length; i += 2) fields.set(String(row[i]), row[i + 1] as Buffer);
-    expect([...fields.keys()].sort()).toEqual(['attempts', 'payload', 'state']);
-    expect(fields.get('state')?.toString()).toBe('pending');
-    expect(fields.get('attempts')?.toString()).toBe('0');
-    expect(fields.get('payload')).toEqual(EVERY_BYTE);
-    expect(await client.zrange(keys.pending, 0, -1, 'WITHSCORES')).toEqual([id, '0']);
-    expect(await client.get(keys.dedupe)).toBe(id);
-    const ttl = await client.pttl(keys.dedupe);
-    expect(ttl).toBeGreaterThan(80_000);
-    expect(ttl).toBeLessThanOrEqual(90_000);
-    expect(await client.pttl(keys.row)).toBe(-1);
-    expect(await client.pttl(keys.pending)).toBe(-1);
-    expect(await client.type(keys.row)).toBe('hash');
+    expect(Object.fromEntries(fields)).toEqual({
+      state: Buffer.from('pending'),
+      attempts: Buffer.from('0'),
+      payload: EVERY_BYTE,
+    });
+    expect(await client.object('ENCODING', keys.row)).toBe('hashtable');
+    expect(await admit(client, q, jobId(20), 'small', 'p', 90_000)).toEqual([1, jobId(20)]);
+    expect(await client.call('HGETALL', admitKeys(q, jobId(20), 'small').row)).toEqual([
+      'state',
+      'pending',
+      'attempts',
+      '0',
+      'payload',
+      'p',
+    ]);
+    expect(await client.zrange(keys.pending, 0, -1, 'WITHSCORES')).toEqual([
+      id,
+      '0',
+      jobId(20),
+      '0',
+    ]);
+
+    const record = await recordOf(client, q, 'k1');
+    const [recorded, digest, expiry] = String(record?.value).split(':');
+    expect([recorded, digest]).toEqual([id, payloadDigest(EVERY_BYTE)]);
+    expect(Number(expiry)).toBeGreaterThanOrEqual(before + 90_000);
+    expect(Number(expiry)).toBeLessThanOrEqual(after + 90_000);
+    // W = ceil(ttl / 2); slot = floor(expiry / W) mod 4; `~` holds the latest expiry.
+    expect(record?.slot).toBe(Math.floor(Number(expiry) / 45_000) % 4);
+    const slot = slotKeys(q)[record?.slot ?? 0] as string;
+    const small = await recordOf(client, q, 'small');
+    if (small?.slot === record?.slot) {
+      expect(await client.hkeys(slot)).toEqual([
+        dedupeHash('k1').slice(0, 22),
+        '~',
+        dedupeHash('small').slice(0, 22),
+      ]);
+    }
+    const smallExpiry = String(small?.value).split(':')[2];
+    expect(await client.hget(slot, '~')).toBe(small?.slot === record?.slot ? smallExpiry : expiry);
+    for (const key of [keys.row, keys.pending, slot]) expect(await client.pttl(key)).toBe(-1);
+    expect(await client.exists(keys.dedupe)).toBe(0); // v3 writes no v2 record
   });
 
-  it('1: an empty payload is a payload', async () => {
+  it('1: an empty payload is a payload; an odd ttl rounds the window up', async () => {
     const q = randomQueue('empty');
     const id = jobId(2);
-    expect(await admit(client, q, id, 'k', '')).toEqual([1, id]);
+    expect(await admit(client, q, id, 'k', '', 3)).toEqual([1, id]);
     expect(await client.hget(admitKeys(q, id, 'k').row, 'payload')).toBe('');
+    const record = await recordOf(client, q, 'k');
+    const expiry = Number(String(record?.value).split(':')[2]);
+    expect(record?.slot).toBe(Math.floor(expiry / 2) % 4); // W = ceil(3 / 2) = 2
   });
 
-  it('0: a replay with the same payload names the first id, writes no second row, keeps the TTL', async () => {
+  it('0: a replay with the same digest names the first id; the touch leaves every key as it was', async () => {
     const q = randomQueue('replay');
     const [first, second] = [jobId(3), jobId(4)];
-    const keys = admitKeys(q, first, 'k');
-    expect(await admit(client, q, first, 'k', EVERY_BYTE, 60_000)).toEqual([1, first]);
-    const expiry = await client.call('PEXPIRETIME', keys.dedupe);
-
-    // The touch rewrites the record with its own value and TTL: every key stays as it was.
-    const reply = await expectUnchanged(client, () =>
-      admit(client, q, second, 'k', EVERY_BYTE, 999_999),
-    );
+    expect(await admit(client, q, first, 'k', EVERY_BYTE)).toEqual([1, first]);
+    const reply = await expectUnchanged(client, () => admit(client, q, second, 'k', EVERY_BYTE));
     expect(reply).toEqual([0, first]);
-    expect(await client.call('PEXPIRETIME', keys.dedupe)).toBe(expiry);
     expect(await client.exists(admitKeys(q, second, 'k').row)).toBe(0);
-    expect(await client.zrange(keys.pending, 0, -1)).toEqual([first]);
   });
 
-  it('0: a consumed job is not re-created by a replay', async () => {
+  it('0: a consumed job is not re-created, and is judged by the digest alone', async () => {
     const q = randomQueue('consumed');
     const [first, second] = [jobId(5), jobId(6)];
     const keys = admitKeys(q, first, 'k');
     expect(await admit(client, q, first, 'k', 'p')).toEqual([1, first]);
     await client.del(keys.row);
     await client.zrem(keys.pending, first);
-    const reply = await expectUnchanged(client, () =>
-      admit(client, q, second, 'k', 'other payload'),
-    );
-    expect(reply).toEqual([0, first]);
+    expect(await expectUnchanged(client, () => admit(client, q, second, 'k', 'p'))).toEqual([
+      0,
+      first,
+    ]);
+    expect(await expectUnchanged(client, () => admit(client, q, second, 'k', 'other'))).toEqual([
+      -1,
+      first,
+    ]);
     expect(await client.exists(keys.row, admitKeys(q, second, 'k').row, keys.pending)).toBe(0);
   });
 
-  it('-1: the same key with another payload names the first id and writes nothing', async () => {
+  it('-1: another digest names the first id and writes nothing, even when the row holds it', async () => {
     const q = randomQueue('mismatch');
     const [first, second] = [jobId(7), jobId(8)];
     expect(await admit(client, q, first, 'k', 'one')).toEqual([1, first]);
-    const reply = await expectUnchanged(client, () => admit(client, q, second, 'k', 'two'));
-    expect(reply).toEqual([-1, first]);
-    // Bytes, not text: a payload differing only after a NUL is another payload.
-    const q2 = randomQueue('mismatch');
-    expect(await admit(client, q2, first, 'k', Buffer.from('a\0b'))).toEqual([1, first]);
-    expect(await admit(client, q2, second, 'k', Buffer.from('a\0c'))).toEqual([-1, first]);
+    expect(await expectUnchanged(client, () => admit(client, q, second, 'k', 'two'))).toEqual([
+      -1,
+      first,
+    ]);
+    // The digest decides, not the row: the same payload under a forged digest is another body.
+    const forged = { id: second, key: 'k', payload: 'one', digest: 'AAAAAAAAAAAAAAAA' };
+    expect(await admitMany(client, q, [forged])).toEqual([[-1, first]]);
   });
 
-  it('-1: a recorded row that lost its payload field counts as another payload', async () => {
-    const q = randomQueue('nofield');
-    const id = jobId(9);
-    expect(await admit(client, q, id, 'k', 'p')).toEqual([1, id]);
-    await client.hdel(admitKeys(q, id, 'k').row, 'payload');
-    expect(await admit(client, q, jobId(10), 'k', 'p')).toEqual([-1, id]);
-  });
-
-  it('2: a new key whose proposed row belongs to another request; the next proposal lands', async () => {
+  it('2: a new key whose proposed row exists (minted): nothing written; the next proposal lands', async () => {
     const q = randomQueue('taken');
     const [taken, fresh] = [jobId(11), jobId(12)];
     expect(await admit(client, q, taken, 'other key', 'theirs')).toEqual([1, taken]);
-    const reply = await expectUnchanged(client, () => admit(client, q, taken, 'my key', 'mine'));
-    expect(reply).toEqual([2, taken]);
+    expect(await expectUnchanged(client, () => admit(client, q, taken, 'my key', 'mine'))).toEqual([
+      2,
+      taken,
+    ]);
     expect(await admit(client, q, fresh, 'my key', 'mine')).toEqual([1, fresh]);
     expect(await client.hget(admitKeys(q, taken, 'x').row, 'payload')).toBe('theirs');
-    expect(await client.get(admitKeys(q, fresh, 'my key').dedupe)).toBe(fresh);
+  });
+
+  it("2 for a caller id: the row's payload decides, 0 recording the key or -1 writing nothing", async () => {
+    const q = randomQueue('caller');
+    const id = jobId(13);
+    // A row written without a record (another host, or before records existed).
+    expect(
+      await client.call('EMQ.ENQUEUE', '2', `emq:{${q}}:job:${id}`, `emq:{${q}}:pending`, id, 'p'),
+    ).toBe(1);
+    const other = await expectUnchanged(client, () =>
+      admitMany(client, q, [{ kind: 'c', id, key: `id:${id}`, payload: 'not p' }]),
+    );
+    expect(other).toEqual([[-1, id]]);
+    expect(await recordOf(client, q, `id:${id}`)).toBeUndefined();
+    expect(await admitMany(client, q, [{ kind: 'c', id, key: `id:${id}`, payload: 'p' }])).toEqual([
+      [0, id],
+    ]);
+    expect((await recordOf(client, q, `id:${id}`))?.value).toMatch(
+      new RegExp(`^${id}:${payloadDigest('p')}:\\d+$`),
+    );
+    expect(await client.zrange(`emq:{${q}}:pending`, 0, -1)).toEqual([id]);
   });
 
   it('runs twice safely: a resend of the same call answers 0 with the same id', async () => {
     const q = randomQueue('resend');
-    const id = jobId(13);
+    const id = jobId(14);
     expect(await admit(client, q, id, 'k', 'p')).toEqual([1, id]);
     expect(await admit(client, q, id, 'k', 'p')).toEqual([0, id]);
     expect(await client.zcard(admitKeys(q, id, 'k').pending)).toBe(1);
   });
 
-  it('registers like EMQ.ENQUEUE: keys 2..4 step 1, write deny-oom fast', async () => {
+  it('an expired record counts as absent: the key admits anew (waiting on the server clock)', async () => {
+    const q = randomQueue('expired');
+    expect(await admit(client, q, jobId(15), 'k', 'p', 50)).toEqual([1, jobId(15)]);
+    const expiry = Number(String((await recordOf(client, q, 'k'))?.value).split(':')[2]);
+    await waitFor('the record to be past its expiry', 10_000, async () =>
+      (await serverMs(client)) > expiry ? undefined : 'not yet',
+    );
+    expect(await admit(client, q, jobId(16), 'k', 'p', 50)).toEqual([1, jobId(16)]);
+  });
+});
+
+describe('EMQ.ADMIT: several admissions in one call', () => {
+  it('answers each in order; one ZADD holds every new member, one slot holds every record', async () => {
+    const q = randomQueue('many');
+    const admissions = [1, 2, 3].map((n) => ({
+      id: jobId(100 + n),
+      key: `k${n}`,
+      payload: `p${n}`,
+    }));
+    expect(await admitMany(client, q, admissions)).toEqual(admissions.map((a) => [1, a.id]));
+    expect(await client.zrange(`emq:{${q}}:pending`, 0, -1)).toEqual(admissions.map((a) => a.id));
+    const slots = await Promise.all(slotKeys(q).map((k) => client.hkeys(k)));
+    const full = slots.filter((fields) => fields.length > 0);
+    expect(full).toEqual([[...admissions.map((a) => dedupeHash(a.key).slice(0, 22)), '~']]);
+  });
+
+  it('an admission sees the ones before it: the same key twice, the same id twice', async () => {
+    const q = randomQueue('same');
+    const [a, b, c] = [jobId(201), jobId(202), jobId(203)];
+    expect(
+      await admitMany(client, q, [
+        { id: a, key: 'k', payload: 'p' },
+        { id: b, key: 'k', payload: 'p' }, // sees the first's record: 0, a
+        { id: c, key: 'k', payload: 'q' }, // another digest: -1, a
+        { id: a, key: 'k2', payload: 'p' }, // a's row is this call's: 2
+        { kind: 'c', id: a, key: 'k3', payload: 'p' }, // a caller id: a's row holds p: 0, recorded
+        { kind: 'c', id: a, key: 'k4', payload: 'x' }, // another payload: -1
+      ]),
+    ).toEqual([
+      [1, a],
+      [0, a],
+      [-1, a],
+      [2, a],
+      [0, a],
+      [-1, a],
+    ]);
+    expect(await client.zrange(`emq:{${q}}:pending`, 0, -1)).toEqual([a]);
+    expect((await recordOf(client, q, 'k3'))?.value).toMatch(new RegExp(`^${a}:`));
+    expect(await recordOf(client, q, 'k4')).toBeUndefined();
+  });
+
+  it('EMQKIND and WRONGTYPE are elements of the reply; the other admissions go on', async () => {
+    const q = randomQueue('elements');
+    const reply = (await admitMany(client, q, [
+      { id: 'XOB1', key: 'k1', payload: 'p' },
+      { id: jobId(301), key: 'k2', payload: 'p' },
+    ])) as unknown[];
+    expect(String(reply[0])).toMatch(/^ReplyError: EMQKIND job id must be JOB-namespaced$/);
+    expect(reply[1]).toEqual([1, jobId(301)]);
+
+    // A v2 record that is not a string: WRONGTYPE for its admission only.
+    const wrong = admitKeys(q, jobId(302), 'k3').dedupe;
+    await client.hset(wrong, 'x', 'y');
+    const second = (await admitMany(client, q, [
+      { id: jobId(302), key: 'k3', payload: 'p' },
+      { id: jobId(303), key: 'k4', payload: 'p' },
+      { id: jobId(304), key: 'k2', payload: 'p' },
+    ])) as unknown[];
+    expect(String(second[0])).toMatch(/^ReplyError: WRONGTYPE /);
+    expect(second.slice(1)).toEqual([
+      [1, jobId(303)],
+      [0, jobId(301)],
+    ]);
+  });
+
+  it('a pending key of another type refuses only the admissions that would write a row', async () => {
+    const q = randomQueue('pending');
+    expect(await admit(client, q, jobId(401), 'k1', 'p')).toEqual([1, jobId(401)]);
+    await client.del(`emq:{${q}}:pending`);
+    await client.set(`emq:{${q}}:pending`, 'not a zset');
+    const reply = (await expectUnchanged(client, () =>
+      admitMany(client, q, [
+        { id: jobId(402), key: 'k2', payload: 'p' },
+        { id: jobId(403), key: 'k1', payload: 'p' },
+      ]),
+    )) as unknown[];
+    expect(String(reply[0])).toMatch(/^ReplyError: WRONGTYPE /);
+    // 0 and a touch would rewrite the record; with a refusal written nothing else, so it does.
+    expect(reply[1]).toEqual([0, jobId(401)]);
+  });
+
+  it('a slot that is not a hash: every admission answers WRONGTYPE, nothing is written', async () => {
+    const q = randomQueue('slot');
+    await client.set(slotKeys(q)[2] as string, 'not a hash');
+    const reply = (await expectUnchanged(client, () =>
+      admitMany(client, q, [
+        { id: 'XOB1', key: 'k1', payload: 'p' },
+        { id: jobId(501), key: 'k2', payload: 'p' },
+      ]),
+    )) as unknown[];
+    expect(reply.map(String)).toEqual([
+      expect.stringMatching(/^ReplyError: WRONGTYPE /),
+      expect.stringMatching(/^ReplyError: WRONGTYPE /),
+    ]);
+  });
+});
+
+describe('EMQ.ADMIT: the four slots', () => {
+  it('unlinks the dead slot after the live ones, and a dead target before writing it', async () => {
+    const q = randomQueue('purge');
+    const now = await awayFromBoundary(WINDOW);
+    const target = Math.floor((now + HOUR) / WINDOW) % 4;
+    const after = (Math.floor(now / WINDOW) + 3) % 4;
+    const slots = slotKeys(q);
+    for (const slot of slots)
+      await client.hset(slot, 'deadrecord000000000000', `${jobId(9)}:x:5`, '~', '5');
+    expect(await admit(client, q, jobId(601), 'k', 'p', HOUR)).toEqual([1, jobId(601)]);
+    const fields = await Promise.all(slots.map((s) => client.hkeys(s)));
+    fields.forEach((held, s) => {
+      if (s === target) expect(held).toEqual([dedupeHash('k').slice(0, 22), '~']);
+      else if (s === after) expect(held).toEqual([]);
+      else expect(held).toEqual(['deadrecord000000000000', '~']);
+    });
+  });
+
+  it('keeps a later header; reads records in every live slot, each by its own expiry', async () => {
+    const q = randomQueue('header');
+    const now = await awayFromBoundary(WINDOW);
+    const target = Math.floor((now + HOUR) / WINDOW) % 4;
+    const other = (target + 1) % 4;
+    const far = now + 10 * HOUR;
+    const field = (key: string) => dedupeHash(key).slice(0, 22);
+    await client.hset(slotKeys(q)[target] as string, '~', String(far));
+    await client.hset(
+      slotKeys(q)[other] as string,
+      field('live'),
+      `${jobId(701)}:${payloadDigest('p')}:${far}`,
+      field('dead'),
+      `${jobId(702)}:${payloadDigest('p')}:${now - 1}`,
+      '~',
+      String(far),
+    );
+    expect(
+      await admitMany(client, q, [
+        { id: jobId(703), key: 'live', payload: 'p' },
+        { id: jobId(704), key: 'dead', payload: 'p' },
+      ]),
+    ).toEqual([
+      [0, jobId(701)],
+      [1, jobId(704)],
+    ]);
+    expect(await client.hget(slotKeys(q)[target] as string, '~')).toBe(String(far));
+  });
+
+  it('a v2 record (string with PX) still answers, judged by its row, until it expires', async () => {
+    const q = randomQueue('v2');
+    const [old, fresh] = [jobId(801), jobId(802)];
+    expect(
+      await client.call(
+        'EMQ.ENQUEUE',
+        '2',
+        `emq:{${q}}:job:${old}`,
+        `emq:{${q}}:pending`,
+        old,
+        'p',
+      ),
+    ).toBe(1);
+    await client.set(admitKeys(q, old, 'k').dedupe, old, 'PX', HOUR);
+    expect(await expectUnchanged(client, () => admit(client, q, fresh, 'k', 'p'))).toEqual([
+      0,
+      old,
+    ]);
+    expect(await expectUnchanged(client, () => admit(client, q, fresh, 'k', 'q'))).toEqual([
+      -1,
+      old,
+    ]);
+    await client.del(`emq:{${q}}:job:${old}`); // consumed: still a duplicate
+    expect(await admit(client, q, fresh, 'k', 'q')).toEqual([0, old]);
+  });
+});
+
+describe('EMQ.ADMIT registration', () => {
+  it('declares its keys itself (getkeys-api): write deny-oom fast, movable keys', async () => {
     const [info] = (await client.call('COMMAND', 'INFO', 'emq.admit')) as unknown[][];
     expect(info?.slice(0, 6)).toEqual([
       'emq.admit',
       -1,
-      ['write', 'denyoom', 'module', 'fast'],
-      2,
-      4,
-      1,
+      ['write', 'denyoom', 'module', 'fast', 'movablekeys'],
+      0,
+      0,
+      0,
     ]);
     const [enqueueInfo] = (await client.call('COMMAND', 'INFO', 'emq.enqueue')) as unknown[][];
     expect(enqueueInfo?.slice(0, 6)).toEqual([

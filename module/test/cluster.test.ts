@@ -5,7 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClusterHandle, startCluster } from '../../test/support/servers.js';
 import { waitFor } from '../../test/support/wait.js';
 import { fencedPrimaries, ownerPort, type Primary, queueOn, queueSlot } from './cluster-helpers.js';
-import { admit, admitKeys, expectUnchanged, jobId, refusalOf } from './helpers.js';
+import {
+  admit,
+  admitArgs,
+  admitKeys,
+  expectUnchanged,
+  jobId,
+  recordOf,
+  refusalOf,
+} from './helpers.js';
 
 const FENCE = '{emq}:version';
 let cluster: ClusterHandle;
@@ -41,8 +49,8 @@ describe('EMQ.ADMIT on a cluster', () => {
     for (const [i, p] of primaries.entries()) {
       const queue = await queueOn(p.client, p.node.port, 'own');
       await admitsOn(p, queue, 100 + i);
-      expect(await p.client.get(admitKeys(queue, jobId(100 + i), `k${100 + i}`).dedupe)).toBe(
-        jobId(100 + i),
+      expect((await recordOf(p.client, queue, `k${100 + i}`))?.value).toMatch(
+        new RegExp(`^${jobId(100 + i)}:`),
       );
     }
   });
@@ -56,26 +64,117 @@ describe('EMQ.ADMIT on a cluster', () => {
     );
     expect(text).toMatch(/^MOVED \d+ /);
 
+    // Keys of two slots: the pending set of one queue, every other key of another.
     const mine = await queueOn(a.client, a.node.port, 'mine');
-    const other = await queueOn(a.client, a.node.port, 'mine');
-    const keys = admitKeys(mine, jobId(2), 'k');
-    const cross = admitKeys(other, jobId(2), 'k');
+    let other = await queueOn(a.client, a.node.port, 'mine');
+    while (queueSlot(other) === queueSlot(mine))
+      other = await queueOn(a.client, a.node.port, 'mine');
+    const args = admitArgs(mine, [{ id: jobId(2), key: 'k', payload: 'p' }]);
+    args[1] = admitKeys(other, jobId(2), 'k').pending;
     const crossText = await expectUnchanged(a.client, () =>
+      refusalOf(a.client.call('EMQ.ADMIT', ...args)),
+    );
+    expect(crossText).toMatch(/^CROSSSLOT /);
+    // And the v2 form, whose three keys are declared too.
+    const v2 = admitKeys(mine, jobId(3), 'k');
+    const v2Text = await expectUnchanged(a.client, () =>
       refusalOf(
         a.client.call(
           'EMQ.ADMIT',
           '3',
-          keys.row,
-          cross.pending,
-          keys.dedupe,
-          jobId(2),
+          v2.row,
+          admitKeys(other, 'x', 'k').pending,
+          v2.dedupe,
+          jobId(3),
           'p',
           '1000',
         ),
       ),
     );
-    // Two queues of one node can share a slot; then the module's layout check refuses.
-    expect(crossText).toMatch(queueSlot(mine) === queueSlot(other) ? /^EMQLAYOUT / : /^CROSSSLOT /);
+    expect(v2Text).toMatch(/^CROSSSLOT /);
+  });
+
+  it('a v3 call of a queue served elsewhere is MOVED whatever key decides it, the last row included', async () => {
+    const [a, b] = [primaries[0], primaries[1]];
+    if (a === undefined || b === undefined) throw new Error('need two primaries');
+    const elsewhere = await queueOn(a.client, b.node.port, 'far');
+    const admissions = [1, 2, 3].map((n) => ({ id: jobId(n), key: `k${n}`, payload: 'p' }));
+    const text = await expectUnchanged(a.client, () =>
+      refusalOf(a.client.call('EMQ.ADMIT', ...admitArgs(elsewhere, admissions))),
+    );
+    expect(text).toMatch(new RegExp(`^MOVED ${queueSlot(elsewhere)} [^:]+:${b.node.port}$`));
+    expect(await b.client.call('EMQ.ADMIT', ...admitArgs(elsewhere, admissions))).toEqual(
+      admissions.map((x) => [1, x.id]),
+    );
+  });
+
+  it('declares every key with its use: COMMAND GETKEYSANDFLAGS of both forms', async () => {
+    const q = 'keys';
+    const args = admitArgs(q, [{ id: jobId(1), key: 'k', payload: 'p' }]);
+    const keys = (await first().client.call(
+      'COMMAND',
+      'GETKEYSANDFLAGS',
+      'EMQ.ADMIT',
+      ...args,
+    )) as [string, string[]][];
+    const write = ['RW', 'update'];
+    const readWrite = ['RW', 'access', 'update'];
+    expect(keys).toEqual([
+      [`emq:{${q}}:pending`, write],
+      ...[0, 1, 2].map((s) => [`emq:{${q}}:dedupe:${s}`, [...readWrite, 'delete']]),
+      [`emq:{${q}}:dedupe:3`, [...readWrite, 'delete']],
+      [`emq:{${q}}:job:${jobId(1)}`, readWrite],
+      [admitKeys(q, jobId(1), 'k').dedupe, readWrite],
+    ]);
+    const v2 = admitKeys(q, jobId(2), 'k');
+    expect(
+      await first().client.call(
+        'COMMAND',
+        'GETKEYS',
+        'EMQ.ADMIT',
+        '3',
+        v2.row,
+        v2.pending,
+        v2.dedupe,
+        jobId(2),
+        'p',
+        '1000',
+      ),
+    ).toEqual([v2.row, v2.pending, v2.dedupe]);
+  });
+
+  it('ACL key patterns apply to the declared keys: no dedupe access is NOPERM, nothing written', async () => {
+    const p = first();
+    const queue = await queueOn(p.client, p.node.port, 'acl');
+    const rules: Record<string, string[]> = {
+      'acl-no-dedupe': ['~emq:{*}:job:*', '~emq:{*}:pending'],
+      'acl-read-dedupe': ['~emq:{*}:job:*', '~emq:{*}:pending', '%R~emq:{*}:dedupe:*'],
+      'acl-queue': ['~emq:{*}:job:*', '%W~emq:{*}:pending', '~emq:{*}:dedupe:*'],
+    };
+    for (const [user, keys] of Object.entries(rules)) {
+      await p.client.call('ACL', 'SETUSER', user, 'reset', 'on', '>pw', ...keys, '+emq.admit');
+    }
+    try {
+      const args = admitArgs(queue, [{ id: jobId(1), key: 'k', payload: 'p' }]);
+      for (const user of ['acl-no-dedupe', 'acl-read-dedupe']) {
+        const client = await p.node.client({ username: user, password: 'pw' });
+        const text = await expectUnchanged(p.client, () =>
+          refusalOf(client.call('EMQ.ADMIT', ...args)),
+        );
+        expect(text, user).toMatch(/^NOPERM .*key/);
+        const v2 = admitKeys(queue, jobId(2), 'k');
+        const v2Text = await refusalOf(
+          client.call('EMQ.ADMIT', '3', v2.row, v2.pending, v2.dedupe, jobId(2), 'p', '1000'),
+        );
+        expect(v2Text, `${user}, v2 form`).toMatch(/^NOPERM /);
+        client.disconnect();
+      }
+      const allowed = await p.node.client({ username: 'acl-queue', password: 'pw' });
+      expect(await allowed.call('EMQ.ADMIT', ...args)).toEqual([[1, jobId(1)]]);
+      allowed.disconnect();
+    } finally {
+      await p.client.call('ACL', 'DELUSER', ...Object.keys(rules));
+    }
   });
 
   it('EMQ.WIRE and EMQ.WIRE.INSTALL are refused inside MULTI', async () => {

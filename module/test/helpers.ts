@@ -17,18 +17,109 @@ export interface AdmitKeys {
   readonly dedupe: string;
 }
 
-/** The three keys of an admission of `id` into `queue` under idempotency key `key`. */
-export function admitKeys(queue: string, id: string, key: string): AdmitKeys {
+/**
+ * The keys of an admission of `id` into `queue` under idempotency key `key`: its row, the
+ * pending set and `dedupe`, the key's v2 record (emq:{q}:dedupe:<h>, where v3 reads h from).
+ */
+export function admitKeys(queue: string, id: string, key: string, namespace = 'http'): AdmitKeys {
   return {
     row: `emq:{${queue}}:job:${id}`,
     pending: `emq:{${queue}}:pending`,
-    dedupe: `emq:{${queue}}:dedupe:${dedupeHash(key)}`,
+    dedupe: `emq:{${queue}}:dedupe:${dedupeHash(key, namespace)}`,
   };
 }
 
 export type Payload = string | Buffer;
 
-export function admit(
+/** The queue's four record slots, emq:{q}:dedupe:0 .. :3 (v3 records). */
+export function slotKeys(queue: string): string[] {
+  return [0, 1, 2, 3].map((s) => `emq:{${queue}}:dedupe:${s}`);
+}
+
+/** The host's digest of a payload: base64url of the first 12 bytes of its SHA-256. */
+export function payloadDigest(payload: Payload): string {
+  return createHash('sha256').update(payload).digest().subarray(0, 12).toString('base64url');
+}
+
+/** One admission of a v3 call. */
+export interface Admission {
+  readonly id: string;
+  readonly key: string;
+  readonly payload: Payload;
+  /** m (minted, the default) or c (the caller's own id). */
+  readonly kind?: string;
+  /** The namespace of the idempotency key (h = sha256 of `<namespace>:<key>`); http. */
+  readonly namespace?: string;
+  /** Overrides the digest (default: payloadDigest(payload)). */
+  readonly digest?: string;
+}
+
+export interface AdmitOptions {
+  readonly ttlMs?: number | string;
+  readonly wire?: string;
+}
+
+/**
+ * The arguments of a v3 admit call after the command name (docs/wire.md): numkeys, pending, the
+ * four slots, row and v2 record per admission, wire, ttl-ms, then kind, id, digest, payload per
+ * admission. The same for EMQ.ADMIT and FCALL emq_admit.
+ */
+export function admitArgs(
+  queue: string,
+  admissions: readonly Admission[],
+  options: AdmitOptions = {},
+): (string | Buffer)[] {
+  const keys = admissions.flatMap((a) => {
+    const k = admitKeys(queue, a.id, a.key, a.namespace);
+    return [k.row, k.dedupe];
+  });
+  const args = admissions.flatMap((a) => [
+    a.kind ?? 'm',
+    a.id,
+    a.digest ?? payloadDigest(a.payload),
+    a.payload,
+  ]);
+  return [
+    String(5 + 2 * admissions.length),
+    `emq:{${queue}}:pending`,
+    ...slotKeys(queue),
+    ...keys,
+    options.wire ?? '1',
+    String(options.ttlMs ?? DEFAULT_TTL_MS),
+    ...args,
+  ];
+}
+
+/** One v3 EMQ.ADMIT call; resolves to its reply array (errors of admissions as Error elements). */
+export function admitMany(
+  client: Valkey,
+  queue: string,
+  admissions: readonly Admission[],
+  options: AdmitOptions = {},
+): Promise<unknown> {
+  return client.call('EMQ.ADMIT', ...admitArgs(queue, admissions, options));
+}
+
+/**
+ * A v3 EMQ.ADMIT call of one admission; resolves to its one reply [status, id] and rejects with
+ * the admission's error (EMQKIND, WRONGTYPE) as with the call's (EMQWIRE, EMQLAYOUT, ...).
+ */
+export async function admit(
+  client: Valkey,
+  queue: string,
+  id: string,
+  key: string,
+  payload: Payload,
+  ttlMs: number | string = DEFAULT_TTL_MS,
+): Promise<unknown> {
+  const reply = (await admitMany(client, queue, [{ id, key, payload }], { ttlMs })) as unknown[];
+  const [only] = reply;
+  if (only instanceof Error) throw only;
+  return only;
+}
+
+/** The previous form (v2): EMQ.ADMIT 3 <row> <pending> <dedupe> <id> <payload> <ttl-ms>. */
+export function admitV2(
   client: Valkey,
   queue: string,
   id: string,
@@ -47,6 +138,27 @@ export function admit(
     payload,
     String(ttlMs),
   );
+}
+
+/** The v3 record of `key` in `queue`: the value of field h[0..22] in the first slot holding it. */
+export async function recordOf(
+  client: Valkey,
+  queue: string,
+  key: string,
+  namespace = 'http',
+): Promise<{ slot: number; value: string } | undefined> {
+  const field = dedupeHash(key, namespace).slice(0, 22);
+  for (const [slot, name] of slotKeys(queue).entries()) {
+    const value = await client.hget(name, field);
+    if (value !== null) return { slot, value };
+  }
+  return undefined;
+}
+
+/** The server's clock in ms, as the module and the library read it. */
+export async function serverMs(client: Valkey): Promise<number> {
+  const [seconds, micros] = (await client.call('TIME')) as [string, string];
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
 }
 
 export function enqueue(
@@ -93,6 +205,30 @@ export async function snapshot(client: Valkey): Promise<Map<string, string>> {
   return new Map(entries);
 }
 
+/**
+ * Every key of a node as another server holding the same data would show it: type, OBJECT
+ * ENCODING, DEBUG DIGEST-VALUE (order-independent; a hashtable's DUMP follows the server's
+ * random hash seed) and absolute expiry. Compare two servers with this, one server with
+ * snapshot(). The fence copy's encoding is left out: EMQ.WIRE.INSTALL writes it node-locally
+ * through the key API (a raw string) where a replica's SET makes an int.
+ */
+export async function contents(client: Valkey): Promise<Map<string, string>> {
+  const keys = ((await client.keys('*')) as string[]).sort();
+  const entries = await Promise.all(
+    keys.map(async (key) => {
+      const [[digest], type, encoding, expiry] = (await Promise.all([
+        client.call('DEBUG', 'DIGEST-VALUE', key),
+        client.type(key),
+        client.object('ENCODING', key),
+        client.call('PEXPIRETIME', key),
+      ])) as [[string], string, string, number];
+      const shown = key === '{emq}:version' ? 'any' : encoding;
+      return [key, `${type} ${shown} ${digest} @${expiry}`] as const;
+    }),
+  );
+  return new Map(entries);
+}
+
 /** The error text of a refused command (fails the test if it was not refused). */
 export async function refusalOf(call: Promise<unknown>): Promise<string> {
   try {
@@ -104,10 +240,16 @@ export async function refusalOf(call: Promise<unknown>): Promise<string> {
   }
 }
 
-/** Runs `act` and expects every key of `client`'s node to be exactly as before. */
+/**
+ * Runs `act` and expects every key of `client`'s node to be exactly as before: the same DEBUG
+ * DIGEST, and key by key the same DUMP and absolute expiry.
+ */
 export async function expectUnchanged<T>(client: Valkey, act: () => Promise<T>): Promise<T> {
+  // The digest right around `act`: the snapshot's own reads delete an expired key lazily.
   const before = await snapshot(client);
+  const digest = await client.call('DEBUG', 'DIGEST');
   const result = await act();
+  expect(await client.call('DEBUG', 'DIGEST')).toBe(digest);
   expect(await snapshot(client)).toEqual(before);
   return result;
 }

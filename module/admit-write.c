@@ -1,0 +1,134 @@
+/*
+ * EMQ.ADMIT v3, steps 7 and 8: the pause check, then the writes in emq.lua's order (each row's
+ * HSET in admission order, one ZADD of every new member, the target slot's UNLINK when it is
+ * dead and its one HSET, the UNLINK of the dead slot after the live ones, else the touch), then
+ * the reply.
+ *
+ * Why Call() and not the key API (HashSet, ZsetAdd) for the writes: Call() of the plain
+ * commands is what replicas and the AOF must receive anyway (no module there), and it keeps
+ * every effect a client can observe exactly as HSET and ZADD have them: keyspace events,
+ * WATCH invalidation, listpack -> hashtable/skiplist conversion at the server's thresholds,
+ * byte-identical DUMPs against the library. The key API would need each of those re-done by
+ * hand. Measured on this machine (module/README.md, "Server CPU"): the call's cost is the
+ * per-admission HSET of the row; with one ZADD and one slot HSET per call and every read
+ * through the key API, a call of 10 admissions costs less server CPU per job than a pipeline
+ * of 10 EMQ.ENQUEUE, so the key API's gain is not worth its risk of drifting from the library.
+ */
+#include "admit.h"
+
+#include "jobs.h"
+
+/* The row's constant arguments, made once: a Call() "c" argument is a new object per call. */
+static Str *zero, *f_state, *v_pending, *f_attempts, *f_payload;
+
+static void constants(void) {
+    if (zero) return;
+    zero = CreateString(NULL, "0", 1); /* also every pending member's score */
+    f_state = CreateString(NULL, "state", 5);
+    v_pending = CreateString(NULL, "pending", 7);
+    f_attempts = CreateString(NULL, "attempts", 8);
+    f_payload = CreateString(NULL, "payload", 7);
+}
+
+static int rows(Admit3 *c) {
+    if (c->rows == 0) return 1;
+    Str **v = PoolAlloc(c->ctx, sizeof *v * 2 * (size_t)c->rows);
+    size_t m = 0;
+    for (int i = 0; i < c->n; i++) {
+        Admission *a = &c->a[i];
+        if (!a->writes_row) continue;
+        /* The row at birth (SPEC §3): one HSET of three fields in order. */
+        if (!call_ok(c->ctx, Call(c->ctx, "HSET", "!Esssssss", a->row, f_state, v_pending,
+                                  f_attempts, zero, f_payload, a->payload)))
+            return 0;
+        v[m++] = zero;
+        v[m++] = a->id;
+    }
+    return call_ok(c->ctx, Call(c->ctx, "ZADD", "!Esv", c->pending, v, m));
+}
+
+static int unlink_slot(Admit3 *c, int s) {
+    return call_ok(c->ctx, Call(c->ctx, "UNLINK", "!Es", c->slots.keys[s]));
+}
+
+/* One HSET of every record this call makes, then the header, so a new slot holds the header
+ * after its first records, as the library writes it. */
+static int records(Admit3 *c) {
+    if (c->records == 0) return 1;
+    if (c->unlink_target && !unlink_slot(c, c->target)) return 0;
+    size_t count = 2 * (size_t)c->records + 2, m = 0;
+    Str **v = PoolAlloc(c->ctx, sizeof *v * count);
+    for (int i = 0; i < c->n; i++) {
+        Admission *a = &c->a[i];
+        if (!a->record) continue;
+        v[m++] = c->fields[i];
+        v[m++] = CreateString(c->ctx, a->record, a->record_len);
+    }
+    char header[24];
+    v[m++] = records_header();
+    v[m++] = CreateString(c->ctx, header, decimal(header, lua_int(c->header)));
+    int ok = call_ok(c->ctx, Call(c->ctx, "HSET", "!Esv", c->slots.keys[c->target], v, m));
+    for (size_t j = 1; j < m; j += 2) FreeString(c->ctx, v[j]);
+    return ok;
+}
+
+/* SET <key> <value> KEEPTTL with the value's bytes: SET keeps a shared argument object as it
+ * is (a module string is "raw"), while a client's SET stores a short value "embstr"; Call()
+ * makes a fresh object from bytes, so the key is encoded as the library's SET leaves it. */
+Reply *set_keepttl(Ctx *ctx, Str *key, Str *value) {
+    size_t n;
+    const char *v = StringPtrLen(value, &n);
+    return Call(ctx, "SET", "!Esbc", key, v, n, "KEEPTTL");
+}
+
+/* A call in which some admission answered 0 and nothing else was written rewrites that
+ * record unchanged, so this client's next WAIT covers the original write (SPEC §11). */
+static int touch(Admit3 *c) {
+    int i = c->touch - 1;
+    Admission *a = &c->a[i];
+    Reply *r = c->touch_kind == TOUCH_V3
+                   ? Call(c->ctx, "HSET", "!Esss", c->slots.keys[c->where[i]], c->fields[i],
+                          c->found[i])
+                   : set_keepttl(c->ctx, a->legacy, a->v2);
+    return call_ok(c->ctx, r);
+}
+
+static int writes(Admit3 *c) {
+    int wrote = c->rows > 0 || c->records > 0 || c->unlink_after;
+    if (!rows(c) || !records(c)) return 0;
+    if (c->unlink_after && !unlink_slot(c, c->after)) return 0;
+    if (!wrote && c->touch && !touch(c)) return 0;
+    return 1;
+}
+
+static void reply(Admit3 *c, int planned) {
+    ReplyWithArray(c->ctx, c->n);
+    for (int i = 0; i < c->n; i++) {
+        Admission *a = &c->a[i];
+        if (!planned || a->outcome == OUT_WRONGTYPE) {
+            ReplyWithError(c->ctx, WRONGTYPE);
+        } else if (a->outcome == OUT_KIND) {
+            ReplyWithError(c->ctx, KIND);
+        } else {
+            ReplyWithArray(c->ctx, 2);
+            ReplyWithLongLong(c->ctx, a->status);
+            ReplyWithStringBuffer(c->ctx, a->rid, a->rid_len);
+        }
+    }
+}
+
+int admit_finish(Admit3 *c, int planned) {
+    if (planned == 1) {
+        int any = c->rows > 0 || c->records > 0 || c->unlink_after || c->touch;
+        constants();
+        if (!(any && paused(c->ctx)) && writes(c)) reply(c, 1);
+    } else if (planned == 0) {
+        reply(c, 0);
+    }
+    for (int i = 0; i < c->n; i++) {
+        if (c->fields[i]) FreeString(c->ctx, c->fields[i]);
+        if (c->found[i]) FreeString(c->ctx, c->found[i]);
+        if (c->a[i].v2) FreeString(c->ctx, c->a[i].v2);
+    }
+    return OK;
+}

@@ -1,0 +1,237 @@
+/*
+ * EMQ.ADMIT (docs/wire.md "admit"), the native twin of emq.lua's emq_admit:
+ *
+ *   EMQ.ADMIT <5+2n> <pending> <slot0> <slot1> <slot2> <slot3> (<row_i> <legacy_i>)×n
+ *             <wire> <ttl-ms> (<kind_i> <id_i> <digest_i> <payload_i>)×n
+ *   KEYS  pending emq:{q}:pending; slot0..3 emq:{q}:dedupe:0..3 (the record slots);
+ *         row_i emq:{q}:job:<id_i>; legacy_i emq:{q}:dedupe:<h_i> (its v2 record, and where
+ *         the record's field h_i[0..22] is read from)
+ *   ARGV  wire: the identity the host expects; ttl-ms: a new record's life (1 to 15 digits);
+ *         kind_i m (minted) or c (the caller's id); id_i; digest_i (16 base64url); payload_i
+ *   reply an array of n replies, in order: [status, id] or an error element (EMQKIND,
+ *         WRONGTYPE); status 1 new, 0 known with this digest, -1 another digest, 2 the proposed
+ *         row exists (a caller id compares the row's payload instead: 0 and recorded, or -1)
+ *   refusals of the whole call, before anything is written, in this order:
+ *         ERR wrong number of arguments ...  key count, argument count, wire/ttl/kind/digest
+ *         EMQLAYOUT ...                      keys not one queue's layout
+ *         EMQWIRE ...                        this node's {emq}:version (its own copy, read on
+ *                                            every call) or the host's <wire> is not the
+ *                                            module's identity
+ *         ERR EMQ write-paused               the server pauses writes and the call would write
+ *   numkeys 3 is the previous form (admit-v2.c).
+ *
+ * Key positions are variable, so the command is registered with getkeys-api and declares its
+ * keys here: the server then answers MOVED / CROSSSLOT and checks ACL key patterns on them
+ * before the handler runs, as for FCALL.
+ */
+#include "admit.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "fence.h"
+#include "keys.h"
+
+const char TTL_SHAPE[] = "ERR wrong number of arguments for 'emq.admit' command: ttl-ms must be "
+                         "a positive integer";
+static const char LAYOUT[] = "EMQLAYOUT keys must be one queue's emq:{q}:pending, emq:{q}:dedupe:0 "
+                             "to 3, then emq:{q}:job:<id> and emq:{q}:dedupe:<h> per admission";
+
+/* What each key is used for, as ACL key permissions see it (read: ACCESS; write: UPDATE). */
+static const int PENDING_FLAGS = KEYSPEC_RW | KEYSPEC_UPDATE;                    /* ZADD */
+static const int SLOT_FLAGS = KEYSPEC_RW | KEYSPEC_ACCESS | KEYSPEC_UPDATE | KEYSPEC_DELETE;
+static const int ROW_FLAGS = KEYSPEC_RW | KEYSPEC_ACCESS | KEYSPEC_UPDATE; /* HGET, HSET */
+static const int LEGACY_FLAGS = KEYSPEC_RW | KEYSPEC_ACCESS | KEYSPEC_UPDATE; /* GET, SET */
+
+void slot_keys(Ctx *ctx, Slots *s, const char *q, size_t qlen) {
+    char digit = '0';
+    for (int i = 0; i < SLOTS; i++, digit++) {
+        Str *k = CreateString(ctx, "emq:{", 5);
+        StringAppendBuffer(ctx, k, q, qlen);
+        StringAppendBuffer(ctx, k, "}:dedupe:", 9);
+        StringAppendBuffer(ctx, k, &digit, 1);
+        s->keys[i] = k;
+    }
+}
+
+int recorded_row(Ctx *ctx, const char *q, size_t qlen, const char *id, size_t idlen,
+                 Str *payload) {
+    Str *key = CreateString(ctx, "emq:{", 5);
+    StringAppendBuffer(ctx, key, q, qlen);
+    StringAppendBuffer(ctx, key, "}:job:", 6);
+    StringAppendBuffer(ctx, key, id, idlen);
+    Key *k = OpenKey(ctx, key, KEY_READ);
+    int verdict = VERDICT_SAME; /* gone: the job existed and was consumed */
+    if (k && KeyType(k) != TYPE_HASH) {
+        verdict = VERDICT_WRONGTYPE;
+    } else if (k) {
+        Str *stored = NULL;
+        HashGet(k, HASH_CFIELDS, "payload", &stored, NULL);
+        size_t sn, pn;
+        const char *sp = stored ? StringPtrLen(stored, &sn) : NULL;
+        const char *pp = StringPtrLen(payload, &pn);
+        verdict = sp && bytes_eq(sp, sn, pp, pn) ? VERDICT_SAME : VERDICT_OTHER;
+        if (stored) FreeString(ctx, stored);
+    }
+    if (k) CloseKey(k);
+    FreeString(ctx, key);
+    return verdict;
+}
+
+Str *string_value(Ctx *ctx, Str *key) {
+    Reply *r = Call(ctx, "GET", "s", key);
+    Str *v = NULL;
+    if (r && CallReplyType(r) == REPLY_STRING) {
+        size_t n;
+        const char *p = CallReplyStringPtr(r, &n);
+        v = CreateString(ctx, p, n);
+    }
+    if (r) FreeCallReply(r);
+    return v;
+}
+
+/* The key count at argv[1], when it is one and the keys are all there; else -1. */
+static long long numkeys(Str **argv, int argc) {
+    long long nk;
+    if (argc < 2 || StringToLongLong(argv[1], &nk) != OK || nk < 0 || nk > argc - 2) return -1;
+    return nk;
+}
+
+/* A key-position request (routing, ACL, COMMAND GETKEYS): declares every key, by its role. */
+static void declare_keys(Ctx *ctx, Str **argv, int argc) {
+    long long nk = numkeys(argv, argc);
+    if (nk == 3) { /* v2: row, pending, record */
+        KeyAtPosWithFlags(ctx, 2, ROW_FLAGS);
+        KeyAtPosWithFlags(ctx, 3, PENDING_FLAGS);
+        KeyAtPosWithFlags(ctx, 4, LEGACY_FLAGS);
+        return;
+    }
+    for (int pos = 2; pos < 2 + nk; pos++) {
+        int role = pos == 2 ? PENDING_FLAGS : pos <= 6 ? SLOT_FLAGS
+                                            : (pos - 7) % 2 == 0 ? ROW_FLAGS
+                                                                 : LEGACY_FLAGS;
+        KeyAtPosWithFlags(ctx, pos, role);
+    }
+}
+
+static int shape(Ctx *ctx, const char *why) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "ERR wrong number of arguments for 'emq.admit' command%s", why);
+    return ReplyWithError(ctx, msg);
+}
+
+/* Step 1 past the counts: wire, ttl-ms, then each admission's kind and digest (emq.lua's
+ * order). NULL when they are well formed, else the reason. */
+static const char *malformed(Str **args, int n, long long *ttl) {
+    size_t len;
+    const char *w = StringPtrLen(args[0], &len);
+    int ok = len >= 1 && len <= 64;
+    for (size_t i = 0; ok && i < len; i++) ok = w[i] >= '!' && w[i] <= '~';
+    if (!ok) return ": wire must be 1 to 64 printable characters";
+    if (StringToLongLong(args[1], ttl) != OK || *ttl < 1 || *ttl > TTL_MAX)
+        return ": ttl-ms must be a positive integer";
+    for (int i = 0; i < n; i++) {
+        const char *k = StringPtrLen(args[2 + 4 * i], &len);
+        if (len != 1 || (k[0] != 'm' && k[0] != 'c')) return ": kind must be m or c";
+        const char *d = StringPtrLen(args[4 + 4 * i], &len);
+        if (len != DIGEST_LEN || !base64url(d, len))
+            return ": digest must be 16 base64url characters";
+    }
+    return NULL;
+}
+
+/* Step 2: one queue's pending, its four slots in order, then row and v2 record per admission.
+ * Every key starts with the pending key's "emq:{q}:", so that prefix is compared as bytes. */
+static int layout_ok(Admit3 *c, Str **keys) {
+    c->q = queue_of(keys[0], "}:pending", &c->qlen);
+    if (!c->q) return 0;
+    const char *prefix = StringPtrLen(keys[0], NULL);
+    const size_t pn = 5 + c->qlen + 2, rown = pn + 4, legn = pn + 7 + DEDUPE_HASH_LEN;
+    for (int s = 0; s < SLOTS; s++) {
+        size_t n;
+        const char *k = StringPtrLen(keys[1 + s], &n);
+        if (n != pn + 8 || memcmp(k, prefix, pn) != 0 || memcmp(k + pn, "dedupe:", 7) != 0 ||
+            k[pn + 7] != (char)('0' + s))
+            return 0;
+    }
+    for (int i = 0; i < c->n; i++) {
+        Admission *a = &c->a[i];
+        size_t rn, ln;
+        const char *row = StringPtrLen(a->row, &rn), *leg = StringPtrLen(a->legacy, &ln);
+        if (rn != rown + a->idn || memcmp(row, prefix, pn) != 0 || memcmp(row + pn, "job:", 4) ||
+            memcmp(row + rown, a->idp, a->idn) != 0 || ln != legn ||
+            memcmp(leg, prefix, pn) != 0 || memcmp(leg + pn, "dedupe:", 7) != 0 ||
+            !base64url(leg + pn + 7, DEDUPE_HASH_LEN))
+            return 0;
+        a->h = leg + pn + 7;
+        c->fields[i] = CreateString(c->ctx, a->h, FIELD_LEN);
+    }
+    return 1;
+}
+
+/* Step 3, beyond the node's copy (fence_ok): the host expects this module's identity. */
+static int wire_ok(Ctx *ctx, Str *host) {
+    size_t n;
+    const char *w = StringPtrLen(host, &n);
+    if (bytes_eq(w, n, fence_wire(), strlen(fence_wire()))) return 1;
+    char msg[200];
+    snprintf(msg, sizeof msg, "EMQWIRE wire identity mismatch: module has '%s', host expects '%.*s'",
+             fence_wire(), (int)n, w);
+    ReplyWithError(ctx, msg);
+    return 0;
+}
+
+static int admit_v3(Ctx *ctx, Str **argv, int argc, long long nk) {
+    long long nargs = argc - 2 - nk, ttl;
+    if (nk < 7 || (nk - 5) % 2 != 0) return shape(ctx, "");
+    int n = (int)((nk - 5) / 2);
+    if (nargs != 2 + 4LL * n) return shape(ctx, "");
+    Str **keys = argv + 2, **args = argv + 2 + nk;
+    const char *why = malformed(args, n, &ttl);
+    if (why) return shape(ctx, why);
+
+    Admit3 c;
+    memset(&c, 0, sizeof c);
+    c.ctx = ctx;
+    c.n = n;
+    c.ttl = ttl;
+    c.pending = keys[0];
+    c.a = PoolAlloc(ctx, sizeof *c.a * (size_t)n);
+    c.fields = PoolAlloc(ctx, sizeof *c.fields * (size_t)n);
+    c.found = PoolAlloc(ctx, sizeof *c.found * (size_t)n);
+    c.where = PoolAlloc(ctx, sizeof *c.where * (size_t)n);
+    memset(c.a, 0, sizeof *c.a * (size_t)n);
+    memset(c.fields, 0, sizeof *c.fields * (size_t)n);
+    memset(c.found, 0, sizeof *c.found * (size_t)n);
+    for (int s = 0; s < SLOTS; s++) c.slots.keys[s] = keys[1 + s];
+    for (int i = 0; i < n; i++) {
+        Admission *a = &c.a[i];
+        a->kind = StringPtrLen(args[2 + 4 * i], NULL)[0];
+        a->id = args[3 + 4 * i];
+        a->digest = args[4 + 4 * i];
+        a->payload = args[5 + 4 * i];
+        a->row = keys[5 + 2 * i];
+        a->legacy = keys[6 + 2 * i];
+        a->idp = StringPtrLen(a->id, &a->idn);
+        a->dp = StringPtrLen(a->digest, NULL);
+        a->pp = StringPtrLen(a->payload, &a->pn);
+    }
+
+    if (!layout_ok(&c, keys)) {
+        ReplyWithError(ctx, LAYOUT);
+        return admit_finish(&c, -1);
+    }
+    if (!fence_ok(ctx) || !wire_ok(ctx, args[0])) return admit_finish(&c, -1);
+    return admit_finish(&c, admit_plan(&c));
+}
+
+int admit_cmd(Ctx *ctx, Str **argv, int argc) {
+    if (IsKeysPositionRequest(ctx)) {
+        declare_keys(ctx, argv, argc);
+        return OK;
+    }
+    long long nk = numkeys(argv, argc);
+    if (nk < 0) return WrongArity(ctx);
+    if (nk == 3) return admit_v2(ctx, argv, argc);
+    return admit_v3(ctx, argv, argc, nk);
+}
