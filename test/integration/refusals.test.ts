@@ -208,4 +208,35 @@ describe('a server without the module', () => {
     const conn = await connectTo(plain);
     expect(conn.executor.kind).toBe('function');
   });
+
+  it.each(['function', 'script'] as const)(
+    'refuses, with the %s family, every write and replay on an open connection once {emq}:version changes',
+    async (executor) => {
+      await install(await connectTo(plain, { checkFence: false }));
+      const conn = await connectTo(plain, { executor });
+      const queue = randomQueue('fenced');
+      const first = await enqueue(conn, { queue, payload: 'p', idempotencyKey: 'k' });
+      const admin = await plain.client();
+      try {
+        await admin.set('{emq}:version', 'another');
+        const before = await digestOf(plain);
+        for (const request of [
+          { queue, payload: 'p', idempotencyKey: 'k' },
+          { queue, payload: 'q', idempotencyKey: 'new' },
+          { queue, payload: 'r', id: mintJobId() },
+        ]) {
+          const refused = await enqueue(conn, request).catch((error: unknown) => error);
+          expect(refused).toMatchObject({ code: 'EMQWIRE', retryable: true });
+        }
+        expect(await digestOf(plain)).toBe(before);
+      } finally {
+        await admin.set('{emq}:version', '1');
+        admin.disconnect();
+      }
+      expect(await enqueue(conn, { queue, payload: 'p', idempotencyKey: 'k' })).toEqual({
+        ...first,
+        status: 'duplicate',
+      });
+    },
+  );
 });

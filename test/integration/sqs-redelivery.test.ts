@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { SQSRecord } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
-import { type Connection, mintJobId, UnavailableError } from '../../src/index.js';
+import { type Connection, jobIdAt, mintJobId, UnavailableError } from '../../src/index.js';
 import { fakeSqs } from '../fixtures/sqs/fake-sqs.js';
 import { captureLogs, recordLines } from '../fixtures/sqs/logs.js';
 import { queueOn } from '../fixtures/sqs/placement.js';
@@ -155,6 +155,35 @@ describe.each([
     expect([...recordLines(lines).map((line) => line.id)].sort()).toEqual(jobs.rows);
   });
 });
+
+describe.each(['native', 'function'] as const)(
+  'a caller id judged by when its message was sent (%s)',
+  (executor) => {
+    it('handles as a duplicate, never a dead letter, a redelivery whose id is a day old now but was fresh when sent', async () => {
+      const conn = await connectTo(standalone, { executor });
+      const queue = randomQueue('aged');
+      const sentAt = Date.now() - 25 * 3_600_000;
+      // Minted when its message was sent, 25 hours ago; its job was written then.
+      const id = jobIdAt(sentAt, 7);
+      const record = sqsRecord({ queue, jobId: id, body: 'late', sentAt });
+      const first = await handleSqsBatch(sqsEvent([record]), {
+        admission: admissionOf(conn, { dlqUrl: DLQ, callerIdMaxAgeMs: 86_400_000 }),
+        sqs: fakeSqs(),
+      });
+      expect(first).toEqual({ batchItemFailures: [] });
+      lines.length = 0;
+      const letters = fakeSqs();
+      const again = await handleSqsBatch(sqsEvent([redelivered(record)]), {
+        admission: admissionOf(conn, { dlqUrl: DLQ, callerIdMaxAgeMs: 86_400_000 }),
+        sqs: letters,
+      });
+      expect(again).toEqual({ batchItemFailures: [] });
+      expect(statuses()).toEqual(['duplicate']);
+      expect(letters.letters).toEqual([]);
+      expect(await jobsOf(conn, queue)).toEqual({ rows: [id], pending: [id] });
+    });
+  },
+);
 
 describe.each(['native', 'function'] as const)('on a cluster with the %s executor', (executor) => {
   it('admits each message once when one node times out mid-batch and its records come back', async () => {
