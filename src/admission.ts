@@ -50,6 +50,8 @@ export interface EnqueueRequest {
   readonly origin?: 'http' | 'sqs' | undefined;
   /** When the caller sent the request (SQS SentTimestamp): a caller id's age is judged from it. Default: the invocation's time. */
   readonly sentAtMs?: number | undefined;
+  /** What a refused `id` should be told to do, where the face shows it. Default: mint one with `emq id`. */
+  readonly idAdvice?: string | undefined;
 }
 
 /** The invocation a batch of requests belongs to. */
@@ -203,9 +205,9 @@ function itemOf(
   let namespace: KeyNamespace;
   let key: string;
   if (id !== undefined) {
-    assertJobId(id);
+    assertJobId(id, request.idAdvice);
     // Pending order is id order: a caller's id must not jump ahead of waiting jobs.
-    assertCallerIdTime(id, config.callerIdMaxAgeMs, request.sentAtMs ?? nowMs);
+    assertCallerIdTime(id, config.callerIdMaxAgeMs, request.sentAtMs ?? nowMs, request.idAdvice);
     [namespace, key] = ['id', id];
   } else if (request.idempotencyKey !== undefined) {
     assertIdempotencyKey(request.idempotencyKey);

@@ -49,23 +49,29 @@ export function assertJobId(
 export const CALLER_ID_MAX_FUTURE_MS = 60_000;
 
 /**
- * Throws EMQ_INVALID_ID when a caller-chosen id's time lies more than `maxAgeMs` in the past
- * or more than a minute in the future. Pending order is id order, so an old id would jump
- * ahead of every waiting job and a future one would wait behind jobs not yet sent.
- * `maxAgeMs` 0 turns the past check off. `id` must be valid (assertJobId).
+ * Throws EMQ_INVALID_ID when a caller-chosen id's time lies more than `maxAgeMs` before
+ * `sentAtMs` (when the caller sent it) or more than a minute after it. Pending order is id
+ * order, so an old id would jump ahead of every waiting job and a future one would wait behind
+ * jobs not yet sent. `maxAgeMs` 0 turns the past check off. `id` must be valid (assertJobId).
+ * `advice` ends the message with what to do where it is shown.
  */
-export function assertCallerIdTime(id: string, maxAgeMs: number, nowMs: number): void {
+export function assertCallerIdTime(
+  id: string,
+  maxAgeMs: number,
+  sentAtMs: number,
+  advice = 'Mint a fresh id (`emq id`) when you send the job.',
+): void {
   const timeMs = jobIdTime(id).getTime();
-  if (maxAgeMs > 0 && timeMs < nowMs - maxAgeMs) {
+  if (maxAgeMs > 0 && timeMs < sentAtMs - maxAgeMs) {
     throw new InvalidInputError(
       'EMQ_INVALID_ID',
-      `Job id ${id} was minted at ${new Date(timeMs).toISOString()}, more than ${maxAgeMs} ms ago; pending order is id order, so it would jump ahead of waiting jobs. Mint a fresh id (\`emq id\`) when you send the job.`,
+      `Job id ${id} was minted at ${new Date(timeMs).toISOString()}, more than ${maxAgeMs} ms before it was sent; pending order is id order, so it would jump ahead of waiting jobs. ${advice}`,
     );
   }
-  if (timeMs > nowMs + CALLER_ID_MAX_FUTURE_MS) {
+  if (timeMs > sentAtMs + CALLER_ID_MAX_FUTURE_MS) {
     throw new InvalidInputError(
       'EMQ_INVALID_ID',
-      `Job id ${id} lies in the future (${new Date(timeMs).toISOString()}); ids may be at most ${CALLER_ID_MAX_FUTURE_MS} ms ahead of the service's clock. Mint ids when you send the job (\`emq id\`).`,
+      `Job id ${id} lies in the future (${new Date(timeMs).toISOString()}); ids may be at most ${CALLER_ID_MAX_FUTURE_MS} ms ahead of when they are sent. ${advice}`,
     );
   }
 }

@@ -19,6 +19,10 @@ import { readPayload } from '../payload.js';
 import type { Session } from '../session.js';
 import { RULES } from '../settings.js';
 
+/** What a refused --id should do. */
+const ID_ADVICE =
+  'Leave --id out to have one minted, or mint one with `emq id`. To key the job by your own identifier, pass it with --idempotency-key instead.';
+
 interface EnqueueFlags extends ConnectionFlags, OutputFlags {
   /** The caller's own job id. Default: a minted id. */
   readonly id?: string | undefined;
@@ -61,8 +65,8 @@ async function enqueueJob(
   if (id !== undefined) {
     const { callerIdMaxAgeMs } = configFrom(session.io.env, flags);
     checkArgument('--id', () => {
-      assertJobId(id);
-      assertCallerIdTime(id, callerIdMaxAgeMs, Date.now());
+      assertJobId(id, ID_ADVICE);
+      assertCallerIdTime(id, callerIdMaxAgeMs, Date.now(), ID_ADVICE);
     });
   }
   if (idempotencyKey !== undefined) {

@@ -42,7 +42,9 @@ async function getJob(
   flags: GetFlags,
 ): Promise<CommandResult> {
   checkArgument('<queue>', () => assertQueue(queue));
-  checkArgument('<id>', () => assertJobId(id));
+  checkArgument('<id>', () =>
+    assertJobId(id, 'Use the id `emq enqueue` printed, or one `emq pending <queue>` lists.'),
+  );
   const row = await withConnection(session.io, flags, READ_ONLY, (connection) =>
     readJob(connection, queue, id),
   );

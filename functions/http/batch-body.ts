@@ -42,6 +42,10 @@ export class BatchRefusal extends InvalidInputError {
 
 const ITEM_FIELDS = new Set(['payload', 'encoding', 'id', 'idempotencyKey']);
 
+/** What a batch item's refused `id` should do. */
+const ITEM_ID_ADVICE =
+  'Leave "id" out to have the service mint one, or mint one with `emq id`. To key the item by your own identifier, give it as "idempotencyKey" instead of "id" (an Idempotency-Key header is refused on a batch).';
+
 /**
  * The body checked whole, before any I/O: its shape here, every item by the core (`prepare`),
  * keyed by the invocation. Throws BatchRefusal naming every item at fault; nothing is sent.
@@ -142,7 +146,14 @@ function requestOf(queue: string, item: unknown): EnqueueRequest {
   if (bytes === undefined) {
     throw malformed('"payload" is not valid base64 (standard alphabet, padded).');
   }
-  return { queue, payload: bytes, id, idempotencyKey, origin: 'http' };
+  return {
+    queue,
+    payload: bytes,
+    id,
+    idempotencyKey,
+    origin: 'http',
+    ...(id === undefined ? {} : { idAdvice: ITEM_ID_ADVICE }),
+  };
 }
 
 /** A body that is not UTF-8: names the items whose bytes are not, where the JSON shows them. */

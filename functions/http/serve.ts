@@ -31,9 +31,11 @@ export interface HttpServices {
   admission(): AdmissionTarget;
 }
 
-/** What a job id in the path should be, said where it is refused. */
-const PATH_ID_ADVICE =
-  'Leave the id out (POST /queues/{queue}/jobs) to have one minted, or mint one with `emq id`; an identifier of your own belongs in the Idempotency-Key header.';
+/** What a job id in the path of a PUT should be, said where it is refused. */
+const PUT_ID_ADVICE =
+  'Ids are minted by the service: POST /queues/{queue}/jobs without an id to get one, or mint one with `emq id` and PUT it soon. To key the job by your own identifier (an order number), POST it with that identifier in the Idempotency-Key header.';
+/** What a job id in the path of a GET or HEAD should be. */
+const GET_ID_ADVICE = 'Use the id a POST or PUT answered (its Location header).';
 
 /** What is known of a request so far; filled in as it is served. */
 export interface Trace {
@@ -118,7 +120,7 @@ async function route(
 
   if (match.kind === 'get') {
     trace.jobId = match.id;
-    assertJobId(match.id, PATH_ID_ADVICE);
+    assertJobId(match.id, GET_ID_ADVICE);
     const row = await readJob(await admission.connection(), match.queue, match.id);
     // serve() drops the body of every HEAD answer, this one included.
     return row === null
@@ -147,7 +149,12 @@ async function route(
   if (match.kind === 'put') {
     trace.jobId = match.id;
     // The id is the request's key (SPEC §5): an Idempotency-Key header adds nothing.
-    const put = { queue: match.queue, payload: request.body, id: match.id };
+    const put = {
+      queue: match.queue,
+      payload: request.body,
+      id: match.id,
+      idAdvice: PUT_ID_ADVICE,
+    };
     const admitted = await enqueue(admission, put, { id: requestId });
     const location = jobLocation(match.base, match.queue, admitted.id);
     return {

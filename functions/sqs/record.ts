@@ -7,6 +7,10 @@ import type { SQSMessageAttribute, SQSRecord } from 'aws-lambda';
 import { type EnqueueRequest, InvalidInputError } from '../../src/index.js';
 import { decodeBase64 } from '../shared/base64.js';
 
+/** What a record's refused `emq-job-id` should do. */
+const ID_ADVICE =
+  'Leave the emq-job-id attribute out: the record is then keyed by its SQS messageId, so a redelivery never makes a second job. To choose the id, mint one with `emq id` and send it soon.';
+
 /** The message attributes this face reads. */
 export const QUEUE_ATTRIBUTE = 'emq-queue';
 export const JOB_ID_ATTRIBUTE = 'emq-job-id';
@@ -49,6 +53,7 @@ export function requestOf(
       idempotencyKey: record.messageId,
       origin: 'sqs',
       sentAtMs: Number.isSafeInteger(sent) && sent > 0 ? sent : undefined,
+      ...(id === undefined ? {} : { idAdvice: ID_ADVICE }),
     };
   } catch (error) {
     if (error instanceof InvalidInputError) return error;

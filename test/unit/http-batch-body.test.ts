@@ -50,7 +50,13 @@ describe('parseBatch', () => {
         }),
       ),
     ).toEqual([
-      { queue: 'orders', payload: Buffer.from('a'), id, origin: 'http' },
+      {
+        queue: 'orders',
+        payload: Buffer.from('a'),
+        id,
+        origin: 'http',
+        idAdvice: expect.stringMatching(/"idempotencyKey" instead of "id"/),
+      },
       { queue: 'orders', payload: Buffer.from('b'), idempotencyKey: 'order-1', origin: 'http' },
       { queue: 'orders', payload: Buffer.from([0x00, 0xff]), origin: 'http' },
       { queue: 'orders', payload: Buffer.from('d'), origin: 'http' },
@@ -112,6 +118,16 @@ describe('checkedBatch', () => {
   it('accepts exactly the item limit', () => {
     const jobs = Array.from({ length: MAX_BATCH_JOBS }, (_, index) => ({ payload: String(index) }));
     expect(check({ jobs }).items).toHaveLength(MAX_BATCH_JOBS);
+  });
+
+  it("tells each face's caller what to do with a refused id, where it is shown", () => {
+    const error = refusal(() => check({ jobs: [{ payload: 'x', id: 'order-1001' }] }));
+    expect((error as BatchRefusal).items[0]?.detail).toMatch(
+      /give it as "idempotencyKey" instead of "id"/,
+    );
+    expect((error as BatchRefusal).items[0]?.detail).not.toMatch(
+      /Idempotency-Key header\b(?! is refused)/,
+    );
   });
 
   it('refuses the whole batch for one bad item, naming every item at fault', () => {
