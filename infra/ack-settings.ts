@@ -8,6 +8,7 @@
  */
 import type { CacheKind } from './cache-settings.js';
 import type { Durability } from './durability-settings.js';
+import type { Check, IntCheck } from './resolved.js';
 
 /** The part of a resolved cache these rules read. */
 interface CacheLayout {
@@ -15,9 +16,6 @@ interface CacheLayout {
   readonly replicasPerShard?: number;
   readonly durability?: Durability;
 }
-
-type Check = (ok: boolean, problem: string) => void;
-type Int = (name: string, value: number, min: number, max: number) => void;
 
 /** Replicas per shard the stack deploys, or undefined when it does not know them. */
 function knownReplicas(cache: CacheLayout): number | undefined {
@@ -35,7 +33,7 @@ export function checkAckReplicas(
   ackReplicas: number,
   cache: CacheLayout,
   check: Check,
-  int: Int,
+  int: IntCheck,
 ): void {
   int('ackReplicas', ackReplicas, 0, 5);
   if (cache.kind === 'serverless') {

@@ -15,6 +15,7 @@
  * - aws-cdk-lib 2.276 (`CfnReplicationGroup.durability`): CloudFormation refuses to turn
  *   durability on or off on an existing replication group; sync and async switch in place.
  */
+import type { Check } from './resolved.js';
 
 /** `sync`: the log is the acknowledgement; `async`: the log trails; `off`: no log. */
 export type Durability = 'sync' | 'async' | 'off';
@@ -72,7 +73,7 @@ export function checkDurability(
     readonly engineVersion: string | undefined;
     readonly nodeType: string;
   },
-  check: (ok: boolean, problem: string) => void,
+  check: Check,
 ): void {
   const { durability, engineVersion, nodeType } = cache;
   if (!DURABILITIES.some((known) => known === durability)) {

@@ -3,15 +3,38 @@
  * cache=existing, whose Valkey lives there). Ids come from context, so synthesis does no lookup.
  */
 import type { CacheKind } from './cache-settings.js';
-import type { NetworkSettings, ResolvedSettings } from './settings.js';
+import type { Check, Resolved } from './resolved.js';
 
-type Check = (ok: boolean, problem: string) => void;
+export interface NetworkSettings {
+  /** CIDR of the VPC the stack creates. Default `'10.40.0.0/16'`. */
+  readonly cidr?: string;
+  /** Availability zones used, 2 or 3 (Multi-AZ needs 2). Default `2`. */
+  readonly maxAzs?: number;
+  /**
+   * Create SQS and Secrets Manager interface endpoints. Default `true` in the stack's own VPC,
+   * `false` in the user's (vpcId): that VPC may already have them, or a NAT.
+   */
+  readonly interfaceEndpoints?: boolean;
+  /** Deploy the functions into this existing VPC (cache=existing only). Default: a VPC of the stack's own. */
+  readonly vpcId?: string;
+  /** The functions' subnets in that VPC, at least two. Required with vpcId. */
+  readonly subnetIds?: readonly string[];
+  /**
+   * Security groups the functions use in that VPC; the user's rules apply as they are. Default:
+   * a group the stack creates in that VPC, with egress to the Valkey ports and HTTPS only.
+   */
+  readonly securityGroupIds?: readonly string[];
+}
+
+export type ResolvedNetwork = Resolved<Omit<NetworkSettings, 'vpcId'>> & {
+  readonly vpcId: string | undefined;
+};
 
 export function resolveNetwork(
   input: NetworkSettings | undefined,
   cacheKind: CacheKind,
   check: Check,
-): ResolvedSettings['network'] {
+): ResolvedNetwork {
   const vpcId = input?.vpcId;
   const network = {
     cidr: input?.cidr ?? '10.40.0.0/16',

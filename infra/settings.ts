@@ -15,7 +15,7 @@ import {
   type ResolvedCache,
   resolveCache,
 } from './cache-settings.js';
-import { resolveNetwork } from './network-settings.js';
+import { type NetworkSettings, type ResolvedNetwork, resolveNetwork } from './network-settings.js';
 import { checkDedupeTtl, type ResolvedSqs, resolveSqs, type SqsSettings } from './sqs-settings.js';
 
 export {
@@ -35,6 +35,7 @@ export {
   type ServerlessCacheSettings,
 } from './cache-settings.js';
 export { DURABILITIES, type Durability } from './durability-settings.js';
+export type { NetworkSettings } from './network-settings.js';
 export type { SqsSettings } from './sqs-settings.js';
 
 /** The EMQ_* tunables every function receives (see src/config.ts for their meaning). */
@@ -86,27 +87,6 @@ export interface HttpSettings {
   readonly memoryMiB?: number;
 }
 
-export interface NetworkSettings {
-  /** CIDR of the VPC the stack creates. Default `'10.40.0.0/16'`. */
-  readonly cidr?: string;
-  /** Availability zones used, 2 or 3 (Multi-AZ needs 2). Default `2`. */
-  readonly maxAzs?: number;
-  /**
-   * Create SQS and Secrets Manager interface endpoints. Default `true` in the stack's own VPC,
-   * `false` in the user's (vpcId): that VPC may already have them, or a NAT.
-   */
-  readonly interfaceEndpoints?: boolean;
-  /** Deploy the functions into this existing VPC (cache=existing only). Default: a VPC of the stack's own. */
-  readonly vpcId?: string;
-  /** The functions' subnets in that VPC, at least two. Required with vpcId. */
-  readonly subnetIds?: readonly string[];
-  /**
-   * Security groups the functions use in that VPC; the user's rules apply as they are. Default:
-   * a group the stack creates in that VPC, with egress to the Valkey ports and HTTPS only.
-   */
-  readonly securityGroupIds?: readonly string[];
-}
-
 /** The Lambda runtimes the bundles are built and tested for. */
 export const RUNTIMES = ['nodejs22.x', 'nodejs24.x'] as const;
 export type RuntimeName = (typeof RUNTIMES)[number];
@@ -140,9 +120,7 @@ export interface ResolvedSettings {
   readonly emq: Resolved<EmqSettings>;
   readonly http: Resolved<HttpSettings>;
   readonly sqs: ResolvedSqs;
-  readonly network: Resolved<Omit<NetworkSettings, 'vpcId'>> & {
-    readonly vpcId: string | undefined;
-  };
+  readonly network: ResolvedNetwork;
   readonly runtime: RuntimeName;
   readonly logRetentionDays: RetentionDays;
   readonly keepLogsOnDelete: boolean;

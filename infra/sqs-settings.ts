@@ -2,7 +2,7 @@
  * The SQS half of the settings: the queues, the event source mapping's knobs and the SQS
  * function, with their defaults and checks. settings.ts assembles it with the rest.
  */
-import type { Resolved } from './cache-settings.js';
+import type { Check, IntCheck, Resolved } from './resolved.js';
 
 export interface SqsSettings {
   /** Source queue and DLQ are FIFO queues (records of one group admitted in order). Default `false`. */
@@ -49,10 +49,11 @@ export const DEFAULT_MAX_CONCURRENCY = 10;
  */
 export const DEDUPE_MARGIN_MS = 300_000;
 
-type Check = (ok: boolean, problem: string) => void;
-type Int = (name: string, value: number, min: number, max: number) => void;
-
-export function resolveSqs(input: SqsSettings | undefined, check: Check, int: Int): ResolvedSqs {
+export function resolveSqs(
+  input: SqsSettings | undefined,
+  check: Check,
+  int: IntCheck,
+): ResolvedSqs {
   const timeoutSeconds = input?.timeoutSeconds ?? DEFAULT_SQS_TIMEOUT_SECONDS;
   const pollers = input?.provisionedPollers;
   const sqs: ResolvedSqs = {

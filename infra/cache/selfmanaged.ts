@@ -23,7 +23,6 @@ import {
   CfnWaitCondition,
   CfnWaitConditionHandle,
   Fn,
-  SecretValue,
   Stack,
   Token,
   Validations,
@@ -31,7 +30,7 @@ import {
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Asset } from 'aws-cdk-lib/aws-s3-assets';
-import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IDependable } from 'constructs';
 import { SELFMANAGED_INSTALLER_ACCESS_STRING } from '../cache-settings.js';
 import type { EchoMqNetwork } from '../network.js';
@@ -39,8 +38,10 @@ import type { ResolvedCache } from '../settings.js';
 import type { CacheConnectionEnvironment, EchoMqCache } from './cache.js';
 import { EXECUTOR_OF } from './executor.js';
 import { ClusterNode, DATA_DEVICE } from './selfmanaged/cluster-node.js';
+import { addNodeEndpoints } from './selfmanaged/endpoints.js';
 import { placeNodes } from './selfmanaged/layout.js';
 import { instanceArchitecture, moduleArchitecture } from './selfmanaged/module-artifact.js';
+import { createNodeSecrets } from './selfmanaged/node-secrets.js';
 import { nodeUserData } from './selfmanaged/user-data.js';
 
 export type SelfManagedSettings = Extract<ResolvedCache, { kind: 'selfmanaged' }>;
@@ -50,14 +51,9 @@ export interface SelfManagedValkeyProps {
   readonly network: EchoMqNetwork;
 }
 
-/** The functions' user, as on ElastiCache. */
-export const APP_USERNAME = 'emq-app';
-/** Replication, cluster creation and operators. */
-export const ADMIN_USERNAME = 'emq-admin';
-/** The ACL user of the installer (the deploy-time custom resource: identity and library). */
-export const INSTALLER_USERNAME = 'emq-installer';
+export { APP_USERNAME, INSTALLER_USERNAME } from './selfmanaged/node-secrets.js';
 
-/** The folder the nodes run (bootstrap.sh, cluster-create.sh, fence-guard.sh, node-lib.sh). */
+/** The folder the nodes run (bootstrap.sh and the scripts it runs and sources). */
 export const SCRIPTS_PATH = fileURLToPath(new URL('./selfmanaged/scripts', import.meta.url));
 
 /** Seconds CloudFormation waits for node 0's signal once every instance runs. */
@@ -98,52 +94,12 @@ export class SelfManagedValkey extends Construct implements EchoMqCache {
     this.port = settings.port;
     const vpc = network.vpc;
 
-    this.credentials = new secretsmanager.Secret(this, 'Credentials', {
-      description: 'echomq-lambda: Valkey ACL user of the functions',
-      generateSecretString: {
-        secretStringTemplate: JSON.stringify({ username: APP_USERNAME }),
-        generateStringKey: 'password',
-        passwordLength: 32,
-        excludePunctuation: true,
-      },
-    });
-    this.installerCredentials = new secretsmanager.Secret(this, 'InstallerCredentials', {
-      description: 'echomq-lambda: Valkey ACL user of the installer (wire identity, library)',
-      generateSecretString: {
-        secretStringTemplate: JSON.stringify({ username: INSTALLER_USERNAME }),
-        generateStringKey: 'password',
-        passwordLength: 32,
-        excludePunctuation: true,
-      },
-    });
-    this.installerSecretArn = this.installerCredentials.secretArn;
-    this.adminCredentials = new secretsmanager.Secret(this, 'AdminCredentials', {
-      description: 'echomq-lambda: Valkey admin user (replication, cluster creation, operators)',
-      generateSecretString: {
-        secretStringTemplate: JSON.stringify({ username: ADMIN_USERNAME }),
-        generateStringKey: 'password',
-        passwordLength: 32,
-        excludePunctuation: true,
-      },
-    });
-    this.tlsMaterial = new secretsmanager.Secret(this, 'TlsMaterial', {
-      description:
-        'echomq-lambda: Valkey TLS CA, certificate and key, made by node 0 at first boot',
-      // Empty until node 0 puts the material it made; nothing secret is in the template.
-      secretStringValue: SecretValue.unsafePlainText('{}'),
-    });
-    for (const secret of [this.credentials, this.installerCredentials, this.adminCredentials]) {
-      Validations.of(secret).acknowledge({
-        id: 'AwsSolutions-SMG4',
-        reason:
-          'The nodes hash ACL passwords into their ACL file at boot; rotate by putting a new secret value and rebooting the nodes one at a time (README), not by a rotation Lambda.',
-      });
-    }
-    Validations.of(this.tlsMaterial).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason:
-        'The TLS material is a certificate pair valid for ten years that the nodes make once; a new CA also means new function settings, so it changes by redeploying, not by rotation.',
-    });
+    const secrets = createNodeSecrets(this);
+    this.credentials = secrets.credentials;
+    this.installerCredentials = secrets.installerCredentials;
+    this.installerSecretArn = secrets.installerCredentials.secretArn;
+    this.adminCredentials = secrets.adminCredentials;
+    this.tlsMaterial = secrets.tlsMaterial;
 
     this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc,
@@ -165,7 +121,7 @@ export class SelfManagedValkey extends Construct implements EchoMqCache {
       ec2.Port.tcp(443),
       'AWS endpoints: packages and assets (S3), secrets, Session Manager',
     );
-    this.addEndpoints(network);
+    addNodeEndpoints(this, network, this.securityGroup);
 
     this.moduleAsset = new Asset(this, 'Module', { path: settings.moduleArtifact });
     this.scriptsAsset = new Asset(this, 'Scripts', { path: SCRIPTS_PATH });
@@ -293,39 +249,6 @@ export class SelfManagedValkey extends Construct implements EchoMqCache {
 
   grantInstallerCredentials(grantee: iam.IGrantable): void {
     this.installerCredentials.grantRead(grantee);
-  }
-
-  /**
-   * The nodes reach S3 (packages, assets, the wait condition URL), Secrets Manager and Session
-   * Manager without a route out of the VPC. The network's Secrets Manager endpoint admits them;
-   * the others are made only in a VPC the stack made (an existing VPC brings its own way out).
-   */
-  private addEndpoints(network: EchoMqNetwork): void {
-    const secrets = network.node.tryFindChild('SecretsManagerEndpoint');
-    if (secrets instanceof ec2.InterfaceVpcEndpoint) {
-      secrets.connections.allowDefaultPortFrom(this.securityGroup);
-    }
-    if (network.endpoints.length === 0 || network.vpc.node.scope !== network) return;
-    new ec2.GatewayVpcEndpoint(this, 'S3Endpoint', {
-      vpc: network.vpc,
-      service: ec2.GatewayVpcEndpointAwsService.S3,
-      subnets: [network.cacheSubnets],
-    });
-    const sessionManager = {
-      SsmEndpoint: ec2.InterfaceVpcEndpointAwsService.SSM,
-      SsmMessagesEndpoint: ec2.InterfaceVpcEndpointAwsService.SSM_MESSAGES,
-      Ec2MessagesEndpoint: ec2.InterfaceVpcEndpointAwsService.EC2_MESSAGES,
-    };
-    for (const [name, service] of Object.entries(sessionManager)) {
-      const endpoint = new ec2.InterfaceVpcEndpoint(this, name, {
-        vpc: network.vpc,
-        service,
-        subnets: network.cacheSubnets,
-        privateDnsEnabled: true,
-        open: false,
-      });
-      endpoint.connections.allowDefaultPortFrom(this.securityGroup);
-    }
   }
 
   private acknowledgeRoleFindings(): void {
