@@ -4,8 +4,8 @@
  * connection is handed out: wire identity, library and memory policy (SPEC §6, §11). A failure
  * to open says what an operator must change (credentials, cluster mode) where that is known.
  */
-import type { ConnectionOptions as TlsOptions } from 'node:tls';
-import { Cluster, type ClusterOptions, type RedisOptions, Valkey } from 'iovalkey';
+import { Cluster, type Valkey } from 'iovalkey';
+import { type ClientTls, closeClient, newClient, openWithin } from './clients.js';
 import { type Config, configure } from './config.js';
 import type { Executor } from './executors/executor.js';
 import { functionExecutor } from './executors/function.js';
@@ -16,7 +16,7 @@ import { checkNodes, type FenceReading, loadScripts, readNodes } from './fence.j
 import { mintJobId } from './ids.js';
 import { fenceKey } from './keyspace.js';
 import { classifyFailure } from './outcome-rules.js';
-import { ConfigError, type EmqError, FenceError, UnavailableError } from './outcomes.js';
+import { ConfigError, type EmqError, FenceError } from './outcomes.js';
 import { nodeClientOf, nodeNameOf } from './transport.js';
 
 export type Warn = (event: string, fields: Readonly<Record<string, string>>) => void;
@@ -33,7 +33,7 @@ export interface RuntimeOptions {
   /** Told about what an operator should see (a connection error's code, an unknown policy). Default: ignore. */
   readonly onWarning?: Warn;
   /** TLS settings beyond the configuration's CA (a client certificate, a server name). Default: none. */
-  readonly tls?: Pick<TlsOptions, 'ca' | 'servername' | 'cert' | 'key'> | undefined;
+  readonly tls?: ClientTls | undefined;
 }
 
 /** The configuration (any field left out takes its default) and the runtime options. */
@@ -64,7 +64,7 @@ export interface Connection {
 export async function connect(options: ConnectOptions = {}): Promise<Connection> {
   const { checkFence = true, mintId = mintJobId, onWarning = () => {}, tls, ...fields } = options;
   const config = configure(fields);
-  const client = config.cluster ? clusterClient(config, tls) : standaloneClient(config, tls);
+  const client = newClient(config, tls);
   // Every error event is handled: without a listener iovalkey prints it, stack and address, to
   // stderr. Commands report their own failures; the operator is told the code, and a failure
   // to open is explained by the last one seen.
@@ -113,7 +113,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
       loadScript: async (slot) => {
         await nodeClientOf(client, slot)?.call('SCRIPT', 'LOAD', SCRIPT_SOURCE);
       },
-      close: () => close(client),
+      close: () => closeClient(client),
     };
   } catch (error) {
     client.disconnect();
@@ -172,109 +172,6 @@ function failureText(failure: EmqError): string {
 }
 
 /**
- * client.connect(), bounded by the connect timeout (SPEC §7: a retryable answer, never a hang).
- * iovalkey 0.4.0's Cluster#connect() never settles its promise when the ready check (CLUSTER
- * INFO) fails after the slot map was read: a command timeout while a node's socket is still
- * opening, or cluster_state:fail. It disconnects, reconnects on its own and resolves only the
- * promises of its later attempts. The caller's catch disconnects, which ends those attempts.
- */
-async function openWithin(
-  client: Valkey | Cluster,
-  ms: number,
-  refused: Promise<never>,
-): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new UnavailableError(`Valkey did not accept the connection within ${ms} ms; retry.`),
-        ),
-      ms,
-    );
-  });
-  try {
-    await Promise.race([client.connect(), deadline, refused]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function nodeOptions(config: Config, url: URL, tls: RuntimeOptions['tls']): RedisOptions {
-  const secure = url.protocol === 'rediss:';
-  return {
-    username: config.username ?? (decodeURIComponent(url.username) || undefined),
-    password: config.password ?? (decodeURIComponent(url.password) || undefined),
-    tls: secure
-      ? { ...(config.tlsCa === undefined ? {} : { ca: config.tlsCa }), ...tls }
-      : undefined,
-    connectTimeout: config.connectTimeoutMs,
-    commandTimeout: config.commandTimeoutMs,
-    lazyConnect: true,
-    // A Lambda should answer 503 fast rather than queue work behind a dead socket.
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    // A write whose reply was lost may have run: resending it after a reconnect could run it
-    // twice. The caller hears "unavailable" and retries with the same key instead (SPEC §5).
-    autoResendUnfulfilledCommands: false,
-    retryStrategy: (times) => Math.min(50 * 2 ** times, 1_000),
-  };
-}
-
-function parse(url: string): URL {
-  try {
-    const parsed = new URL(url);
-    if (parsed.protocol === 'redis:' || parsed.protocol === 'rediss:') return parsed;
-  } catch {}
-  throw new ConfigError('EMQ_URL is invalid: expected redis://host:port or rediss://host:port.');
-}
-
-function standaloneClient(config: Config, tls: RuntimeOptions['tls']): Valkey {
-  const [first, ...rest] = config.urls;
-  if (first === undefined || rest.length > 0) {
-    throw new ConfigError(
-      'A standalone connection takes exactly one URL in EMQ_URL; set EMQ_CLUSTER=true for several seeds.',
-    );
-  }
-  const url = parse(first);
-  const db = url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0;
-  return new Valkey({
-    ...nodeOptions(config, url, tls),
-    host: url.hostname,
-    port: Number(url.port || 6379),
-    db,
-  });
-}
-
-function clusterClient(config: Config, tls: RuntimeOptions['tls']): Cluster {
-  const urls = config.urls.map(parse);
-  const [first] = urls;
-  if (first === undefined) throw new ConfigError('EMQ_URL needs at least one cluster seed.');
-  const options: ClusterOptions = {
-    redisOptions: nodeOptions(config, first, tls),
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    scaleReads: 'master',
-    // A command bound for a dead primary (or answered CLUSTERDOWN / TRYAGAIN) is retried every
-    // RETRY_DELAY_MS until maxRedirections runs out; sized so that riding out a failover never
-    // keeps the caller longer than the command timeout, after which it hears "retry".
-    maxRedirections: redirectionsWithin(config.commandTimeoutMs),
-    retryDelayOnFailover: RETRY_DELAY_MS,
-    retryDelayOnClusterDown: RETRY_DELAY_MS,
-    retryDelayOnTryAgain: RETRY_DELAY_MS,
-    slotsRefreshTimeout: config.connectTimeoutMs,
-    // TLS certificates name the configuration endpoint; keep the names nodes announce.
-    ...(first.protocol === 'rediss:'
-      ? { dnsLookup: (address, callback) => callback(null, address) }
-      : {}),
-  };
-  return new Cluster(
-    urls.map((url) => ({ host: url.hostname, port: Number(url.port || 6379) })),
-    options,
-  );
-}
-
-/**
  * The script family's version check (SPEC §4): the script itself answers, keyed (ElastiCache
  * Serverless refuses key-less scripts), on the node that serves the fence's slot.
  */
@@ -285,14 +182,6 @@ async function probeScript(client: Valkey | Cluster): Promise<void> {
       `Library mismatch: the emq script answers version '${String(version)}'; this host expects '${LIBRARY_VERSION}'. Retry later; operators: run \`emq install\`.`,
     );
   }
-}
-
-/** Between cluster retries of one command (failover, CLUSTERDOWN, TRYAGAIN). */
-const RETRY_DELAY_MS = 100;
-
-/** As many cluster retries as fit in the command timeout: at least 3 (MOVED, ASK, run), at most 16. */
-function redirectionsWithin(commandTimeoutMs: number): number {
-  return Math.min(16, Math.max(3, Math.floor(commandTimeoutMs / RETRY_DELAY_MS)));
 }
 
 /**
@@ -315,12 +204,4 @@ function chooseExecutor(readings: readonly FenceReading[], config: Config): Exec
     `EMQ_EXECUTOR is native but ${missing} of ${readings.length} primaries do not load the EchoMQ module; load it or use EMQ_EXECUTOR=auto.`,
     { code: 'EMQ_NO_MODULE' },
   );
-}
-
-async function close(client: Valkey | Cluster): Promise<void> {
-  try {
-    await client.quit();
-  } catch {
-    client.disconnect();
-  }
 }

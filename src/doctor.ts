@@ -6,7 +6,6 @@
  */
 import type { Cluster, Valkey } from 'iovalkey';
 import { type Connection, type ConnectOptions, connect } from './connector.js';
-import { KeyedCommand } from './executors/command.js';
 import { type FenceReading, readNodes } from './fence.js';
 import { queueSlot, trustedPendingKey, trustedRecordSlotKeys } from './keyspace.js';
 import { classifyFailure } from './outcome-rules.js';

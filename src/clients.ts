@@ -1,0 +1,137 @@
+/**
+ * The iovalkey clients the connector opens: options from the configuration as it is, and the
+ * timeouts and retries that keep a Lambda's answer within its command timeout (SPEC §7).
+ * Written against iovalkey 0.4.0 (openWithin works around its Cluster#connect()).
+ */
+import type { ConnectionOptions as TlsOptions } from 'node:tls';
+import { Cluster, type ClusterOptions, type RedisOptions, Valkey } from 'iovalkey';
+import type { Config } from './config.js';
+import { ConfigError, UnavailableError } from './outcomes.js';
+
+/** TLS settings beyond the configuration's CA (a client certificate, a server name). */
+export type ClientTls = Pick<TlsOptions, 'ca' | 'servername' | 'cert' | 'key'>;
+
+/** A client for the configuration, not yet connected (lazyConnect). */
+export function newClient(config: Config, tls: ClientTls | undefined): Valkey | Cluster {
+  return config.cluster ? clusterClient(config, tls) : standaloneClient(config, tls);
+}
+
+/**
+ * client.connect(), bounded by the connect timeout (SPEC §7: a retryable answer, never a hang).
+ * iovalkey 0.4.0's Cluster#connect() never settles its promise when the ready check (CLUSTER
+ * INFO) fails after the slot map was read: a command timeout while a node's socket is still
+ * opening, or cluster_state:fail. It disconnects, reconnects on its own and resolves only the
+ * promises of its later attempts. The caller's catch disconnects, which ends those attempts.
+ */
+export async function openWithin(
+  client: Valkey | Cluster,
+  ms: number,
+  refused: Promise<never>,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new UnavailableError(`Valkey did not accept the connection within ${ms} ms; retry.`),
+        ),
+      ms,
+    );
+  });
+  try {
+    await Promise.race([client.connect(), deadline, refused]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function nodeOptions(config: Config, url: URL, tls: ClientTls | undefined): RedisOptions {
+  const secure = url.protocol === 'rediss:';
+  return {
+    username: config.username ?? (decodeURIComponent(url.username) || undefined),
+    password: config.password ?? (decodeURIComponent(url.password) || undefined),
+    tls: secure
+      ? { ...(config.tlsCa === undefined ? {} : { ca: config.tlsCa }), ...tls }
+      : undefined,
+    connectTimeout: config.connectTimeoutMs,
+    commandTimeout: config.commandTimeoutMs,
+    lazyConnect: true,
+    // A Lambda should answer 503 fast rather than queue work behind a dead socket.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    // A write whose reply was lost may have run: resending it after a reconnect could run it
+    // twice. The caller hears "unavailable" and retries with the same key instead (SPEC §5).
+    autoResendUnfulfilledCommands: false,
+    retryStrategy: (times) => Math.min(50 * 2 ** times, 1_000),
+  };
+}
+
+function parse(url: string): URL {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol === 'redis:' || parsed.protocol === 'rediss:') return parsed;
+  } catch {}
+  throw new ConfigError('EMQ_URL is invalid: expected redis://host:port or rediss://host:port.');
+}
+
+function standaloneClient(config: Config, tls: ClientTls | undefined): Valkey {
+  const [first, ...rest] = config.urls;
+  if (first === undefined || rest.length > 0) {
+    throw new ConfigError(
+      'A standalone connection takes exactly one URL in EMQ_URL; set EMQ_CLUSTER=true for several seeds.',
+    );
+  }
+  const url = parse(first);
+  const db = url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0;
+  return new Valkey({
+    ...nodeOptions(config, url, tls),
+    host: url.hostname,
+    port: Number(url.port || 6379),
+    db,
+  });
+}
+
+function clusterClient(config: Config, tls: ClientTls | undefined): Cluster {
+  const urls = config.urls.map(parse);
+  const [first] = urls;
+  if (first === undefined) throw new ConfigError('EMQ_URL needs at least one cluster seed.');
+  const options: ClusterOptions = {
+    redisOptions: nodeOptions(config, first, tls),
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    scaleReads: 'master',
+    // A command bound for a dead primary (or answered CLUSTERDOWN / TRYAGAIN) is retried every
+    // RETRY_DELAY_MS until maxRedirections runs out; sized so that riding out a failover never
+    // keeps the caller longer than the command timeout, after which it hears "retry".
+    maxRedirections: redirectionsWithin(config.commandTimeoutMs),
+    retryDelayOnFailover: RETRY_DELAY_MS,
+    retryDelayOnClusterDown: RETRY_DELAY_MS,
+    retryDelayOnTryAgain: RETRY_DELAY_MS,
+    slotsRefreshTimeout: config.connectTimeoutMs,
+    // TLS certificates name the configuration endpoint; keep the names nodes announce.
+    ...(first.protocol === 'rediss:'
+      ? { dnsLookup: (address, callback) => callback(null, address) }
+      : {}),
+  };
+  return new Cluster(
+    urls.map((url) => ({ host: url.hostname, port: Number(url.port || 6379) })),
+    options,
+  );
+}
+
+/** Between cluster retries of one command (failover, CLUSTERDOWN, TRYAGAIN). */
+const RETRY_DELAY_MS = 100;
+
+/** As many cluster retries as fit in the command timeout: at least 3 (MOVED, ASK, run), at most 16. */
+function redirectionsWithin(commandTimeoutMs: number): number {
+  return Math.min(16, Math.max(3, Math.floor(commandTimeoutMs / RETRY_DELAY_MS)));
+}
+
+/** QUIT, or a disconnect where QUIT cannot be sent. */
+export async function closeClient(client: Valkey | Cluster): Promise<void> {
+  try {
+    await client.quit();
+  } catch {
+    client.disconnect();
+  }
+}
