@@ -375,6 +375,70 @@ describe('EMQ.ADMIT: the four slots', () => {
   });
 });
 
+describe('EMQ.ADMIT writes are the plain commands, to every observer', () => {
+  it('a client WATCHing a row, the pending set or a slot it writes sees its EXEC aborted', async () => {
+    const q = randomQueue('watch');
+    const [a, b, c] = [jobId(901), jobId(902), jobId(903)];
+    const cases: Array<[string[], () => Promise<unknown>]> = [
+      [[admitKeys(q, a, 'k').row], () => admit(client, q, a, 'ka', 'p')],
+      [[`emq:{${q}}:pending`], () => admit(client, q, b, 'kb', 'p')],
+      [slotKeys(q), () => admit(client, q, c, 'kc', 'p')],
+    ];
+    for (const [keys, act] of cases) {
+      const watcher = await server.client();
+      await watcher.watch(...keys);
+      expect(await act()).toEqual([1, expect.any(String)]);
+      expect(await watcher.multi().get('x').exec(), keys.join()).toBeNull();
+      watcher.disconnect();
+    }
+    // A replay writes only the touch of its record: a client WATCHing the row goes on.
+    const watcher = await server.client();
+    await watcher.watch(admitKeys(q, a, 'k').row, `emq:{${q}}:pending`);
+    expect(await admit(client, q, jobId(904), 'ka', 'p')).toEqual([0, a]);
+    expect(await watcher.multi().get('x').exec()).toEqual([[null, null]]);
+    watcher.disconnect();
+  });
+
+  it('fires the events of HSET and ZADD for the row, the pending set and the slot', async () => {
+    await client.call('CONFIG', 'SET', 'notify-keyspace-events', 'KEA');
+    const listener = await server.client();
+    const seen: string[] = [];
+    listener.on('pmessage', (_p: string, channel: string, key: string) => {
+      seen.push(`${channel.replace(/^__keyevent@0__:/, '')} ${key}`);
+    });
+    await listener.psubscribe('__keyevent@0__:*');
+    try {
+      const q = randomQueue('events');
+      const [a, b] = [jobId(951), jobId(952)];
+      await admitMany(client, q, [
+        { id: a, key: 'k1', payload: 'p' },
+        { id: b, key: 'k2', payload: 'p' },
+      ]);
+      await client.set(`end-${q}`, '1');
+      await waitFor('the events', 5_000, async () =>
+        seen.includes(`set end-${q}`) ? undefined : 'not yet',
+      );
+      const slot = (await recordOf(client, q, 'k1'))?.slot ?? -1;
+      expect(seen.filter((e) => e.includes(q))).toEqual(
+        [
+          `new emq:{${q}}:job:${a}`,
+          `hset emq:{${q}}:job:${a}`,
+          `new emq:{${q}}:job:${b}`,
+          `hset emq:{${q}}:job:${b}`,
+          `new emq:{${q}}:pending`,
+          `zadd emq:{${q}}:pending`,
+          `new emq:{${q}}:dedupe:${slot}`,
+          `hset emq:{${q}}:dedupe:${slot}`,
+          `set end-${q}`,
+        ].filter((e) => !e.startsWith('new ') || seen.includes(e)),
+      );
+    } finally {
+      await client.call('CONFIG', 'SET', 'notify-keyspace-events', '');
+      listener.disconnect();
+    }
+  });
+});
+
 describe('EMQ.ADMIT registration', () => {
   it('declares its keys itself (getkeys-api): write deny-oom fast, movable keys', async () => {
     const [info] = (await client.call('COMMAND', 'INFO', 'emq.admit')) as unknown[][];

@@ -4,6 +4,7 @@
 // key: type, OBJECT ENCODING, and the DUMP of rows, pending sets and v2 records, or, for a
 // record slot, its fields in order with the expiry digits masked. A hashtable's DUMP follows its
 // hash seed, random per server, so a hashtable or skiplist is compared by content instead.
+// And the keyspace events (hset, zadd, del of an UNLINK, ...): the same, in the same order.
 import type { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIBRARY_SOURCE } from '../../src/executors/library.js';
@@ -25,6 +26,8 @@ let native: ServerHandle;
 let library: ServerHandle;
 let mod: Valkey;
 let lua: Valkey;
+/** Keyspace events of each server (every class), in order: `<event> <key>`. */
+const events: Record<'native' | 'function', string[]> = { native: [], function: [] };
 
 beforeAll(async () => {
   [native, library] = await Promise.all([
@@ -34,6 +37,18 @@ beforeAll(async () => {
   mod = await native.client();
   lua = await library.client();
   expect(await lua.call('FUNCTION', 'LOAD', 'REPLACE', LIBRARY_SOURCE)).toBe('emq');
+  for (const [family, server] of [
+    ['native', native],
+    ['function', library],
+  ] as const) {
+    const admin = await server.client();
+    await admin.call('CONFIG', 'SET', 'notify-keyspace-events', 'KEA');
+    const listener = await server.client();
+    listener.on('pmessage', (_pattern: string, channel: string, key: string) => {
+      events[family].push(`${channel.replace(/^__keyevent@0__:/, '')} ${key}`);
+    });
+    await listener.psubscribe('__keyevent@0__:*');
+  }
 });
 afterAll(async () => {
   await Promise.all([native?.stop(), library?.stop()]);
@@ -61,14 +76,13 @@ async function run(client: Valkey, family: 'native' | 'function', step: Step): P
     if ('raw' in step) return await client.call(...(step.raw as [string, ...string[]]));
     if ('v2' in step) {
       const [id, key, payload, ttl] = step.v2;
-      const q = step.v2 ? queueOf(step) : '';
-      const keys = admitKeys(q, id, key);
+      const keys = admitKeys(current, id, key);
       const args = ['3', keys.row, keys.pending, keys.dedupe, id, payload, ttl ?? String(HOUR)];
       return family === 'native'
         ? await client.call('EMQ.ADMIT', ...args)
         : await client.call('FCALL', 'emq_admit', ...args);
     }
-    const args = admitArgs(queueOf(step), step.admit, { ttlMs: HOUR, ...step.options });
+    const args = admitArgs(current, step.admit, { ttlMs: HOUR, ...step.options });
     return family === 'native'
       ? await client.call('EMQ.ADMIT', ...args)
       : await client.call('FCALL', 'emq_admit', ...args);
@@ -77,15 +91,15 @@ async function run(client: Valkey, family: 'native' | 'function', step: Step): P
   }
 }
 
+/** The queue of the scenario under way. */
 let current = '';
-function queueOf(_step: Step): string {
-  return current;
-}
 
 /** Every key of a server, as the comparison sees it. */
 async function keyspace(client: Valkey): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
-  const keys = ((await client.keys('*')) as string[]).filter((k) => k !== '{emq}:version').sort();
+  const keys = ((await client.keys('*')) as string[])
+    .filter((k) => k !== '{emq}:version' && !/^(marker|end)-/.test(k))
+    .sort();
   for (const key of keys) {
     const type = await client.type(key);
     const encoding = await client.object('ENCODING', key);
@@ -124,11 +138,13 @@ async function settled(): Promise<number> {
 }
 
 /** Runs the steps on both families from the same data and compares everything. */
-async function same(name: string, steps: (q: string, now: number) => Step[]): Promise<void> {
+async function same(name: string, steps: (q: string, now: number) => Step[]): Promise<unknown[]> {
   current = randomQueue(name);
   await Promise.all([mod.call('FLUSHALL'), lua.call('FLUSHALL')]);
   await Promise.all([mod.call('EMQ.WIRE.INSTALL'), lua.set('{emq}:version', '1')]);
   const now = await settled();
+  const marker = `marker-${name}`;
+  await Promise.all([mod.set(marker, '1'), lua.set(marker, '1')]);
   const replies: unknown[][] = [[], []];
   for (const step of steps(current, now)) {
     const [a, b] = await Promise.all([run(mod, 'native', step), run(lua, 'function', step)]);
@@ -137,6 +153,20 @@ async function same(name: string, steps: (q: string, now: number) => Step[]): Pr
   }
   expect(replies[0], `${name}: replies`).toEqual(replies[1]);
   expect(await keyspace(mod), `${name}: keyspace`).toEqual(await keyspace(lua));
+  // The same keyspace events, in the same order, from the marker on.
+  const end = `end-${name}`;
+  await Promise.all([mod.set(end, '1'), lua.set(end, '1')]);
+  const since = async (family: 'native' | 'function') => {
+    await waitFor(`${family} events of ${name}`, 5_000, async () =>
+      events[family].includes(`set ${end}`) ? undefined : 'not yet',
+    );
+    const list = events[family];
+    return list.slice(list.indexOf(`set ${marker}`) + 1, list.indexOf(`set ${end}`));
+  };
+  const seen = await since('native');
+  expect(seen.length, `${name}: keyspace events seen`).toBeGreaterThan(0);
+  expect(seen, `${name}: keyspace events`).toEqual(await since('function'));
+  return replies[0] as unknown[];
 }
 
 const row = (q: string, id: string) => `emq:{${q}}:job:${id}`;
@@ -236,6 +266,62 @@ describe('EMQ.ADMIT and FCALL emq_admit, the same calls on the same data', () =>
         ),
       })),
     );
+  });
+
+  it("headers and expiries neither family wrote, read as Lua's tonumber reads them", async () => {
+    const far = '99999999999999';
+    const rec = (n: number, tail: string) => `${jobId(n)}:${payloadDigest('p')}:${tail}`;
+    const replies = await same('numbers', (q) => [
+      { raw: ['HSET', slotKeys(q)[0] as string, '~', 'not a number', field('k0'), rec(1, far)] },
+      {
+        raw: [
+          'HSET',
+          slotKeys(q)[1] as string,
+          '~',
+          ` ${far} `,
+          field('k1'),
+          rec(2, '0x7fffffffffff'),
+        ],
+      },
+      {
+        raw: [
+          'HSET',
+          slotKeys(q)[2] as string,
+          '~',
+          '1e20',
+          field('k2'),
+          rec(3, ' 1e15\t'),
+          field('k3'),
+          rec(4, `${far}x`),
+        ],
+      },
+      {
+        raw: [
+          'HSET',
+          slotKeys(q)[3] as string,
+          '~',
+          `${far}\u0000junk`,
+          field('k4'),
+          rec(5, '-5'),
+          field('k5'),
+          'short',
+        ],
+      },
+      {
+        admit: ['k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6'].map((key, i) => a(10 + i, key, 'p')),
+      },
+    ]);
+    // Slot 0's header is no number: its records do not count. " <n> ", 1e20 and "<n>\0junk"
+    // are numbers, so are a hex and a spaced exponent expiry; "<n>x", -5 and a short value die.
+    expect(replies.at(-1)).toEqual([
+      [1, jobId(10)],
+      [0, jobId(2)],
+      [0, jobId(3)],
+      [1, jobId(13)],
+      [1, jobId(14)],
+      [1, jobId(15)],
+      [1, jobId(16)],
+    ]);
   });
 
   it('call-level refusals: shape, layout, fence; nothing written on either', async () => {
