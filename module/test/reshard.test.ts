@@ -8,7 +8,7 @@ import calculateSlot from 'cluster-key-slot';
 import type { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runValkeyCli } from '../../scripts/valkey/cli.js';
-import { type ClusterHandle, type ServerHandle, startCluster } from '../../test/support/servers.js';
+import { type ClusterHandle, startCluster } from '../../test/support/servers.js';
 import { waitFor } from '../../test/support/wait.js';
 import { fencedPrimaries, ownerPort, type Primary, queueOn } from './cluster-helpers.js';
 import { admitMany, jobId } from './helpers.js';
