@@ -156,6 +156,16 @@ static int take_out(Ctx *ctx, const char *reason) {
     return taken;
 }
 
+int keep_parkable(Ctx *ctx) {
+    Key *k = OpenKey(ctx, fence_key, KEY_READ | KEY_NOEFFECTS);
+    if (!k) return 1;
+    size_t len = 0;
+    int ok = KeyType(k) == TYPE_STRING && GetExpire(k) == NO_EXPIRE;
+    if (ok) ok = StringDMA(k, &len, KEY_READ) != NULL && len <= KEEP_MAX;
+    CloseKey(k);
+    return ok;
+}
+
 int keep_park(Ctx *ctx) {
     if (keep_parked()) return 1;
     parked = 1; /* before the hold, so that its timer finds the park and leaves the copy out */

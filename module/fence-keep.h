@@ -25,5 +25,7 @@ int keep_park(Ctx *ctx);
 void keep_unpark(Ctx *ctx);
 /* A copy is parked. */
 int keep_parked(void);
+/* The key is absent, parked, or a copy keep_park could park (a string without a TTL). */
+int keep_parkable(Ctx *ctx);
 
 #endif

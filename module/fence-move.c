@@ -17,6 +17,8 @@
  *   holds keys for this hash slot", runs; and the source's migrating state clears with the
  *   last key. When the slot is no longer migrating (moved, or the move abandoned with SETSLOT
  *   STABLE), the copy is put back, a plain SET replicated like any put-back.
+ * A copy that cannot be parked (a TTL, another type: it counts as missing already) would stay a
+ * key of the slot, so SETSLOT 9051 MIGRATING is refused on that node, before anything moved.
  * The migration state is read from CLUSTER NODES (this node's "[9051->-<id>]"): right before a
  * command that reads the slot's keys (GETKEYSINSLOT, COUNTKEYSINSLOT, SETSLOT NODE), and by a
  * timer that any CLUSTER command about slot 9051 or a MIGRATE naming the key starts, because
@@ -35,6 +37,7 @@
 #define FAST_MS 10        /* poll period just after a command about the slot */
 #define SLOW_MS 200       /* ... later, while the copy is parked */
 #define FAST_FOR_MS 60000 /* a SETSLOT waits for its replicas up to 2 x node timeout */
+#define REFUSED "emq.setslot-refused"
 
 static int cluster, guard_migrateslots;
 static Ctx *timers; /* a filter has no context: timers are created on this one */
@@ -134,24 +137,28 @@ static void seen(int now) {
     }
 }
 
-/* MIGRATE host port key|"" db timeout [COPY] [REPLACE] [AUTH pw | AUTH2 user pw] [KEYS k...] */
+/* MIGRATE host port key|"" db timeout [COPY] [REPLACE] [AUTH pw | AUTH2 user pw] [KEYS k...]
+ * A copy this node cannot park (a TTL, another type: one that counts as missing anyway) is left
+ * in the command and moves as a plain key, as without the module: kept out, it would stay listed
+ * by GETKEYSINSLOT and valkey-cli would loop on it. */
 static void migrate(FilterCtx *f) {
     int argc = CommandFilterArgsCount(f);
     if (argc < 6) return;
-    if (arg_bytes(f, 3, FENCE_KEY)) { /* the one-key form: as if the key were not there */
-        CommandFilterArgReplace(f, 3, CreateString(NULL, "", 0));
-        CommandFilterArgInsert(f, argc, CreateString(NULL, "KEYS", 4));
-        seen(0);
-        return;
-    }
     int j = 6;
     while (j < argc && !arg_is(f, j, "keys"))
         j += arg_is(f, j, "auth") ? 2 : arg_is(f, j, "auth2") ? 3 : 1;
-    for (int k = argc - 1; k > j; k--) {
-        if (!arg_bytes(f, k, FENCE_KEY)) continue;
-        CommandFilterArgDelete(f, k);
-        seen(0);
+    int named = arg_bytes(f, 3, FENCE_KEY);
+    for (int k = j + 1; !named && k < argc; k++) named = arg_bytes(f, k, FENCE_KEY);
+    if (!named) return;
+    seen(0);
+    if (!keep_parkable(timers)) return;
+    if (j >= argc) { /* the one-key form: as if the key were not there (NOKEY) */
+        CommandFilterArgReplace(f, 3, CreateString(NULL, "", 0));
+        CommandFilterArgInsert(f, argc, CreateString(NULL, "KEYS", 4));
+        return;
     }
+    for (int k = argc - 1; k > j; k--)
+        if (arg_bytes(f, k, FENCE_KEY)) CommandFilterArgDelete(f, k);
 }
 
 /* Every command passes here: the first test (the name's length) lets all but a few go. */
@@ -167,10 +174,24 @@ static void filter(FilterCtx *f) {
     if (argc < 3 || !word_eq(name, n, "cluster")) return;
     if (guard_migrateslots) migrateslots_guard(f);
     if (!cluster || !arg_bytes(f, 2, FENCE_SLOT_TEXT)) return;
-    if (arg_is(f, 1, "getkeysinslot") || arg_is(f, 1, "countkeysinslot"))
+    if (arg_is(f, 1, "getkeysinslot") || arg_is(f, 1, "countkeysinslot")) {
         seen(1);
-    else if (arg_is(f, 1, "setslot"))
+    } else if (arg_is(f, 1, "setslot")) {
+        /* A copy that cannot be parked would stay a key of the slot: refused before anything
+         * moved (the filter owns the replacement; the server frees the argument it replaces). */
+        if (argc >= 5 && arg_is(f, 3, "migrating") && !keep_parkable(timers)) {
+            CommandFilterArgReplace(f, 0, CreateString(NULL, REFUSED, sizeof REFUSED - 1));
+            return;
+        }
         seen(argc >= 4 && arg_is(f, 3, "node"));
+    }
+}
+
+static int refused_cmd(Ctx *ctx, Str **argv, int argc) {
+    (void)argv, (void)argc;
+    return ReplyWithError(ctx, "ERR EMQ slot 9051 holds {emq}:version, and this node's copy has a "
+                               "TTL or is not a string, so it would move with the slot: reinstall "
+                               "it (emq install, EMQ.WIRE.INSTALL) before moving slot 9051");
 }
 
 int fence_move_setup(Ctx *ctx, int migrateslots) {
@@ -178,5 +199,6 @@ int fence_move_setup(Ctx *ctx, int migrateslots) {
     guard_migrateslots = migrateslots;
     if (!cluster && !migrateslots) return 1;
     timers = GetDetachedThreadSafeContext(ctx);
-    return timers && RegisterCommandFilter(ctx, filter, FILTER_NOSELF) != NULL;
+    return timers && (!cluster || CreateCommand(ctx, REFUSED, refused_cmd, "fast", 0, 0, 0) == OK) &&
+           RegisterCommandFilter(ctx, filter, FILTER_NOSELF) != NULL;
 }

@@ -272,6 +272,45 @@ describe('the same procedure by hand', () => {
     await nothingLost(queue, target);
   });
 
+  it('a source whose own copy cannot be parked (a TTL) refuses SETSLOT MIGRATING: nothing moves', async () => {
+    const source = await slotOwner(FENCE_SLOT);
+    const target = primaries.find((p) => p !== source) as Primary;
+    expect(await source.client.pexpire('{emq}:version', 600_000)).toBe(1);
+    try {
+      const before = await source.client.call('CLUSTER', 'COUNTKEYSINSLOT', String(FENCE_SLOT));
+      await expect(
+        source.client.call(
+          'CLUSTER',
+          'SETSLOT',
+          String(FENCE_SLOT),
+          'MIGRATING',
+          await nodeId(target),
+        ),
+      ).rejects.toThrow(/^ERR EMQ slot 9051 holds \{emq\}:version, and this node's copy has a TTL/);
+      expect(String(await source.client.call('CLUSTER', 'NODES'))).not.toMatch(/\[9051->-/);
+      expect(await source.client.call('CLUSTER', 'COUNTKEYSINSLOT', String(FENCE_SLOT))).toBe(
+        before,
+      );
+      // A MIGRATE naming the key there is not rewritten: the copy counts as missing already.
+      const port = String(target.node.port);
+      await expect(
+        source.client.call(
+          'MIGRATE',
+          target.node.host,
+          port,
+          '{emq}:version',
+          '0',
+          '5000',
+          'KEYS',
+          'x',
+        ),
+      ).rejects.toThrow(/KEYS option, the key argument must be set to the empty string/);
+    } finally {
+      expect(await source.client.call('EMQ.WIRE.INSTALL')).toBe('OK');
+    }
+    await fencesHold('after the refused move');
+  });
+
   it('a move abandoned with SETSLOT STABLE puts the copy back where it was', async () => {
     const source = await slotOwner(FENCE_SLOT);
     const target = primaries.find((p) => p !== source) as Primary;
