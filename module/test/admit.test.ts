@@ -11,6 +11,7 @@ import {
   admit,
   admitKeys,
   admitMany,
+  admitV2,
   dedupeHash,
   expectUnchanged,
   jobId,
@@ -372,6 +373,57 @@ describe('EMQ.ADMIT: the four slots', () => {
     ]);
     await client.del(`emq:{${q}}:job:${old}`); // consumed: still a duplicate
     expect(await admit(client, q, fresh, 'k', 'q')).toEqual([0, old]);
+  });
+});
+
+describe('EMQ.ADMIT in the v2 form (3 keys), for hosts mid-upgrade', () => {
+  it('1 writes the row, the pending entry and the v2 record (SET PX); 0 and -1 as before', async () => {
+    const q = randomQueue('v2form');
+    const [id, other] = [jobId(1001), jobId(1002)];
+    const keys = admitKeys(q, id, 'k');
+    expect(await admitV2(client, q, id, 'k', 'p', 90_000)).toEqual([1, id]);
+    expect(await client.get(keys.dedupe)).toBe(id);
+    const ttl = await client.pttl(keys.dedupe);
+    expect(ttl).toBeGreaterThan(80_000);
+    expect(ttl).toBeLessThanOrEqual(90_000);
+    expect(await client.call('HGETALL', keys.row)).toEqual([
+      'state',
+      'pending',
+      'attempts',
+      '0',
+      'payload',
+      'p',
+    ]);
+    expect(await recordOf(client, q, 'k')).toBeUndefined();
+    expect(await expectUnchanged(client, () => admitV2(client, q, other, 'k', 'p'))).toEqual([
+      0,
+      id,
+    ]);
+    expect(await expectUnchanged(client, () => admitV2(client, q, other, 'k', 'q'))).toEqual([
+      -1,
+      id,
+    ]);
+    expect(await expectUnchanged(client, () => admitV2(client, q, id, 'k2', 'p'))).toEqual([2, id]);
+  });
+
+  it('sees a v3 record of its key, judged by the row: the same payload, another, consumed', async () => {
+    const q = randomQueue('v2sees');
+    const [id, other] = [jobId(1011), jobId(1012)];
+    expect(await admit(client, q, id, 'k', 'p')).toEqual([1, id]);
+    expect(await expectUnchanged(client, () => admitV2(client, q, other, 'k', 'p'))).toEqual([
+      0,
+      id,
+    ]);
+    expect(await expectUnchanged(client, () => admitV2(client, q, other, 'k', 'q'))).toEqual([
+      -1,
+      id,
+    ]);
+    await client.del(admitKeys(q, id, 'k').row);
+    expect(await expectUnchanged(client, () => admitV2(client, q, other, 'k', 'q'))).toEqual([
+      0,
+      id,
+    ]);
+    expect(await client.exists(admitKeys(q, other, 'k').row, admitKeys(q, id, 'k').dedupe)).toBe(0);
   });
 });
 
