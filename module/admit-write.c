@@ -8,11 +8,15 @@
  * commands is what replicas and the AOF must receive anyway (no module there), and it keeps
  * every effect a client can observe exactly as HSET and ZADD have them: keyspace events,
  * WATCH invalidation, listpack -> hashtable/skiplist conversion at the server's thresholds,
- * byte-identical DUMPs against the library. The key API would need each of those re-done by
- * hand. Measured on this machine (module/README.md, "Server CPU"): the call's cost is the
- * per-admission HSET of the row; with one ZADD and one slot HSET per call and every read
- * through the key API, a call of 10 admissions costs less server CPU per job than a pipeline
- * of 10 EMQ.ENQUEUE, so the key API's gain is not worth its risk of drifting from the library.
+ * byte-identical DUMPs against the library. And it measured cheaper: with callgrind counting
+ * the server's instructions (module/bench/cpu.ts, 50,000 jobs, Valkey 8.0.1), rows written
+ * through Call() cost 33.0k instructions per keyed job, through OpenKey + HashSet + Replicate +
+ * NotifyKeyspaceEvent 35.4k (HashSet converts a row whose payload exceeds 64 bytes from listpack
+ * to hashtable after two fields, HSET before the first; 26.5k with the payload field first, a
+ * gain within noise that gives up HSET's field order). What did pay: one ZADD and one slot HSET
+ * per call, and the row's constant arguments passed as shared objects ("s"; a "c" argument is a
+ * new object per call): 26.7k per keyed job, against 28.7k per job of a pipeline of 10
+ * EMQ.ENQUEUE. Server CPU time (README, "Server CPU") is another matter: see there.
  */
 #include "admit.h"
 

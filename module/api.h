@@ -34,6 +34,8 @@ enum { OPTION_HANDLE_ATOMIC_SLOT_MIGRATION = 1 << 5 };
 enum { NOTIFY_ALL = 0x27fc };
 enum { EVENT_ROLE_CHANGED = 0, EVENT_FLUSHDB = 2, EVENT_LOADING = 3 };
 enum { ROLE_NOW_PRIMARY = 0 };
+/* RegisterCommandFilter: not for the commands this module runs through Call(). */
+enum { FILTER_NOSELF = 1 << 0 };
 
 typedef struct Ctx Ctx;
 typedef struct Str Str;

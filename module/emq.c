@@ -13,6 +13,7 @@
  */
 #include "admit.h"
 #include "api.h"
+#include "fence-move.h"
 #include "fence.h"
 #include "jobs.h"
 #include "slot-migration.h"
@@ -29,7 +30,7 @@ int ValkeyModule_OnLoad(Ctx *ctx, Str **argv, int argc) {
     if (!api_init() || !records_setup() || !fence_setup(ctx, argv, argc)) return ERR;
 
     int asm_ok;
-    if (!slot_migration_setup(ctx, &asm_ok)) return ERR;
+    if (!slot_migration_setup(ctx, &asm_ok) || !fence_move_setup(ctx, asm_ok)) return ERR;
 
     /* Key positions make the server answer MOVED / CROSSSLOT before the handler runs, as for
      * EVAL; a keynum key-spec alone is not used for routing (SPEC §10). EMQ.ADMIT's keys are

@@ -41,6 +41,7 @@ static int held_valid; /* held is what a trusted node-local read last found */
 static char pending[KEEP_MAX];
 static size_t pending_len;
 static int pending_set, timer_armed;
+static int parked; /* the pending value stays out until keep_unpark (slot 9051 migrating away) */
 static const char *why; /* for the log line of the put-back */
 
 void keep_remember(int valid, const char *v, size_t len) {
@@ -50,7 +51,9 @@ void keep_remember(int valid, const char *v, size_t len) {
     held_len = len;
 }
 
-void keep_cancel(void) { pending_set = 0; }
+void keep_cancel(void) { pending_set = parked = 0; }
+
+int keep_parked(void) { return parked && pending_set; }
 
 int keep_pending(const char **v, size_t *len) {
     if (!pending_set) return 0;
@@ -79,7 +82,7 @@ static void hold(Ctx *ctx, const char *v, size_t len, const char *reason) {
 static void put_back(Ctx *ctx, void *unused) {
     (void)unused;
     timer_armed = 0;
-    if (!pending_set) return;
+    if (!pending_set || parked) return;
     if (AvoidReplicaTraffic()) { /* CLIENT PAUSE or a failover pause: no propagation now */
         arm(ctx, RETRY_MS);
         return;
@@ -129,27 +132,59 @@ static int owns_fence_slot(Ctx *ctx) {
 }
 
 int keep_on_delete(Ctx *ctx) {
-    pending_set = 0;
+    pending_set = parked = 0;
     if (!held_valid || !(GetContextFlags(ctx) & CTX_PRIMARY) || owns_fence_slot(ctx)) return 0;
     hold(ctx, held, held_len, "the server deleted it with the keys of unowned slots");
     return 1;
+}
+
+/* Takes the copy out of the keyspace node-locally; *v is what it held. 0 when there is no copy
+ * to take (none, not a string, a TTL, too long). */
+static int take_out(Ctx *ctx, const char *reason) {
+    Key *k = OpenKey(ctx, fence_key, KEY_WRITE | KEY_NOEFFECTS);
+    if (!k) return 0;
+    size_t len = 0;
+    const char *v = KeyType(k) == TYPE_STRING && GetExpire(k) == NO_EXPIRE
+                        ? StringDMA(k, &len, KEY_READ)
+                        : NULL;
+    int taken = v && len <= KEEP_MAX;
+    if (taken) {
+        hold(ctx, v, len, reason); /* copies v */
+        DeleteKey(k);
+    }
+    CloseKey(k);
+    return taken;
+}
+
+int keep_parkable(Ctx *ctx) {
+    Key *k = OpenKey(ctx, fence_key, KEY_READ | KEY_NOEFFECTS);
+    if (!k) return 1;
+    size_t len = 0;
+    int ok = KeyType(k) == TYPE_STRING && GetExpire(k) == NO_EXPIRE;
+    if (ok) ok = StringDMA(k, &len, KEY_READ) != NULL && len <= KEEP_MAX;
+    CloseKey(k);
+    return ok;
+}
+
+int keep_park(Ctx *ctx) {
+    if (keep_parked()) return 1;
+    parked = 1; /* before the hold, so that its timer finds the park and leaves the copy out */
+    if (take_out(ctx, "parked while slot 9051 migrated away, put back after")) return 2;
+    parked = 0;
+    return 0;
+}
+
+void keep_unpark(Ctx *ctx) {
+    if (!keep_parked()) return;
+    parked = 0;
+    arm(ctx, 0);
 }
 
 /* 9.1.2 fires this from the promotion, before verifyClusterConfigWithData() runs. */
 static void on_role_change(Ctx *ctx, Event e, uint64_t subevent, void *data) {
     (void)e, (void)data;
     if (subevent != ROLE_NOW_PRIMARY) return;
-    Key *k = OpenKey(ctx, fence_key, KEY_WRITE | KEY_NOEFFECTS);
-    if (!k) return;
-    size_t len = 0;
-    const char *v = KeyType(k) == TYPE_STRING && GetExpire(k) == NO_EXPIRE
-                        ? StringDMA(k, &len, KEY_READ)
-                        : NULL;
-    if (v && len <= KEEP_MAX) {
-        hold(ctx, v, len, "taken out for the promotion's check of unowned slots"); /* copies v */
-        DeleteKey(k);
-    }
-    CloseKey(k);
+    take_out(ctx, "taken out for the promotion's check of unowned slots");
 }
 
 int keep_setup(Ctx *ctx, Str *key, void (*refresh)(Ctx *ctx)) {

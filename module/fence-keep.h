@@ -16,5 +16,16 @@ int keep_on_delete(Ctx *ctx);
 void keep_cancel(void);
 /* While a put-back is pending: the value the node holds by intent. 0 when none is pending. */
 int keep_pending(const char **v, size_t *len);
+/* Parks this node's copy outside the keyspace (node-locally, nothing propagated) while slot 9051
+ * migrates away: 2 when a copy (a string without a TTL) was taken out now, 1 when it is parked
+ * already, 0 when there is none.
+ * The write check and EMQ.WIRE go on seeing it (keep_pending). */
+int keep_park(Ctx *ctx);
+/* Ends a park: the copy is put back (if the key is still absent), as after a cleanup. */
+void keep_unpark(Ctx *ctx);
+/* A copy is parked. */
+int keep_parked(void);
+/* The key is absent, parked, or a copy keep_park could park (a string without a TTL). */
+int keep_parkable(Ctx *ctx);
 
 #endif

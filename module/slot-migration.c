@@ -6,9 +6,9 @@
  *
  * One slot must not move that way: the fence's own, 9051 (CRC16("emq") mod 16384). Every
  * primary keeps a copy of {emq}:version there whatever node serves the slot, and Valkey 9.1.2
- * asserts that a slot it imports is empty: the target crashes (tested here). A command filter
- * turns a CLUSTER MIGRATESLOTS whose ranges hold that slot into EMQ.MIGRATESLOTS-REFUSED, which
- * answers why, before anything starts.
+ * asserts that a slot it imports is empty: the target crashes (tested here). The module's command
+ * filter (fence-move.c) turns a CLUSTER MIGRATESLOTS whose ranges hold that slot into
+ * EMQ.MIGRATESLOTS-REFUSED, which answers why, before anything starts.
  */
 #include "slot-migration.h"
 
@@ -33,12 +33,9 @@ static int covers_fence_slot(FilterCtx *f) {
     return 0;
 }
 
-static void guard(FilterCtx *f) {
+void migrateslots_guard(FilterCtx *f) {
     size_t n;
-    if (CommandFilterArgsCount(f) < 3) return;
-    const char *s = StringPtrLen(CommandFilterArgGet(f, 0), &n);
-    if (!word_eq(s, n, "cluster")) return;
-    s = StringPtrLen(CommandFilterArgGet(f, 1), &n);
+    const char *s = StringPtrLen(CommandFilterArgGet(f, 1), &n);
     if (!word_eq(s, n, "migrateslots") || !covers_fence_slot(f)) return;
     /* The filter owns the replacement; the server frees the argument it replaces. */
     CommandFilterArgReplace(f, 0, CreateString(NULL, REFUSED, sizeof REFUSED - 1));
@@ -56,6 +53,5 @@ int slot_migration_setup(Ctx *ctx, int *declared) {
     *declared = (GetModuleOptionsAll() & OPTION_HANDLE_ATOMIC_SLOT_MIGRATION) != 0;
     if (!*declared) return 1;
     SetModuleOptions(ctx, OPTION_HANDLE_ATOMIC_SLOT_MIGRATION);
-    return CreateCommand(ctx, REFUSED, refused_cmd, "fast", 0, 0, 0) == OK &&
-           RegisterCommandFilter(ctx, guard, 0) != NULL;
+    return CreateCommand(ctx, REFUSED, refused_cmd, "fast", 0, 0, 0) == OK;
 }

@@ -7,5 +7,8 @@
 /* Declares support and installs the guard where the server knows the option; 0 on failure.
  * *declared tells whether it did. */
 int slot_migration_setup(Ctx *ctx, int *declared);
+/* A CLUSTER <sub> ... command (3 arguments or more) passing the module's filter: a MIGRATESLOTS
+ * whose ranges hold slot 9051 becomes EMQ.MIGRATESLOTS-REFUSED. */
+void migrateslots_guard(FilterCtx *f);
 
 #endif

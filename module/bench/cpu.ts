@@ -8,6 +8,15 @@
 // included) is read before and after each chunk; the two sides alternate in small chunks on one
 // growing dataset, so that other load on the machine falls on both alike. A bare iovalkey
 // client, one batch in flight.
+//
+// Instruction counts (deterministic, unlike CPU time on a shared machine): start the server
+// yourself under callgrind and point the bench at it; each side then also runs alone once,
+// counted between `callgrind_control` zero and dump:
+//   valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=/tmp/cg/cg.%p \
+//     valkey-server --port 7104 --save '' --appendonly no --loadmodule module/build/emq.so &
+//   EMQ_BENCH_PORT=7104 EMQ_BENCH_CALLGRIND=<its pid> EMQ_BENCH_CALLGRIND_DIR=/tmp/cg \
+//     npx tsx module/bench/cpu.ts 50000 5
+// EMQ_BENCH_ONLY=enqueue|admit runs one side alone (to profile or trace the server).
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';

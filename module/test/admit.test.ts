@@ -1,8 +1,8 @@
 // EMQ.ADMIT v3 (docs/wire.md "admit"): n admissions of one queue per call, each judged as if
 // alone and in order; the row at birth, the pending entry, the record in its slot; the statuses
 // 1, 0, -1, 2 and a caller id's row compare; admissions of one call seeing each other; records
-// expiring; the slot choice, the dead-slot unlinks and the header. The families' equivalence
-// is families.test.ts; refusals are refusals.test.ts.
+// expiring. The slots, the v2 form and what observers see are admit-slots.test.ts; the
+// families' equivalence is families.test.ts; refusals are refusals*.test.ts.
 import type { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomQueue, type ServerHandle, startStandalone } from '../../test/support/servers.js';
@@ -31,19 +31,6 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 const EVERY_BYTE = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
-const HOUR = 3_600_000;
-const WINDOW = HOUR / 2;
-
-/** Waits until the server's clock is at least `margin` ms away from a window boundary. */
-async function awayFromBoundary(window: number, margin = 2_000): Promise<number> {
-  let now = 0;
-  await waitFor('the clock to leave a window boundary', 2 * margin + 1_000, async () => {
-    now = await serverMs(client);
-    const into = now % window;
-    return into > margin && window - into > margin ? undefined : `${into} ms into the window`;
-  });
-  return now;
-}
 
 describe('EMQ.ADMIT: one admission', () => {
   it('1: the row (three fields, in order), the pending entry, the record in its slot; no TTL', async () => {
@@ -297,103 +284,6 @@ describe('EMQ.ADMIT: several admissions in one call', () => {
     expect(reply.map(String)).toEqual([
       expect.stringMatching(/^ReplyError: WRONGTYPE /),
       expect.stringMatching(/^ReplyError: WRONGTYPE /),
-    ]);
-  });
-});
-
-describe('EMQ.ADMIT: the four slots', () => {
-  it('unlinks the dead slot after the live ones, and a dead target before writing it', async () => {
-    const q = randomQueue('purge');
-    const now = await awayFromBoundary(WINDOW);
-    const target = Math.floor((now + HOUR) / WINDOW) % 4;
-    const after = (Math.floor(now / WINDOW) + 3) % 4;
-    const slots = slotKeys(q);
-    for (const slot of slots)
-      await client.hset(slot, 'deadrecord000000000000', `${jobId(9)}:x:5`, '~', '5');
-    expect(await admit(client, q, jobId(601), 'k', 'p', HOUR)).toEqual([1, jobId(601)]);
-    const fields = await Promise.all(slots.map((s) => client.hkeys(s)));
-    fields.forEach((held, s) => {
-      if (s === target) expect(held).toEqual([dedupeHash('k').slice(0, 22), '~']);
-      else if (s === after) expect(held).toEqual([]);
-      else expect(held).toEqual(['deadrecord000000000000', '~']);
-    });
-  });
-
-  it('keeps a later header; reads records in every live slot, each by its own expiry', async () => {
-    const q = randomQueue('header');
-    const now = await awayFromBoundary(WINDOW);
-    const target = Math.floor((now + HOUR) / WINDOW) % 4;
-    const other = (target + 1) % 4;
-    const far = now + 10 * HOUR;
-    const field = (key: string) => dedupeHash(key).slice(0, 22);
-    await client.hset(slotKeys(q)[target] as string, '~', String(far));
-    await client.hset(
-      slotKeys(q)[other] as string,
-      field('live'),
-      `${jobId(701)}:${payloadDigest('p')}:${far}`,
-      field('dead'),
-      `${jobId(702)}:${payloadDigest('p')}:${now - 1}`,
-      '~',
-      String(far),
-    );
-    expect(
-      await admitMany(client, q, [
-        { id: jobId(703), key: 'live', payload: 'p' },
-        { id: jobId(704), key: 'dead', payload: 'p' },
-      ]),
-    ).toEqual([
-      [0, jobId(701)],
-      [1, jobId(704)],
-    ]);
-    expect(await client.hget(slotKeys(q)[target] as string, '~')).toBe(String(far));
-  });
-
-  it('a v2 record (string with PX) still answers, judged by its row, until it expires', async () => {
-    const q = randomQueue('v2');
-    const [old, fresh] = [jobId(801), jobId(802)];
-    expect(
-      await client.call(
-        'EMQ.ENQUEUE',
-        '2',
-        `emq:{${q}}:job:${old}`,
-        `emq:{${q}}:pending`,
-        old,
-        'p',
-      ),
-    ).toBe(1);
-    await client.set(admitKeys(q, old, 'k').dedupe, old, 'PX', HOUR);
-    expect(await expectUnchanged(client, () => admit(client, q, fresh, 'k', 'p'))).toEqual([
-      0,
-      old,
-    ]);
-    expect(await expectUnchanged(client, () => admit(client, q, fresh, 'k', 'q'))).toEqual([
-      -1,
-      old,
-    ]);
-    await client.del(`emq:{${q}}:job:${old}`); // consumed: still a duplicate
-    expect(await admit(client, q, fresh, 'k', 'q')).toEqual([0, old]);
-  });
-});
-
-describe('EMQ.ADMIT registration', () => {
-  it('declares its keys itself (getkeys-api): write deny-oom fast, movable keys', async () => {
-    const [info] = (await client.call('COMMAND', 'INFO', 'emq.admit')) as unknown[][];
-    expect(info?.slice(0, 6)).toEqual([
-      'emq.admit',
-      -1,
-      ['write', 'denyoom', 'module', 'fast', 'movablekeys'],
-      0,
-      0,
-      0,
-    ]);
-    const [enqueueInfo] = (await client.call('COMMAND', 'INFO', 'emq.enqueue')) as unknown[][];
-    expect(enqueueInfo?.slice(0, 6)).toEqual([
-      'emq.enqueue',
-      -1,
-      ['write', 'denyoom', 'module', 'fast'],
-      2,
-      3,
-      1,
     ]);
   });
 });

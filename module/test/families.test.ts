@@ -1,152 +1,13 @@
-// The families answer alike (SPEC §4): the module's EMQ.ADMIT on one server, the emq library
-// (FUNCTION LOAD of src/executors/emq.lua) on a server without the module, the same calls on
-// the same data. Compared: every reply (error texts by the prefix hosts match), and then every
-// key: type, OBJECT ENCODING, and the DUMP of rows, pending sets and v2 records, or, for a
-// record slot, its fields in order with the expiry digits masked. A hashtable's DUMP follows its
-// hash seed, random per server, so a hashtable or skiplist is compared by content instead.
-import type { Valkey } from 'iovalkey';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIBRARY_SOURCE } from '../../src/executors/library.js';
-import { randomQueue, type ServerHandle, startStandalone } from '../../test/support/servers.js';
-import { waitFor } from '../../test/support/wait.js';
-import {
-  type Admission,
-  type AdmitOptions,
-  admitArgs,
-  admitKeys,
-  dedupeHash,
-  jobId,
-  payloadDigest,
-  serverMs,
-  slotKeys,
-} from './helpers.js';
+// The families answer alike (SPEC §4): the module's EMQ.ADMIT and the emq library's emq_admit,
+// the same calls on the same data, compared reply by reply, key by key and event by event
+// (families-harness.ts). A hashtable's DUMP follows its hash seed, random per server, so a
+// hashtable or skiplist is compared by content.
+import { describe, expect, it } from 'vitest';
+import { randomQueue } from '../../test/support/servers.js';
+import { a, clients, field, HOUR, row, type Step, same, useFamilies } from './families-harness.js';
+import { admitArgs, admitKeys, jobId, payloadDigest, slotKeys } from './helpers.js';
 
-let native: ServerHandle;
-let library: ServerHandle;
-let mod: Valkey;
-let lua: Valkey;
-
-beforeAll(async () => {
-  [native, library] = await Promise.all([
-    startStandalone({ module: true }),
-    startStandalone({ module: false }),
-  ]);
-  mod = await native.client();
-  lua = await library.client();
-  expect(await lua.call('FUNCTION', 'LOAD', 'REPLACE', LIBRARY_SOURCE)).toBe('emq');
-});
-afterAll(async () => {
-  await Promise.all([native?.stop(), library?.stop()]);
-});
-
-const HOUR = 3_600_000;
-
-type Step =
-  | { readonly admit: readonly Admission[]; readonly options?: AdmitOptions }
-  | { readonly v2: readonly [id: string, key: string, payload: string, ttl?: string] }
-  | { readonly raw: readonly (string | Buffer)[] };
-
-/** A reply with its errors as the prefix hosts match ("ERR wrong number of arguments", ...). */
-function normalized(reply: unknown): unknown {
-  if (reply instanceof Error) {
-    const text = reply.message;
-    return `error ${/^ERR wrong number of arguments/.test(text) ? 'ERR wrong number of arguments' : text.startsWith('ERR') ? text : text.split(' ')[0]}`;
-  }
-  if (Array.isArray(reply)) return reply.map(normalized);
-  return reply;
-}
-
-async function run(client: Valkey, family: 'native' | 'function', step: Step): Promise<unknown> {
-  try {
-    if ('raw' in step) return await client.call(...(step.raw as [string, ...string[]]));
-    if ('v2' in step) {
-      const [id, key, payload, ttl] = step.v2;
-      const q = step.v2 ? queueOf(step) : '';
-      const keys = admitKeys(q, id, key);
-      const args = ['3', keys.row, keys.pending, keys.dedupe, id, payload, ttl ?? String(HOUR)];
-      return family === 'native'
-        ? await client.call('EMQ.ADMIT', ...args)
-        : await client.call('FCALL', 'emq_admit', ...args);
-    }
-    const args = admitArgs(queueOf(step), step.admit, { ttlMs: HOUR, ...step.options });
-    return family === 'native'
-      ? await client.call('EMQ.ADMIT', ...args)
-      : await client.call('FCALL', 'emq_admit', ...args);
-  } catch (error) {
-    return error;
-  }
-}
-
-let current = '';
-function queueOf(_step: Step): string {
-  return current;
-}
-
-/** Every key of a server, as the comparison sees it. */
-async function keyspace(client: Valkey): Promise<Record<string, unknown>> {
-  const out: Record<string, unknown> = {};
-  const keys = ((await client.keys('*')) as string[]).filter((k) => k !== '{emq}:version').sort();
-  for (const key of keys) {
-    const type = await client.type(key);
-    const encoding = await client.object('ENCODING', key);
-    const ttl = (await client.pttl(key)) === -1 ? 'no ttl' : 'ttl';
-    let content: unknown;
-    if (/^emq:\{[^}]+\}:dedupe:[0-3]$/.test(key) && type === 'hash') {
-      const pairs = (await client.call('HGETALL', key)) as string[];
-      const masked = pairs.map((v, i) =>
-        i % 2 === 0 ? v : pairs[i - 1] === '~' ? '<expiry>' : v.replace(/:\d+$/, ':<expiry>'),
-      );
-      const entries: string[] = [];
-      for (let i = 0; i < masked.length; i += 2) entries.push(`${masked[i]}=${masked[i + 1]}`);
-      content = encoding === 'listpack' ? entries : entries.sort();
-    } else if (encoding === 'hashtable' || encoding === 'skiplist') {
-      content =
-        type === 'hash'
-          ? Object.entries(await client.hgetall(key)).sort()
-          : await client.zrange(key, 0, -1, 'WITHSCORES');
-    } else {
-      content = (await client.dumpBuffer(key))?.toString('hex');
-    }
-    out[key] = { type, encoding, ttl, content };
-  }
-  return out;
-}
-
-/** Waits until the clock is 2 s away from a window boundary of a 1 h record life. */
-async function settled(): Promise<number> {
-  let now = 0;
-  await waitFor('the clock to leave a window boundary', 10_000, async () => {
-    now = await serverMs(mod);
-    const into = now % (HOUR / 2);
-    return into > 2_000 && HOUR / 2 - into > 2_000 ? undefined : 'near a boundary';
-  });
-  return now;
-}
-
-/** Runs the steps on both families from the same data and compares everything. */
-async function same(name: string, steps: (q: string, now: number) => Step[]): Promise<void> {
-  current = randomQueue(name);
-  await Promise.all([mod.call('FLUSHALL'), lua.call('FLUSHALL')]);
-  await Promise.all([mod.call('EMQ.WIRE.INSTALL'), lua.set('{emq}:version', '1')]);
-  const now = await settled();
-  const replies: unknown[][] = [[], []];
-  for (const step of steps(current, now)) {
-    const [a, b] = await Promise.all([run(mod, 'native', step), run(lua, 'function', step)]);
-    replies[0]?.push(normalized(a));
-    replies[1]?.push(normalized(b));
-  }
-  expect(replies[0], `${name}: replies`).toEqual(replies[1]);
-  expect(await keyspace(mod), `${name}: keyspace`).toEqual(await keyspace(lua));
-}
-
-const row = (q: string, id: string) => `emq:{${q}}:job:${id}`;
-const field = (key: string) => dedupeHash(key).slice(0, 22);
-const a = (n: number, key: string, payload: string, more: Partial<Admission> = {}): Admission => ({
-  id: jobId(n),
-  key,
-  payload,
-  ...more,
-});
+useFamilies();
 
 describe('EMQ.ADMIT and FCALL emq_admit, the same calls on the same data', () => {
   it('new keys, replays, another digest, a taken row, a caller id', async () => {
@@ -238,6 +99,62 @@ describe('EMQ.ADMIT and FCALL emq_admit, the same calls on the same data', () =>
     );
   });
 
+  it("headers and expiries neither family wrote, read as Lua's tonumber reads them", async () => {
+    const far = '99999999999999';
+    const rec = (n: number, tail: string) => `${jobId(n)}:${payloadDigest('p')}:${tail}`;
+    const replies = await same('numbers', (q) => [
+      { raw: ['HSET', slotKeys(q)[0] as string, '~', 'not a number', field('k0'), rec(1, far)] },
+      {
+        raw: [
+          'HSET',
+          slotKeys(q)[1] as string,
+          '~',
+          ` ${far} `,
+          field('k1'),
+          rec(2, '0x7fffffffffff'),
+        ],
+      },
+      {
+        raw: [
+          'HSET',
+          slotKeys(q)[2] as string,
+          '~',
+          '1e20',
+          field('k2'),
+          rec(3, ' 1e15\t'),
+          field('k3'),
+          rec(4, `${far}x`),
+        ],
+      },
+      {
+        raw: [
+          'HSET',
+          slotKeys(q)[3] as string,
+          '~',
+          `${far}\u0000junk`,
+          field('k4'),
+          rec(5, '-5'),
+          field('k5'),
+          'short',
+        ],
+      },
+      {
+        admit: ['k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6'].map((key, i) => a(10 + i, key, 'p')),
+      },
+    ]);
+    // Slot 0's header is no number: its records do not count. " <n> ", 1e20 and "<n>\0junk"
+    // are numbers, so are a hex and a spaced exponent expiry; "<n>x", -5 and a short value die.
+    expect(replies.at(-1)).toEqual([
+      [1, jobId(10)],
+      [0, jobId(2)],
+      [0, jobId(3)],
+      [1, jobId(13)],
+      [1, jobId(14)],
+      [1, jobId(15)],
+      [1, jobId(16)],
+    ]);
+  });
+
   it('call-level refusals: shape, layout, fence; nothing written on either', async () => {
     await same('refusals', () => [
       { admit: [a(1, 'k', 'p')], options: { wire: 'bad wire' } },
@@ -257,6 +174,7 @@ describe('EMQ.ADMIT and FCALL emq_admit, the same calls on the same data', () =>
     const q = randomQueue('layout');
     const args = admitArgs(q, [a(3, 'k', 'p')]);
     args[6] = `emq:{other}:job:${jobId(3)}`;
+    const { mod, lua } = clients();
     const [m, l] = await Promise.all([
       mod.call('EMQ.ADMIT', ...args).catch((e: Error) => e),
       lua.call('FCALL', 'emq_admit', ...args).catch((e: Error) => e),

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { Valkey } from 'iovalkey';
 import { expect } from 'vitest';
+import { waitFor } from '../../test/support/wait.js';
 
 export const DEFAULT_TTL_MS = 3_600_000;
 
@@ -153,6 +154,21 @@ export async function recordOf(
     if (value !== null) return { slot, value };
   }
   return undefined;
+}
+
+/** Waits until `client`'s clock is at least `margin` ms away from a boundary of `window`. */
+export async function awayFromBoundary(
+  client: Valkey,
+  window: number,
+  margin = 2_000,
+): Promise<number> {
+  let now = 0;
+  await waitFor('the clock to leave a window boundary', 2 * margin + 1_000, async () => {
+    now = await serverMs(client);
+    const into = now % window;
+    return into > margin && window - into > margin ? undefined : `${into} ms into the window`;
+  });
+  return now;
 }
 
 /** The server's clock in ms, as the module and the library read it. */
