@@ -32,8 +32,6 @@
 #include "fence.h"
 #include "keys.h"
 
-const char TTL_SHAPE[] = "ERR wrong number of arguments for 'emq.admit' command: ttl-ms must be "
-                         "a positive integer";
 static const char LAYOUT[] = "EMQLAYOUT keys must be one queue's emq:{q}:pending, emq:{q}:dedupe:0 "
                              "to 3, then emq:{q}:job:<id> and emq:{q}:dedupe:<h> per admission";
 
@@ -42,53 +40,6 @@ static const int PENDING_FLAGS = KEYSPEC_RW | KEYSPEC_UPDATE;                   
 static const int SLOT_FLAGS = KEYSPEC_RW | KEYSPEC_ACCESS | KEYSPEC_UPDATE | KEYSPEC_DELETE;
 static const int ROW_FLAGS = KEYSPEC_RW | KEYSPEC_ACCESS | KEYSPEC_UPDATE; /* HGET, HSET */
 static const int LEGACY_FLAGS = KEYSPEC_RW | KEYSPEC_ACCESS | KEYSPEC_UPDATE; /* GET, SET */
-
-void slot_keys(Ctx *ctx, Slots *s, const char *q, size_t qlen) {
-    char digit = '0';
-    for (int i = 0; i < SLOTS; i++, digit++) {
-        Str *k = CreateString(ctx, "emq:{", 5);
-        StringAppendBuffer(ctx, k, q, qlen);
-        StringAppendBuffer(ctx, k, "}:dedupe:", 9);
-        StringAppendBuffer(ctx, k, &digit, 1);
-        s->keys[i] = k;
-    }
-}
-
-int recorded_row(Ctx *ctx, const char *q, size_t qlen, const char *id, size_t idlen,
-                 Str *payload) {
-    Str *key = CreateString(ctx, "emq:{", 5);
-    StringAppendBuffer(ctx, key, q, qlen);
-    StringAppendBuffer(ctx, key, "}:job:", 6);
-    StringAppendBuffer(ctx, key, id, idlen);
-    Key *k = OpenKey(ctx, key, KEY_READ);
-    int verdict = VERDICT_SAME; /* gone: the job existed and was consumed */
-    if (k && KeyType(k) != TYPE_HASH) {
-        verdict = VERDICT_WRONGTYPE;
-    } else if (k) {
-        Str *stored = NULL;
-        HashGet(k, HASH_CFIELDS, "payload", &stored, NULL);
-        size_t sn, pn;
-        const char *sp = stored ? StringPtrLen(stored, &sn) : NULL;
-        const char *pp = StringPtrLen(payload, &pn);
-        verdict = sp && bytes_eq(sp, sn, pp, pn) ? VERDICT_SAME : VERDICT_OTHER;
-        if (stored) FreeString(ctx, stored);
-    }
-    if (k) CloseKey(k);
-    FreeString(ctx, key);
-    return verdict;
-}
-
-Str *string_value(Ctx *ctx, Str *key) {
-    Reply *r = Call(ctx, "GET", "s", key);
-    Str *v = NULL;
-    if (r && CallReplyType(r) == REPLY_STRING) {
-        size_t n;
-        const char *p = CallReplyStringPtr(r, &n);
-        v = CreateString(ctx, p, n);
-    }
-    if (r) FreeCallReply(r);
-    return v;
-}
 
 /* The key count at argv[1], when it is one and the keys are all there; else -1. */
 static long long numkeys(Str **argv, int argc) {

@@ -1,6 +1,7 @@
 /*
- * EMQ.ADMIT (docs/wire.md "admit"), both forms, in four files:
+ * EMQ.ADMIT (docs/wire.md "admit"), both forms, in five files:
  *   admit.c        the command: key positions, the v3 call's shape, layout and fence
+ *   admit-reads.c  the reads both forms share: slot keys, a recorded row, a v2 record
  *   admit-plan.c   v3 steps 4-6: every read and every answer, decided before any write
  *   admit-write.c  v3 steps 7-8: the pause check, the writes, the reply
  *   admit-v2.c     the previous form (3 keys), kept for hosts mid-upgrade
