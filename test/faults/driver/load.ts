@@ -6,8 +6,15 @@
 import { type RetryPolicy, sendHttp } from './http-client.js';
 import { Ledger } from './ledger.js';
 import { LogTap } from './log-tap.js';
-import { type Fault, Schedule } from './schedule.js';
+import { Schedule } from './schedule.js';
 import { type RedeliveryPolicy, SqsSource } from './sqs-source.js';
+
+/**
+ * The fault as the load runs it: `inEffect()` once applied, resolving once the system should be
+ * whole. It may watch the ledger, so a fault held "until callers heard retry" ends on that
+ * condition rather than after a guessed sleep. A fault that ignores the ledger is one too.
+ */
+export type LoadFault = (inEffect: () => void, ledger: Ledger) => Promise<void>;
 
 export interface LoadOptions {
   /** Logical requests, split evenly between HTTP and SQS. Required. */
@@ -15,7 +22,7 @@ export interface LoadOptions {
   /** The queues the requests go to, in turn. Required. */
   readonly queues: readonly string[];
   /** The fault, started part-way (see Schedule). Default: none. */
-  readonly fault?: Fault | undefined;
+  readonly fault?: LoadFault | undefined;
   /** Concurrent API clients. Default 8. */
   readonly httpClients?: number;
   /** Concurrent SQS pollers (the event source mapping's concurrency). Default 2. */
@@ -43,7 +50,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 
   const api = ledger.of('http');
   const messages = ledger.of('sqs');
-  const schedule = new Schedule({ counts: [api.length, messages.length], fault: options.fault });
+  const { fault } = options;
+  const schedule = new Schedule({
+    counts: [api.length, messages.length],
+    fault: fault === undefined ? undefined : (inEffect) => fault(inEffect, ledger),
+  });
   const tap = new LogTap();
   const sqs = new SqsSource(messages, ledger, schedule, tap, options.sqs);
   let next = 0;

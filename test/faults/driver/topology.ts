@@ -16,10 +16,13 @@ export async function installWire(target: ServerHandle | ClusterHandle): Promise
   await installFenceEverywhere(target);
 }
 
-/** `count` fresh queues whose slot `server` serves as primary. */
+/**
+ * `count` fresh queues whose slot `server` serves as primary: a harness server, or any address
+ * the connection's slot map names (a target node's proxy).
+ */
 export function queuesOn(
   connection: Connection,
-  server: ServerHandle,
+  server: Pick<ServerHandle, 'host' | 'port'>,
   count: number,
   prefix = 'load',
 ): string[] {
