@@ -162,6 +162,12 @@ export function resolveCache(
       );
       int('selfManagedShards', cache.shards, 1, 30);
       int('selfManagedReplicas', cache.replicasPerShard, 0, 5);
+      // Valkey promotes a replica by a majority of the slot-owning primaries: with one or two
+      // shards, losing a primary leaves no majority, and its replica is never promoted.
+      check(
+        cache.replicasPerShard === 0 || cache.shards < 1 || cache.shards >= 3,
+        `selfManagedShards must be at least 3 with replicas (got ${cache.shards}): a replica is promoted by a majority of the primaries, which ${cache.shards} shard${cache.shards === 1 ? '' : 's'} cannot give once one is lost. Use 3 or more shards, or selfManagedReplicas=0 for a cluster without failover.`,
+      );
       check(
         /^[a-z][a-z0-9-]*\.[a-z0-9]+$/.test(cache.instanceType),
         'instanceType must look like t4g.small.',

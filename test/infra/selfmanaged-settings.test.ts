@@ -43,7 +43,7 @@ describe('context', () => {
       context({
         cache: 'selfmanaged',
         moduleArtifact: MODULE_PATH,
-        selfManagedShards: '2',
+        selfManagedShards: '3',
         selfManagedReplicas: '2',
         instanceType: 'm7g.large',
         dataVolumeGiB: '50',
@@ -54,7 +54,7 @@ describe('context', () => {
     expect(settings.cache).toEqual({
       kind: 'selfmanaged',
       moduleArtifact: MODULE_PATH,
-      shards: 2,
+      shards: 3,
       replicasPerShard: 2,
       instanceType: 'm7g.large',
       dataVolumeGiB: 50,
@@ -125,10 +125,21 @@ describe('resolveSettings for cache=selfmanaged', () => {
   });
 
   it('refuses a replaced node the cluster does not have', () => {
-    const cache = { kind: 'selfmanaged', moduleArtifact: MODULE_PATH, shards: 2 } as const;
-    expect(resolveSettings({ cache: { ...cache, replacedNodes: [4] } }).problems).toEqual([
-      'replacedNodes must name node indexes from 0 to 3.',
+    const cache = { kind: 'selfmanaged', moduleArtifact: MODULE_PATH, shards: 3 } as const;
+    expect(resolveSettings({ cache: { ...cache, replacedNodes: [6] } }).problems).toEqual([
+      'replacedNodes must name node indexes from 0 to 5.',
     ]);
+  });
+
+  it('refuses replicas on fewer than 3 shards, where no majority could promote one', () => {
+    const cache = { kind: 'selfmanaged', moduleArtifact: MODULE_PATH } as const;
+    expect(resolveSettings({ cache: { ...cache, shards: 2 } }).problems).toEqual([
+      'selfManagedShards must be at least 3 with replicas (got 2): a replica is promoted by a majority of the primaries, which 2 shards cannot give once one is lost. Use 3 or more shards, or selfManagedReplicas=0 for a cluster without failover.',
+    ]);
+    expect(
+      resolveSettings({ cache: { ...cache, shards: 1, replicasPerShard: 0 } }).problems,
+    ).toEqual([]);
+    expect(resolveSettings({ cache: { ...cache, shards: 3 } }).problems).toEqual([]);
   });
 });
 
