@@ -186,12 +186,17 @@ export function checkNodes(
   for (const reading of readings) {
     if (reading.policy === 'unknown') {
       warn('memory-policy-unknown', { node: reading.node });
-    } else if (reading.policy.startsWith('allkeys-')) {
+    } else if (evictsJobs(reading.policy)) {
       throw new ConfigError(
         `${describe(reading.node)} runs maxmemory-policy ${reading.policy}: it may evict job rows and idempotency records. Set maxmemory-policy noeviction (or a volatile-* policy: nothing this package writes has a TTL).`,
       );
     }
   }
+}
+
+/** A memory policy that may evict keys without a TTL: job rows and idempotency records. */
+export function evictsJobs(policy: string): boolean {
+  return policy.startsWith('allkeys-');
 }
 
 function mismatch(bad: FenceReading, wire: string): FenceError {

@@ -48,6 +48,7 @@ export {
 } from './executors/library.js';
 export {
   checkNodes,
+  evictsJobs,
   type FenceReading,
   type FenceTarget,
   install,

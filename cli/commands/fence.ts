@@ -5,6 +5,7 @@
 import { Command } from 'commander';
 import {
   DEFAULTS,
+  evictsJobs,
   type FenceReading,
   install,
   LIBRARY_VERSION,
@@ -25,10 +26,12 @@ export function fenceCommand(session: Session): Command {
   );
   fence.addCommand(
     fenceFlags(new Command('check'))
-      .description("show each primary's wire identity; fails unless all match")
+      .description(
+        "show each primary's wire identity, library and memory policy; fails unless all match and none evicts jobs",
+      )
       .addHelpText(
         'after',
-        `\n${exitCodesText('every primary matches', 'one does not, or it failed')}`,
+        `\n\`emq doctor\` runs every check a function runs when it connects.\n${exitCodesText('every primary matches', 'one does not, or it failed')}`,
       )
       .action((flags: FenceFlags) =>
         session.run(flags, async () => {
@@ -79,21 +82,30 @@ function resultOf(
   verb: 'check' | 'install',
 ): CommandResult {
   const bad = nodes.filter((node) => !node.ok).length;
-  const ok = bad === 0;
-  const header = ['node', 'module', 'value', 'library', 'ok'];
+  const evicting = nodes.filter((node) => evictsJobs(node.policy));
+  // The installer's work is done on an evicting server; only the check fails for the policy.
+  const ok = bad === 0 && (verb === 'install' || evicting.length === 0);
+  const header = ['node', 'module', 'value', 'library', 'policy', 'ok'];
   const rows = nodes.map((node) => [
     node.node,
     node.module ?? '-',
     node.value ?? '(missing)',
     node.library ?? '(missing)',
-    node.ok ? 'yes' : 'NO',
+    node.policy,
+    node.ok && (verb === 'install' || !evictsJobs(node.policy)) ? 'yes' : 'NO',
   ]);
+  const notes = [
+    bad === 0
+      ? undefined
+      : `emq: EMQWIRE: ${bad} of ${nodes.length} primaries do not hold wire identity '${wire}' and emq library ${LIBRARY_VERSION}${verb === 'check' ? '; run `emq install` once hosts and module agree' : ''}.`,
+    evicting.length === 0
+      ? undefined
+      : `emq: EMQ_CONFIG: ${evicting.length} of ${nodes.length} primaries run an allkeys-* memory policy (${[...new Set(evicting.map((node) => node.policy))].join(', ')}), which may evict job rows and idempotency records: the functions refuse to serve there. Set maxmemory-policy noeviction (or a volatile-* policy).`,
+  ].filter((note) => note !== undefined);
   return {
     json: { wire, ok, nodes },
     text: columns([header, ...rows]),
-    note: ok
-      ? undefined
-      : `emq: EMQWIRE: ${bad} of ${nodes.length} primaries do not hold wire identity '${wire}' and emq library ${LIBRARY_VERSION}${verb === 'check' ? '; run `emq install` once hosts and module agree' : ''}.`,
+    note: notes.length === 0 ? undefined : notes.join('\n'),
     exitCode: ok ? EXIT_OK : EXIT_FAILED,
   };
 }

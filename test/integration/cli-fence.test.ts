@@ -66,7 +66,7 @@ describe('emq fence check', () => {
     const server = await startStandalone({ module: true });
     const run = await emq(['fence', 'check', '--url', server.url]);
     expect(run.stdout).toBe(
-      'node    module  value      library    ok\nserver  1       (missing)  (missing)  NO\n',
+      'node    module  value      library    policy      ok\nserver  1       (missing)  (missing)  noeviction  NO\n',
     );
     expect(run.stderr).toContain('emq: EMQWIRE: 1 of 1 primaries');
     expect(run.stderr).toContain('emq install');
@@ -78,8 +78,24 @@ describe('emq fence check', () => {
     const run = await emq(['fence', 'check', '--url', server.url]);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe(
-      `node    module  value  library  ok\nserver  1       1      ${LIBRARY_VERSION}        yes\n`,
+      `node    module  value  library  policy      ok\nserver  1       1      ${LIBRARY_VERSION}        noeviction  yes\n`,
     );
+  });
+
+  it('exits 1 where a primary runs an allkeys-* policy, which the functions refuse', async () => {
+    const server = await startStandalone({ module: true });
+    await emq(['fence', 'install', '--url', server.url]);
+    const client = await server.client();
+    try {
+      await client.config('SET', 'maxmemory-policy', 'allkeys-lru');
+    } finally {
+      client.disconnect();
+    }
+    const run = await emq(['fence', 'check', '--url', server.url]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/allkeys-lru +NO\n/);
+    expect(run.stderr).toContain('EMQ_CONFIG: 1 of 1 primaries run an allkeys-* memory policy');
+    expect(run.stderr).toContain('maxmemory-policy noeviction');
   });
 });
 
