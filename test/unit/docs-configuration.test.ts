@@ -11,6 +11,7 @@ import {
   LIMITS,
   loadConfig,
 } from '../../src/config.js';
+import { tableUnder } from '../support/markdown.js';
 
 const page = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
 const source = readFileSync(new URL('../../src/config.ts', import.meta.url), 'utf8');
@@ -22,30 +23,7 @@ interface Row {
   readonly meaning: string;
 }
 
-/** The rows of the first table under `heading`. */
-function tableUnder(heading: string): string[][] {
-  const lines = page.split('\n');
-  const start = lines.indexOf(heading);
-  if (start === -1) throw new Error(`docs/configuration.md has no "${heading}"`);
-  const rows: string[][] = [];
-  for (const line of lines.slice(start + 1)) {
-    if (line.startsWith('#')) break;
-    if (!line.startsWith('|')) {
-      if (rows.length > 0) break;
-      continue;
-    }
-    rows.push(
-      line
-        .slice(1, -1)
-        .split('|')
-        .map((cell) => cell.trim()),
-    );
-  }
-  // The header and the separator row.
-  return rows.slice(2);
-}
-
-const rows: Row[] = tableUnder('## Settings').map(
+const rows: Row[] = tableUnder(page, '## Settings', 'docs/configuration.md').map(
   ([name = '', defaultCell = '', range = '', meaning = '']) => ({
     name: name.replace(/^`|`$/g, ''),
     defaultCell,

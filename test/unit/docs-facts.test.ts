@@ -15,6 +15,7 @@ import { USAGE } from '../../scripts/local/options.js';
 import { DEFAULTS } from '../../src/config.js';
 import { MAX_IDEMPOTENCY_KEY_BYTES } from '../../src/keyspace.js';
 import { OUTCOMES } from '../../src/outcomes.js';
+import { tableUnder } from '../support/markdown.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PAGES = [
@@ -60,28 +61,6 @@ function anchors(page: string): Set<string> {
           .replace(/ /g, '-'),
       ),
   );
-}
-
-/** The rows of the first table under `heading` on `page`, header and separator left out. */
-function tableUnder(page: string, heading: string): string[][] {
-  const lines = text(page).split('\n');
-  const start = lines.indexOf(heading);
-  if (start === -1) throw new Error(`${page} has no "${heading}"`);
-  const rows: string[][] = [];
-  for (const line of lines.slice(start + 1)) {
-    if (line.startsWith('#')) break;
-    if (!line.startsWith('|')) {
-      if (rows.length > 0) break;
-      continue;
-    }
-    rows.push(
-      line
-        .slice(1, -1)
-        .split(/(?<!\\)\|/)
-        .map((cell) => cell.trim()),
-    );
-  }
-  return rows.slice(2);
 }
 
 describe.each(PAGES)('%s', (page) => {
@@ -192,7 +171,7 @@ function codeText(): string {
 }
 
 describe('docs/reliability.md, the outcome table', () => {
-  const rows = tableUnder('docs/reliability.md', '## Outcomes');
+  const rows = tableUnder(text('docs/reliability.md'), '## Outcomes', 'docs/reliability.md');
 
   it('has one row per code of src/outcomes.ts', () => {
     expect(rows.map(([code]) => code?.replace(/`/g, '')).sort()).toEqual(
@@ -220,8 +199,8 @@ describe('docs/reliability.md, the outcome table', () => {
 
 describe('docs/deploy.md, the context table', () => {
   it('lists every context key the CDK app reads, and nothing else', () => {
-    const listed = tableUnder('docs/deploy.md', '## Context').flatMap(([keys = '']) =>
-      [...keys.matchAll(/`([A-Za-z]+)`/g)].map(([, key]) => key ?? ''),
+    const listed = tableUnder(text('docs/deploy.md'), '## Context', 'docs/deploy.md').flatMap(
+      ([keys = '']) => [...keys.matchAll(/`([A-Za-z]+)`/g)].map(([, key]) => key ?? ''),
     );
     expect([...listed].sort()).toEqual([...CONTEXT_KEYS].sort());
   });
