@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop(0, '\nStopping (Ctrl-C again to kill at once)...'));
   process.on('SIGTERM', () => void stop(0, 'Stopping...'));
   stack.onChildDied((child, how) => {
-    complain(`${child.name} (pid ${child.pid}) stopped on its own (${how}); see its valkey.log.`);
+    complain(`${child.name} (pid ${child.pid}) stopped on its own (${how}); ${child.advice()}.`);
     void stop(EXIT_FAILED, 'Stopping the rest...');
   });
 
