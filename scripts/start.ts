@@ -33,7 +33,8 @@ async function main(): Promise<void> {
     return;
   }
 
-  const stack = new LocalStack(options, dir, say);
+  // The user's environment is read here and handed on; the functions get theirs from the stack.
+  const stack = new LocalStack(options, dir, say, process.env);
   let stopping = false;
   const stop = async (code: number, why: string) => {
     if (stopping) {
