@@ -126,9 +126,13 @@ export class LocalStack {
       // Locally every record line is worth seeing (with the id to `emq get`); Lambda's default is INFO.
       AWS_LAMBDA_LOG_LEVEL: user.AWS_LAMBDA_LOG_LEVEL ?? 'DEBUG',
     };
-    const fence = await installLocalFence(env);
-    if (options.sqs) await this.#startSqs(options.sqsPort ?? 0, env, files);
-    const http = await this.#startFunction('http', env, files);
+    // The functions start beside the fence install: neither opens a connection before a
+    // request, and the HTTP front, which sends the first, starts after all three.
+    const [fence, http] = await Promise.all([
+      installLocalFence(env),
+      this.#startFunction('http', env, files),
+      options.sqs ? this.#startSqs(options.sqsPort ?? 0, env, files) : undefined,
+    ]);
     this.#http = await serveHttp(
       (event, context) =>
         http.invoke(event, {
