@@ -33,7 +33,8 @@ async function main(): Promise<void> {
     return;
   }
 
-  const stack = new LocalStack(options, dir, say);
+  // The user's environment is read here and handed on; the functions get theirs from the stack.
+  const stack = new LocalStack(options, dir, say, process.env);
   let stopping = false;
   const stop = async (code: number, why: string) => {
     if (stopping) {
@@ -50,7 +51,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop(0, '\nStopping (Ctrl-C again to kill at once)...'));
   process.on('SIGTERM', () => void stop(0, 'Stopping...'));
   stack.onChildDied((child, how) => {
-    complain(`${child.name} (pid ${child.pid}) stopped on its own (${how}); see its valkey.log.`);
+    complain(`${child.name} (pid ${child.pid}) stopped on its own (${how}); ${child.advice()}.`);
     void stop(EXIT_FAILED, 'Stopping the rest...');
   });
 

@@ -1,6 +1,7 @@
 /** The local HTTP front: every request goes through the adapter to the real Lambda handler. */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { localContext } from '../../cli/lambda-context.js';
 import { readBody, toEvent, writeResult } from './http-event.js';
@@ -11,6 +12,9 @@ export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => P
 
 /** API Gateway's own limit on an HTTP API integration: 30 s. */
 const TIMEOUT_MS = 30_000;
+
+/** How long a close waits for the requests under way to be answered before cutting them off. */
+const CLOSE_GRACE_MS = 5_000;
 
 export interface LocalHttp {
   readonly url: string;
@@ -27,6 +31,8 @@ export async function serveHttp(
   port: number,
   documents: Readonly<Record<string, string>> = {},
 ): Promise<LocalHttp> {
+  // The requests under way, each until its answer has been written out (or its socket lost).
+  const underWay = new Set<Promise<void>>();
   const server = createServer((request, response) => {
     const document = request.method === 'GET' ? documents[request.url ?? ''] : undefined;
     if (document !== undefined) {
@@ -35,6 +41,9 @@ export async function serveHttp(
       return;
     }
     const requestId = randomUUID();
+    const answered = new Promise<void>((resolve) => response.once('close', () => resolve()));
+    underWay.add(answered);
+    void answered.then(() => underWay.delete(answered));
     readBody(request)
       .then((body) =>
         handler(
@@ -44,8 +53,8 @@ export async function serveHttp(
       )
       .then((result) => writeResult(response, result as APIGatewayProxyResultV2))
       .catch(() => {
-        // The handler answers every failure itself; this is the adapter failing, as API
-        // Gateway answers a crashed integration.
+        // The function answers every failure itself: no answer (it died under the request,
+        // threw, timed out) is a function error, which API Gateway answers with a 502.
         if (!response.headersSent) {
           response.writeHead(502, { 'content-type': 'application/json' });
         }
@@ -55,11 +64,16 @@ export async function serveHttp(
   await listen(server, port);
   return {
     url: `http://${LOOPBACK}:${port}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // A request under way gets its answer first: one whose function died under it answers
+      // 502 here, as the stack stops because of that death. One still waiting is cut off.
+      const grace = sleep(CLOSE_GRACE_MS, undefined, { ref: false });
+      await Promise.race([Promise.all(underWay), grace]);
+      server.closeAllConnections();
+      await closed;
+    },
   };
 }
 

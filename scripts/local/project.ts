@@ -33,11 +33,15 @@ export interface ProjectFiles {
   readonly module: string;
   /** Installs Valkey 8 where it can, else prints the command to run. */
   readonly installValkey: string;
+  /** The functions' bundles built by `npm run build`, which the stack runs as Lambda does. */
+  readonly functions: { readonly http: string; readonly sqs: string };
 }
 
 export function projectFiles(dir: string): ProjectFiles {
+  const bundle = (name: string) => join(dir, 'dist', 'functions', name, 'index.mjs');
   return {
     module: join(dir, HOST_MODULE),
     installValkey: join(dir, 'scripts', 'install-valkey.sh'),
+    functions: { http: bundle('http'), sqs: bundle('sqs') },
   };
 }

@@ -1,29 +1,31 @@
 /**
  * The local stack, in order: Valkey (standalone or cluster, with the module), the fence, the
- * HTTP function. Stopping goes the other way and always ends every process it started.
+ * functions, each in a process of its own as Lambda runs it (scripts/local/function-process.ts),
+ * and the HTTP front (and SQS loop) that invoke them. Stopping goes the other way and always
+ * ends every process it started. The functions' environment is the one built here, from the
+ * user's: this process's own is only read.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { parse } from 'yaml';
-import { localContext } from '../../cli/lambda-context.js';
-import { handler } from '../../functions/http/handler.js';
-import { resetContainer } from '../../functions/shared/connection.js';
-import { setLogSink } from '../../functions/shared/log.js';
-import { handler as sqsHandler } from '../../functions/sqs/handler.js';
 import { loadConfig, mintJobId } from '../../src/index.js';
 import { banner } from './banner.js';
 import { type Child, Children } from './children.js';
 import { installLocalFence } from './fence.js';
+import { type FunctionProcess, startFunction } from './function-process.js';
 import { type LocalHttp, serveHttp } from './http-server.js';
 import { ensureValkey } from './install.js';
 import { readableLine } from './log-lines.js';
 import type { StackOptions } from './options.js';
 import { LOOPBACK } from './ports.js';
-import { projectFiles } from './project.js';
-import { type LocalSqs, startLocalSqs } from './sqs-loop.js';
+import { type ProjectFiles, projectFiles } from './project.js';
+import { LOCAL_SQS, type LocalSqs, startLocalSqs } from './sqs-loop.js';
 import { claim, release, writeState } from './state.js';
 import { startValkey, versionOf } from './valkey.js';
+
+/** An environment, as process.env is one. */
+export type Environment = Readonly<Record<string, string | undefined>>;
 
 /** The settings this stack decides: the servers it starts have no ACL and no secret. */
 const OWNED_SETTINGS = ['EMQ_URL', 'EMQ_CLUSTER', 'EMQ_SECRET_ARN', 'EMQ_USERNAME', 'EMQ_PASSWORD'];
@@ -59,6 +61,7 @@ export class StackError extends Error {}
 
 export class LocalStack {
   readonly #children = new Children();
+  readonly #functions: FunctionProcess[] = [];
   #http: LocalHttp | undefined;
   #sqs: LocalSqs | undefined;
   #claimed = false;
@@ -68,6 +71,8 @@ export class LocalStack {
     readonly options: StackOptions,
     readonly projectDir: string,
     readonly print: (text: string) => void,
+    /** The user's environment (the start script's): the functions' is built from it. */
+    readonly env: Environment,
   ) {}
 
   /** True once the stack has claimed its folder: from then on there is something to stop. */
@@ -83,13 +88,20 @@ export class LocalStack {
   async start(): Promise<void> {
     const { options, projectDir } = this;
     const files = projectFiles(projectDir);
+    const user = userSettings(this.env);
     // Settings are checked before anything starts: a bad EMQ_WIRE fails here, not at a request.
-    for (const name of OWNED_SETTINGS) delete process.env[name];
-    const { wire } = loadConfig(process.env);
+    const { wire } = loadConfig(user);
     if (!existsSync(files.module)) {
       throw new StackError(
         `The EchoMQ module is not built (${files.module}): run \`npm run build:module\`.`,
       );
+    }
+    for (const name of options.sqs ? (['http', 'sqs'] as const) : (['http'] as const)) {
+      if (!existsSync(files.functions[name])) {
+        throw new StackError(
+          `The ${name} function is not built (${files.functions[name]}): run \`npm run build\`.`,
+        );
+      }
     }
     if (!(await ensureValkey(files.installValkey))) {
       throw new StackError(
@@ -106,22 +118,30 @@ export class LocalStack {
       modulePath: files.module,
       wire,
     });
-    // The HTTP function reads its settings from the environment on its first request, as in Lambda.
-    process.env.EMQ_URL = valkey.urls.join(',');
-    process.env.EMQ_CLUSTER = String(valkey.cluster);
-    const fence = await installLocalFence(process.env);
-    // Locally every record line is worth seeing (with the id to `emq get`); Lambda's default is INFO.
-    process.env.AWS_LAMBDA_LOG_LEVEL ??= 'DEBUG';
-    if (options.sqs) await this.#startSqs(options.sqsPort ?? 0);
-    if (!options.rawLogs) {
-      setLogSink((line) => {
-        const readable = readableLine(line);
-        if (readable !== undefined) this.print(readable);
-      });
-    }
-    this.#http = await serveHttp(handler, options.httpPort, {
-      [OPENAPI_ROUTE]: openapiJson(projectDir, `http://${LOOPBACK}:${options.httpPort}`),
-    });
+    // What every function is configured with, as a deployment's environment configures it.
+    const env = {
+      ...user,
+      EMQ_URL: valkey.urls.join(','),
+      EMQ_CLUSTER: String(valkey.cluster),
+      // Locally every record line is worth seeing (with the id to `emq get`); Lambda's default is INFO.
+      AWS_LAMBDA_LOG_LEVEL: user.AWS_LAMBDA_LOG_LEVEL ?? 'DEBUG',
+    };
+    // The functions start beside the fence install: neither opens a connection before a
+    // request, and the HTTP front, which sends the first, starts after all three.
+    const [fence, http] = await Promise.all([
+      installLocalFence(env),
+      this.#startFunction('http', env, files),
+      options.sqs ? this.#startSqs(options.sqsPort ?? 0, env, files) : undefined,
+    ]);
+    this.#http = await serveHttp(
+      (event, context) =>
+        http.invoke(event, {
+          requestId: context.awsRequestId,
+          timeoutMs: context.getRemainingTimeInMillis(),
+        }),
+      options.httpPort,
+      { [OPENAPI_ROUTE]: openapiJson(projectDir, `http://${LOOPBACK}:${options.httpPort}`) },
+    );
 
     await writeState(options.dataDir, {
       pid: process.pid,
@@ -145,31 +165,61 @@ export class LocalStack {
   }
 
   /** The SQS server, its queues and the poller; the SQS function dead-letters to its DLQ. */
-  async #startSqs(port: number): Promise<void> {
+  async #startSqs(port: number, env: Environment, files: ProjectFiles): Promise<void> {
+    let sqsFunction: FunctionProcess | undefined;
     this.#sqs = await startLocalSqs(
       port,
-      async (event) =>
-        (await sqsHandler(
-          event,
-          localContext({ functionName: 'emq-sqs', timeoutMs: 30_000 }),
-        )) as SQSBatchResponse,
+      async (event) => {
+        // Nothing is sent to the new queues before the banner; a batch that came sooner
+        // would fail here and come back after its visibility timeout, as a failed invocation's does.
+        if (sqsFunction === undefined) throw new StackError('The SQS function is not started yet.');
+        return (await sqsFunction.invoke(event, { timeoutMs: 30_000 })) as SQSBatchResponse;
+      },
       (message) => this.print(message),
     );
-    // The SQS function reads these on its first batch, as in Lambda (AWS_ENDPOINT_URL_SQS is
-    // the SDK's own setting). The local server takes any credentials.
-    process.env.EMQ_DLQ_URL = this.#sqs.dlqUrl;
-    process.env.AWS_ENDPOINT_URL_SQS = this.#sqs.endpoint;
-    process.env.AWS_REGION ??= 'us-east-1';
-    process.env.AWS_ACCESS_KEY_ID ??= 'local';
-    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+    // Its DLQ and where SQS is (AWS_ENDPOINT_URL_SQS is the SDK's own setting); the local
+    // server takes any credentials.
+    sqsFunction = await this.#startFunction(
+      'sqs',
+      {
+        ...env,
+        EMQ_DLQ_URL: this.#sqs.dlqUrl,
+        AWS_ENDPOINT_URL_SQS: this.#sqs.endpoint,
+        AWS_REGION: env.AWS_REGION ?? LOCAL_SQS.region,
+        AWS_ACCESS_KEY_ID: env.AWS_ACCESS_KEY_ID ?? 'local',
+        AWS_SECRET_ACCESS_KEY: env.AWS_SECRET_ACCESS_KEY ?? 'local',
+      },
+      files,
+    );
   }
 
-  /** Stops the HTTP server, the function's connection and every child. Safe to call twice. */
+  /** One function's container; its log lines are printed readable, or raw with --raw-logs. */
+  async #startFunction(
+    name: 'http' | 'sqs',
+    env: Environment,
+    files: ProjectFiles,
+  ): Promise<FunctionProcess> {
+    const started = await startFunction(this.#children, {
+      name,
+      bundle: files.functions[name],
+      env,
+      functionName: `emq-${name}`,
+      log: (line) => {
+        const shown = this.options.rawLogs ? line : readableLine(line);
+        if (shown !== undefined) this.print(shown);
+      },
+    });
+    this.#functions.push(started);
+    return started;
+  }
+
+  /** Stops the HTTP server, the SQS loop, the functions and every child. Safe to call twice. */
   stop(): Promise<void> {
     this.#stopped ??= (async () => {
       await this.#http?.close();
-      await this.#sqs?.close();
-      await resetContainer();
+      // The poller stops asking for batches as its function ends: a batch under way is cut
+      // off, and its records would come back, as when Lambda ends a container.
+      await Promise.all([this.#sqs?.close(), ...this.#functions.map((each) => each.stop())]);
       await this.#children.stopAll();
       if (this.#claimed) await release(this.options.dataDir);
     })();
@@ -180,4 +230,14 @@ export class LocalStack {
   kill(): void {
     this.#children.killAll();
   }
+}
+
+/** The user's environment without the settings this stack decides. */
+function userSettings(env: Environment): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter(
+      (entry): entry is [string, string] =>
+        entry[1] !== undefined && !OWNED_SETTINGS.includes(entry[0]),
+    ),
+  );
 }

@@ -128,28 +128,33 @@ async function startNode(
 ): Promise<{ port: number; pid: number; log: string }> {
   await mkdir(dir, { recursive: true });
   const log = join(dir, 'valkey.log');
-  const child: Child = await children.start(nodeName(port), valkeyBinary('valkey-server'), [
-    '--port',
-    String(port),
-    '--bind',
-    LOOPBACK,
-    '--dir',
-    dir,
-    '--logfile',
-    log,
-    '--daemonize',
-    'no',
-    // The append-only file keeps every job across restarts; snapshots would only slow a stop.
-    '--appendonly',
-    'yes',
-    '--save',
-    '',
-    ...extra,
-    '--loadmodule',
-    options.modulePath,
-    'wire',
-    options.wire,
-  ]);
+  const child: Child = await children.start(
+    nodeName(port),
+    valkeyBinary('valkey-server'),
+    [
+      '--port',
+      String(port),
+      '--bind',
+      LOOPBACK,
+      '--dir',
+      dir,
+      '--logfile',
+      log,
+      '--daemonize',
+      'no',
+      // The append-only file keeps every job across restarts; snapshots would only slow a stop.
+      '--appendonly',
+      'yes',
+      '--save',
+      '',
+      ...extra,
+      '--loadmodule',
+      options.modulePath,
+      'wire',
+      options.wire,
+    ],
+    { advice: () => `see ${log}` },
+  );
   try {
     await waitUntilServing(port, {
       timeoutMs: START_TIMEOUT_MS,

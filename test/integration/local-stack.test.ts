@@ -52,9 +52,22 @@ async function dataFolder(): Promise<string> {
   return folder;
 }
 
-async function startStack(args: readonly string[], dataDir: string): Promise<Started> {
+/** The environment a stack is started with: this process's, and `extra`. */
+function stackEnv(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
+  const env = Object.entries(process.env).filter(
+    (entry): entry is [string, string] => entry[1] !== undefined,
+  );
+  return { ...Object.fromEntries(env), ...extra };
+}
+
+async function startStack(
+  args: readonly string[],
+  dataDir: string,
+  env: Readonly<Record<string, string>> = stackEnv(),
+): Promise<Started> {
   const child = spawn(process.execPath, [START, '--data-dir', dataDir, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env,
   });
   running.add(child);
   let output = '';
@@ -123,6 +136,47 @@ async function stopWithCtrlC(stack: Started, dataDir: string): Promise<number | 
   return code;
 }
 
+/** The pid of the stack's process named `name` (`http function`, `valkey-server:<port>`). */
+function pidOf(state: StackState, name: string): number {
+  const child = state.children.find((each) => each.name === name);
+  if (child === undefined) throw new Error(`No ${name} among ${JSON.stringify(state.children)}.`);
+  return child.pid;
+}
+
+/**
+ * The environment a Node process was started with (Linux: /proc/<pid>/environ), less the two
+ * variables that carry its IPC channel, which Node takes out of process.env before any code of
+ * the process runs.
+ */
+async function environOf(pid: number): Promise<Record<string, string>> {
+  const text = await readFile(`/proc/${pid}/environ`, 'utf8');
+  const channel = ['NODE_CHANNEL_FD', 'NODE_CHANNEL_SERIALIZATION_MODE'];
+  return Object.fromEntries(
+    text
+      .split('\0')
+      .filter((entry) => entry !== '')
+      .map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)])
+      .filter(([name]) => !channel.includes(name ?? '')),
+  );
+}
+
+/** Bytes sent to 127.0.0.1:`port` that its server has not read yet (Linux: /proc/net/tcp). */
+async function unreadBytes(port: number): Promise<number> {
+  const local = `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  let unread = 0;
+  for (const row of (await readFile('/proc/net/tcp', 'utf8')).split('\n').slice(1)) {
+    const [, address, , state, queues] = row.trim().split(/\s+/);
+    // 01: an established connection; the queues read "<to send>:<received, unread>" in hex.
+    if (address === local && state === '01') {
+      unread += Number.parseInt(queues?.split(':')[1] ?? '0', 16);
+    }
+  }
+  return unread;
+}
+
+/** The settings the stack decides, which it takes out of the user's environment. */
+const OWNED = ['EMQ_URL', 'EMQ_CLUSTER', 'EMQ_SECRET_ARN', 'EMQ_USERNAME', 'EMQ_PASSWORD'];
+
 async function connected(state: StackState): Promise<Connection> {
   return connect({ urls: state.valkey.urls, cluster: state.valkey.cluster });
 }
@@ -131,6 +185,13 @@ describe('local stack, standalone', () => {
   let stack: Started;
   let dataDir: string;
   let valkeyPort: number;
+  // A user's own settings for where Valkey is, which the stack must not let reach its
+  // function (it would send every request to port 1), and one of theirs that must.
+  const userEnv = stackEnv({
+    EMQ_URL: 'redis://127.0.0.1:1',
+    EMQ_CLUSTER: 'true',
+    EMQ_LOCAL_STACK_TEST: 'reaches the function',
+  });
 
   beforeAll(async () => {
     dataDir = await dataFolder();
@@ -139,7 +200,41 @@ describe('local stack, standalone', () => {
     stack = await startStack(
       ['--port', String(httpPort), '--valkey-port', String(valkeyPort)],
       dataDir,
+      userEnv,
     );
+  });
+
+  it("runs the HTTP function in its own process with exactly the stack's environment", async () => {
+    const mine = Object.entries(userEnv).filter(([name]) => !OWNED.includes(name));
+    expect(await environOf(pidOf(stack.state, 'http function'))).toEqual({
+      ...Object.fromEntries(mine),
+      EMQ_URL: `redis://127.0.0.1:${valkeyPort}`,
+      EMQ_CLUSTER: 'false',
+      AWS_LAMBDA_LOG_LEVEL: userEnv.AWS_LAMBDA_LOG_LEVEL ?? 'DEBUG',
+    });
+    // The SQS function's settings are the SQS function's: without --sqs, no such function.
+    expect(stack.state.children.map(({ name }) => name).sort()).toEqual([
+      'http function',
+      `valkey-server:${valkeyPort}`,
+    ]);
+  });
+
+  it("prints the function's log lines, made readable, as it writes them", async () => {
+    const queue = randomQueue();
+    const response = await fetch(`${stack.state.http}/queues/${queue}/jobs`, {
+      method: 'POST',
+      body: 'logged',
+    });
+    expect(response.status).toBe(201);
+    const { id } = (await response.json()) as { id: string };
+    const line = new RegExp(
+      `\\binfo {2}http request requestId=\\S+ .*queue=${queue} id=${id} status=201`,
+    );
+    await waitFor("the request's log line", 20_000, async () =>
+      line.test(stack.output()) ? undefined : 'not printed yet',
+    );
+    // Readable: the JSON record (and its EMF metrics) is not printed as it is.
+    expect(stack.output()).not.toContain('{"level":');
   });
 
   it('serves on the asked ports and prints ready-to-paste curl lines', () => {
@@ -272,7 +367,8 @@ describe('local stack, cluster', () => {
     const [httpPort] = await freePorts(1);
     const stack = await startStack(['--cluster', '--port', String(httpPort)], dataDir);
     expect(stack.state.valkey.cluster).toBe(true);
-    expect(stack.state.children).toHaveLength(3);
+    const servers = stack.state.children.filter(({ name }) => name.startsWith('valkey-server:'));
+    expect(servers).toHaveLength(3);
 
     const queue = randomQueue();
     const put = await fetch(`${stack.state.http}/queues/${queue}/jobs`, {
@@ -337,5 +433,57 @@ describe('local stack, with --sqs', () => {
     expect(letter).toMatchObject({ errorCode: 'EMQ_INVALID_QUEUE', body: 'to the dlq' });
 
     expect(await stopWithCtrlC(stack, dataDir)).toBe(0);
+  });
+});
+
+describe('local stack, a function that dies under a request', () => {
+  it('answers the request 502 as API Gateway does, says which process died, and stops', async () => {
+    const dataDir = await dataFolder();
+    const [httpPort, valkeyPort = 0] = await freePorts(2);
+    // The function waits on a stopped Valkey for as long as the test takes, never timing out.
+    const stack = await startStack(
+      ['--port', String(httpPort), '--valkey-port', String(valkeyPort)],
+      dataDir,
+      stackEnv({ EMQ_COMMAND_TIMEOUT_MS: '600000' }),
+    );
+    const jobs = `${stack.state.http}/queues/${randomQueue()}/jobs`;
+    // The first request opens the function's connection, on which the second one's command waits.
+    expect((await fetch(jobs, { method: 'POST', body: 'first' })).status).toBe(201);
+    const valkey = pidOf(stack.state, `valkey-server:${valkeyPort}`);
+    const http = pidOf(stack.state, 'http function');
+
+    process.kill(valkey, 'SIGSTOP');
+    let answer: Promise<{ status: number; body: string }>;
+    try {
+      answer = fetch(jobs, { method: 'POST', body: 'second' }).then(async (response) => ({
+        status: response.status,
+        body: await response.text(),
+      }));
+      const early = answer.then(
+        (early) => new Error(`answered ${early.status} before the function was killed`),
+        (error: unknown) => new Error(`failed before the function was killed: ${String(error)}`),
+      );
+      await waitFor(
+        "the function's command at the stopped Valkey",
+        20_000,
+        async () => ((await unreadBytes(valkeyPort)) > 0 ? undefined : 'nothing sent yet'),
+        early,
+      );
+      process.kill(http, 'SIGKILL');
+    } finally {
+      process.kill(valkey, 'SIGCONT');
+    }
+
+    expect(await answer).toEqual({ status: 502, body: '{"message":"Internal Server Error"}' });
+    expect(await stack.exited).toBe(1);
+    expect(stack.output()).toContain(
+      `npm start: http function (pid ${http}) stopped on its own (killed by SIGKILL); it wrote nothing to stderr.`,
+    );
+    expect(stack.output()).toContain('Stopped.');
+    for (const { pid } of stack.state.children) expect(alive(pid), `pid ${pid}`).toBe(false);
+    for (const port of portsOf(stack.state)) {
+      expect(await listening(port), `port ${port}`).toBe(false);
+    }
+    expect(existsSync(join(dataDir, 'stack.json'))).toBe(false);
   });
 });
