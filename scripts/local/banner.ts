@@ -38,7 +38,7 @@ export function banner(facts: BannerFacts): string {
   const cluster = valkey.cluster ? ' --cluster' : '';
   return `
 EchoMQ local stack is up.
-  HTTP     ${http}  (functions/http/handler.ts through an API Gateway v2 adapter)
+  HTTP     ${http}  (the HTTP function, in its own process, behind an API Gateway v2 adapter)
   OpenAPI  ${http}/openapi.json
   Valkey   ${facts.version} ${shape} on 127.0.0.1 port ${ports} (${PORTS_CHOSEN[valkey.portsChosen]})
            module loaded, executor ${facts.executor}, fence installed (wire ${facts.wire})

@@ -39,7 +39,8 @@ Options:
   --sqs-port <n>      the local SQS server's port (default: a free port)
   -h, --help          this text
 
-EMQ_WIRE and the other EMQ_* settings apply; EMQ_URL and EMQ_CLUSTER are set by this script.`;
+Each function runs in a process of its own with your environment: EMQ_WIRE and the other
+EMQ_* settings apply; EMQ_URL, EMQ_CLUSTER and the credentials are the stack's own.`;
 
 export class UsageError extends Error {}
 
