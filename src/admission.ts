@@ -21,9 +21,7 @@ import {
   recordHash,
   trustedDedupeKey,
   trustedJobKey,
-  trustedPendingKey,
-  trustedQueueSlot,
-  trustedRecordSlotKeys,
+  trustedQueueKeys,
 } from './keyspace.js';
 import { classifyFailure } from './outcome-rules.js';
 import {
@@ -206,14 +204,17 @@ function itemOf(
     assertJobId(id);
     // Pending order is id order: a caller's id must not jump ahead of waiting jobs.
     assertCallerIdTime(id, config.callerIdMaxAgeMs, request.sentAtMs ?? nowMs);
-    [namespace, key] = ['id', id];
+    namespace = 'id';
+    key = id;
   } else if (request.idempotencyKey !== undefined) {
     assertIdempotencyKey(request.idempotencyKey);
-    [namespace, key] = [request.origin ?? 'http', request.idempotencyKey];
+    namespace = request.origin ?? 'http';
+    key = request.idempotencyKey;
   } else {
     // Without a key the request gets one of this invocation's: a call resent by the client
     // library then answers duplicate instead of writing a second job (SPEC §5).
-    [namespace, key] = ['call', `${call}:${index}`];
+    namespace = 'call';
+    key = `${call}:${index}`;
   }
   return {
     index,
@@ -247,55 +248,77 @@ async function admitRound(
   results: AdmissionResult[],
 ): Promise<Item[]> {
   const { config, executor, client } = connection;
-  const byNode = new Map<string, Call[]>();
-  for (const items of callsOf(round)) {
-    const first = items[0] as Item;
-    const slot = trustedQueueSlot(first.queue);
+  const ttlMs = String(config.dedupeTtlMs);
+  const calls = callsOf(round).map((items): Call => {
+    const keys = trustedQueueKeys((items[0] as Item).queue);
     const command = executor.admit({
-      pendingKey: trustedPendingKey(first.queue),
-      slotKeys: trustedRecordSlotKeys(first.queue),
+      pendingKey: keys.pendingKey,
+      slotKeys: keys.slotKeys,
       wire: config.wire,
-      ttlMs: String(config.dedupeTtlMs),
+      ttlMs,
       admissions: items.map(argsOf),
     });
-    const node = nodeNameOf(client, slot);
-    const calls = byNode.get(node);
-    if (calls === undefined) byNode.set(node, [{ items, slot, command }]);
-    else calls.push({ items, slot, command });
-  }
+    return { items, slot: keys.slot, command };
+  });
   const again: Item[] = [];
+  // A standalone server, or one queue: one node, nothing to group.
+  if (calls.length === 1 || !client.isCluster) {
+    await admitOnNode(connection, calls, results, again);
+    return again;
+  }
+  const byNode = new Map<string, Call[]>();
+  for (const call of calls) {
+    const node = nodeNameOf(client, call.slot);
+    const same = byNode.get(node);
+    if (same === undefined) byNode.set(node, [call]);
+    else same.push(call);
+  }
   await Promise.all(
-    [...byNode.values()].map(async (calls) => {
-      const slot = (calls[0] as Call).slot;
-      const wait =
-        config.ackReplicas > 0
-          ? new Command('wait', [String(config.ackReplicas), String(config.ackTimeoutMs)])
-          : undefined;
-      const commands = calls.map((call) => call.command);
-      const replies = await sendToNode(client, slot, wait ? [...commands, wait] : commands);
-      const confirmation = wait === undefined ? undefined : replies[commands.length];
-      let reloaded = false;
-      for (const [at, call] of calls.entries()) {
-        const reply = replies[at];
-        if (reply instanceof Error && /^NOSCRIPT\b/.test(reply.message)) {
-          // The call never ran: load the script where it is missing and send it again.
-          if (call.items.every((item) => item.loads < MAX_LOADS)) {
-            if (!reloaded) await connection.loadScript(call.slot).catch(() => {});
-            reloaded = true;
-            for (const item of call.items) item.loads += 1;
-            again.push(...call.items);
-            continue;
-          }
-        }
-        settleCall(connection, call, reply, confirmation, results, again);
-      }
-    }),
+    [...byNode.values()].map((same) => admitOnNode(connection, same, results, again)),
   );
   return again;
 }
 
+/** One node's calls in one write, WAIT at its end when acknowledgements are required. */
+async function admitOnNode(
+  connection: Connection,
+  calls: readonly Call[],
+  results: AdmissionResult[],
+  again: Item[],
+): Promise<void> {
+  const { config, client } = connection;
+  const slot = (calls[0] as Call).slot;
+  const commands = calls.map((call) => call.command);
+  if (config.ackReplicas > 0) {
+    commands.push(new Command('wait', [String(config.ackReplicas), String(config.ackTimeoutMs)]));
+  }
+  const replies = await sendToNode(client, slot, commands);
+  const confirmation = config.ackReplicas > 0 ? replies[calls.length] : undefined;
+  let reloaded = false;
+  for (let at = 0; at < calls.length; at++) {
+    const call = calls[at] as Call;
+    const reply = replies[at];
+    if (reply instanceof Error && /^NOSCRIPT\b/.test(reply.message)) {
+      // The call never ran: load the script where it is missing and send it again.
+      if (call.items.every((item) => item.loads < MAX_LOADS)) {
+        if (!reloaded) await connection.loadScript(call.slot).catch(() => {});
+        reloaded = true;
+        for (const item of call.items) item.loads += 1;
+        again.push(...call.items);
+        continue;
+      }
+    }
+    settleCall(connection, call, reply, confirmation, results, again);
+  }
+}
+
 /** The items of a round, one group per queue, each at most MAX_ADMISSIONS_PER_CALL long. */
-function callsOf(round: readonly Item[]): Item[][] {
+function callsOf(round: readonly Item[]): (readonly Item[])[] {
+  const queue = (round[0] as Item).queue;
+  // The common round: one queue, one call.
+  if (round.length <= MAX_ADMISSIONS_PER_CALL && round.every((item) => item.queue === queue)) {
+    return [round];
+  }
   const byQueue = new Map<string, Item[][]>();
   for (const item of round) {
     const groups = byQueue.get(item.queue);
