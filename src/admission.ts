@@ -8,10 +8,10 @@
  * and whether it may have been written, so a face can tell a caller how to retry safely).
  */
 import { hash, randomUUID } from 'node:crypto';
-import { Command, ReplyError } from 'iovalkey';
+import { Command } from 'iovalkey';
+import { argsOf, type Call, callsOf, type Item, propose, settleCall } from './admission-calls.js';
 import type { Config } from './config.js';
 import type { Connection } from './connector.js';
-import { type AdmissionArgs, MAX_ADMISSIONS_PER_CALL } from './executors/executor.js';
 import {
   assertCallerIdTime,
   assertIdempotencyKey,
@@ -20,20 +20,11 @@ import {
   type KeyNamespace,
   recordHash,
   trustedDedupeKey,
-  trustedJobKey,
   trustedQueueKeys,
 } from './keyspace.js';
 import { classifyFailure } from './outcome-rules.js';
-import {
-  ConflictError,
-  EmqError,
-  InvalidInputError,
-  UnavailableError,
-  UnconfirmedError,
-  type WriteStatus,
-  type Written,
-} from './outcomes.js';
-import { nodeNameOf, type Reply, sendToNode } from './transport.js';
+import { EmqError, InvalidInputError, UnavailableError, type WriteStatus } from './outcomes.js';
+import { nodeNameOf, sendToNode } from './transport.js';
 
 export interface EnqueueRequest {
   /** The queue: 1 to 64 of `A-Z a-z 0-9 . _ -`. */
@@ -73,8 +64,6 @@ export interface AdmissionTarget {
   connection(): Promise<Connection>;
 }
 
-/** Bounded: each proposal is a fresh id, so a long run of taken ids means something is wrong. */
-const MAX_PROPOSALS = 4;
 /** A NOSCRIPT answer means the call never ran: load the script and send the call this often. */
 const MAX_LOADS = 2;
 
@@ -88,20 +77,6 @@ export async function enqueue(
   if (result instanceof EmqError) throw result;
   if (result === undefined) throw new UnavailableError('The request produced no result; retry it.');
   return result;
-}
-
-/** A valid request on its way. */
-interface Item {
-  readonly index: number;
-  readonly queue: string;
-  readonly payload: Buffer;
-  readonly kind: 'm' | 'c';
-  /** The caller's id, else the current proposal. */
-  id: string;
-  readonly digest: string;
-  readonly legacyKey: string;
-  proposals: number;
-  loads: number;
 }
 
 /** A request, or the fault a face found in its shape (passed through, in its place). */
@@ -229,18 +204,6 @@ function itemOf(
   };
 }
 
-function propose(connection: Connection, item: Item): void {
-  item.id = connection.mintId();
-  item.proposals += 1;
-}
-
-/** One call of one queue: its items and the command that admits them. */
-interface Call {
-  readonly items: readonly Item[];
-  readonly slot: number;
-  readonly command: Command;
-}
-
 /** Sends one round: every live item once. Returns the items that need another round. */
 async function admitRound(
   connection: Connection,
@@ -310,122 +273,6 @@ async function admitOnNode(
     }
     settleCall(connection, call, reply, confirmation, results, again);
   }
-}
-
-/** The items of a round, one group per queue, each at most MAX_ADMISSIONS_PER_CALL long. */
-function callsOf(round: readonly Item[]): (readonly Item[])[] {
-  const queue = (round[0] as Item).queue;
-  // The common round: one queue, one call.
-  if (round.length <= MAX_ADMISSIONS_PER_CALL && round.every((item) => item.queue === queue)) {
-    return [round];
-  }
-  const byQueue = new Map<string, Item[][]>();
-  for (const item of round) {
-    const groups = byQueue.get(item.queue);
-    const last = groups?.at(-1);
-    if (groups === undefined) byQueue.set(item.queue, [[item]]);
-    else if ((last as Item[]).length < MAX_ADMISSIONS_PER_CALL) (last as Item[]).push(item);
-    else groups.push([item]);
-  }
-  return [...byQueue.values()].flat();
-}
-
-function argsOf(item: Item): AdmissionArgs {
-  return {
-    rowKey: trustedJobKey(item.queue, item.id),
-    legacyKey: item.legacyKey,
-    kind: item.kind,
-    id: item.id,
-    digest: item.digest,
-    payload: item.payload,
-  };
-}
-
-/** Settles every item of one call from its reply and its node's WAIT. */
-function settleCall(
-  connection: Connection,
-  call: Call,
-  reply: Reply,
-  confirmation: Reply,
-  results: AdmissionResult[],
-  again: Item[],
-): void {
-  if (!Array.isArray(reply)) {
-    // The whole call was refused (shape, layout, fence, paused) or never answered.
-    const written: Written = reply instanceof ReplyError ? 'no' : 'maybe';
-    for (const item of call.items) {
-      results[item.index] = classifyFailure(reply instanceof Error ? reply : unexpected(reply), {
-        jobId: item.id,
-        written,
-      });
-    }
-    return;
-  }
-  const confirmed = confirmedBy(connection.config.ackReplicas, confirmation);
-  call.items.forEach((item, at) => {
-    const outcome = settleItem(item, reply[at], confirmed);
-    if (outcome !== undefined) results[item.index] = outcome;
-    else if (item.proposals < MAX_PROPOSALS) {
-      propose(connection, item);
-      again.push(item);
-    } else {
-      results[item.index] = new UnavailableError(
-        'Could not find a free job id after several tries (id collisions); retry the request.',
-      );
-    }
-  });
-}
-
-/** True when WAIT was not asked for or enough replicas confirmed; else the failure to report. */
-function confirmedBy(ackReplicas: number, confirmation: Reply): true | false | EmqError {
-  if (ackReplicas === 0) return true;
-  if (confirmation instanceof Error) return classifyFailure(confirmation, { written: 'yes' });
-  return Number(confirmation) >= ackReplicas;
-}
-
-/** One admission's result, or undefined when its proposed id was taken (status 2). */
-function settleItem(
-  item: Item,
-  reply: Reply,
-  confirmed: true | false | EmqError,
-): AdmissionResult | undefined {
-  const { queue } = item;
-  if (reply instanceof Error) return classifyFailure(reply, { jobId: item.id, written: 'no' });
-  const [status, id] = Array.isArray(reply) ? reply : [];
-  if (typeof id !== 'string') return classifyFailure(unexpected(reply), { jobId: item.id });
-  if (status === 1 || status === 0) {
-    if (confirmed === true) return { queue, id, status: status === 1 ? 'enqueued' : 'duplicate' };
-    if (confirmed !== false) return withJob(confirmed, id);
-    return new UnconfirmedError(
-      `Job ${id} of queue ${queue} was written but not yet confirmed by enough replicas; retry with the same key or id.`,
-      { jobId: id, written: 'yes' },
-    );
-  }
-  if (status === -1) {
-    return item.kind === 'c'
-      ? new ConflictError(
-          'EMQ_CONFLICT',
-          `Job ${id} already exists in queue ${queue} with a different payload. Use a new id, or resend the original payload.`,
-          { jobId: id },
-        )
-      : new ConflictError(
-          'EMQ_IDEMPOTENCY_MISMATCH',
-          `This idempotency key was already used for job ${id} with a different payload. Use a new key for a new request.`,
-          { jobId: id },
-        );
-  }
-  if (status === 2 && item.kind === 'm' && id === item.id) return undefined;
-  return classifyFailure(unexpected(reply), { jobId: item.id });
-}
-
-function withJob(error: EmqError, jobId: string): EmqError {
-  return classifyFailure(error.cause, { jobId, written: 'yes' });
-}
-
-function unexpected(reply: Reply): Error {
-  return new Error(
-    `unexpected admit reply of type ${Array.isArray(reply) ? 'array' : typeof reply}`,
-  );
 }
 
 /** The record's digest of a payload (docs/wire.md): 12 bytes of SHA-256, base64url. */
