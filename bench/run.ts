@@ -7,7 +7,8 @@
  *
  * Options: `--rounds N` (default 7), `--round-ms N` (default 400), `--imports N` fresh
  * processes per import and cold-start figure (default 9), `--only a,b` case ids (no files
- * are written). The faces' log lines go to stdout, a pipe (log-pipe.ts); the report to stderr.
+ * are written), `--no-pin` (placement left to the scheduler, see pin.ts). The faces' log lines
+ * go to stdout, a pipe (log-pipe.ts); the report to stderr.
  */
 import { readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -25,6 +26,7 @@ import { rawPipelineCase, rawSingleCase } from './cases/raw.js';
 import { chartSvg } from './chart.js';
 import { measureColdStarts } from './cold-start.js';
 import { runWithPipedStdout, stdoutIsPiped } from './log-pipe.js';
+import { pinProcesses } from './pin.js';
 import {
   bundleTable,
   casesTable,
@@ -46,6 +48,7 @@ interface Options {
   readonly roundMs: number;
   readonly imports: number;
   readonly only: readonly string[] | undefined;
+  readonly pin: boolean;
 }
 
 function options(argv: readonly string[]): Options {
@@ -58,6 +61,7 @@ function options(argv: readonly string[]): Options {
     roundMs: Number(value('--round-ms') ?? 400),
     imports: Number(value('--imports') ?? 9),
     only: value('--only')?.split(','),
+    pin: !argv.includes('--no-pin'),
   };
 }
 
@@ -72,9 +76,12 @@ const print = (text: string) => process.stderr.write(`${text}\n`);
 
 if (!stdoutIsPiped(process.argv)) process.exit(await runWithPipedStdout(progress));
 
+const placement = pinProcesses(opts.pin);
 const server = await startServer(root);
 // The function and script families run where AWS runs them: on a server without the module.
 const plain = await startServer(root, { module: false });
+placement.server(server.pid);
+placement.server(plain.pid);
 const admins: Record<ServerName, Valkey> = {
   module: new Valkey({ host: '127.0.0.1', port: server.port }),
   plain: new Valkey({ host: '127.0.0.1', port: plain.port }),
@@ -152,6 +159,7 @@ try {
     await closeContainer();
     progress('attaching a replica for the EMQ_ACK_REPLICAS cases');
     const replica = await startServer(root, { replicaOf: server.port });
+    placement.server(replica.pid);
     try {
       results.push(...(await runCases(ackCases, runOptions)));
     } finally {
@@ -190,6 +198,7 @@ try {
       load: [loadAtStart, loadavg()[0] ?? 0],
       date: `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
       rounds: opts.rounds,
+      placement: placement.described,
     };
     const verdictList = verdicts({ cases: results, roundTrips, bundles, coldStarts });
     print(
