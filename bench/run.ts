@@ -65,6 +65,19 @@ function options(argv: readonly string[]): Options {
   };
 }
 
+/** The cases whose server commands the README lists: the table's rows, each family's SQS ×10. */
+const COMMAND_CASES: readonly string[] = [
+  'sqs.batch10.native',
+  'sqs.batch10.function',
+  'sqs.batch10.script',
+  'raw.pipe10.native',
+  'bullmq.bulk10',
+  'http.post.native',
+  'raw.single.native',
+  'lib.many100.native',
+  'bullmq.bulk100',
+];
+
 const README_START = '<!-- bench:table:start -->';
 const README_END = '<!-- bench:table:end -->';
 
@@ -236,6 +249,10 @@ try {
         bundleTable(bundles),
         '',
         coldStartTable(coldStarts),
+        '',
+        'Where the server spends it (INFO commandstats: calls per unit and µs per call of every command a case caused, nested ones included):',
+        '',
+        commandTable(results.filter((c) => COMMAND_CASES.includes(c.id))),
       ].join('\n'),
     );
     progress('wrote bench/results/latest.json, bench/chart.svg, bench/README.md');
