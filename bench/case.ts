@@ -1,3 +1,24 @@
+/** The three server families of SPEC §4. */
+export type Family = 'native' | 'function' | 'script';
+
+/**
+ * The bench's two servers: `module` loads the EchoMQ module (the native family, the raw
+ * EMQ.ENQUEUE baselines, BullMQ); `plain` does not, as ElastiCache and MemoryDB run, and
+ * serves the function and script families (their writes are their own HSET and ZADD there).
+ */
+export type ServerName = 'module' | 'plain';
+
+/** Where a family runs in the bench: as it runs on AWS. */
+export function serverOf(family: Family): ServerName {
+  return family === 'native' ? 'module' : 'plain';
+}
+
+/** Commands a family's admission sends at top level, as INFO commandstats names them. */
+export function topLevelOf(family: Family): string[] {
+  if (family === 'native') return ['emq.admit', 'emq.enqueue', 'fcall'];
+  return family === 'function' ? ['fcall'] : ['evalsha', 'eval'];
+}
+
 /** One scoreboard case: a unit of work (one call, one batch) repeated for a round. */
 export interface BenchCase {
   /** Stable key in results/latest.json, e.g. `lib.many100.native`. */
@@ -10,6 +31,8 @@ export interface BenchCase {
   readonly jobsPerUnit: number;
   /** Units kept in flight together (1: sequential). Default 1. */
   readonly inFlight?: number;
+  /** The server it runs on (its INFO is the case's). Default `module`. */
+  readonly server?: ServerName;
   /** Commands this case sends at top level, as INFO commandstats names them. */
   readonly topLevel: readonly string[];
   /**

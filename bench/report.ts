@@ -17,6 +17,8 @@ export interface Machine {
   readonly load: readonly [number, number];
   readonly date: string;
   readonly rounds: number;
+  /** Where client and servers ran (pin.ts). */
+  readonly placement: string;
 }
 
 const int = (value: number): string =>
@@ -53,7 +55,7 @@ function spreadText(spread: Spread): string {
 }
 
 export function machineLine(machine: Machine): string {
-  return `${machine.date}; ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB; Node ${machine.node}, Valkey ${machine.valkey} (module loaded), BullMQ ${machine.bullmq}; client and server on the same host over loopback; ${machine.rounds} rounds per case; load average ${machine.load[0].toFixed(2)} at start, ${machine.load[1].toFixed(2)} at end.`;
+  return `${machine.date}; ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB; Node ${machine.node}, Valkey ${machine.valkey} (native family, raw EMQ.ENQUEUE and BullMQ on a server with the module, function and script families on one without), BullMQ ${machine.bullmq}; client and servers on the same host over loopback, ${machine.placement}; ${machine.rounds} rounds per case; load average ${machine.load[0].toFixed(2)} at start, ${machine.load[1].toFixed(2)} at end.`;
 }
 
 export function casesTable(cases: readonly CaseResult[]): string {

@@ -1,11 +1,14 @@
 /**
- * `npm run bench`: the project's scoreboard. Starts its own Valkey with the module, measures
- * every case in rounds on that one server, counts round trips, measures the bundles, and
- * writes bench/results/latest.json, bench/chart.svg and the table in bench/README.md.
+ * `npm run bench`: the project's scoreboard. Starts its own two Valkeys (one with the module,
+ * for the native family, the raw EMQ.ENQUEUE baselines and BullMQ; one without, for the
+ * function and script families, as ElastiCache runs them), measures every case in rounds,
+ * counts round trips, measures the bundles and cold starts, and writes
+ * bench/results/latest.json, bench/chart.svg and the table in bench/README.md.
  *
  * Options: `--rounds N` (default 7), `--round-ms N` (default 400), `--imports N` fresh
  * processes per import and cold-start figure (default 9), `--only a,b` case ids (no files
- * are written). The faces' log lines go to stdout, a pipe (log-pipe.ts); the report to stderr.
+ * are written), `--no-pin` (placement left to the scheduler, see pin.ts). The faces' log lines
+ * go to stdout, a pipe (log-pipe.ts); the report to stderr.
  */
 import { readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -15,7 +18,7 @@ import { Queue } from 'bullmq';
 import { Valkey } from 'iovalkey';
 import { type Connection, connect, install } from '../src/index.js';
 import { measureBundles } from './bundles.js';
-import type { BenchCase } from './case.js';
+import type { BenchCase, ServerName } from './case.js';
 import { bullAddCase, bullBulkCase } from './cases/bullmq.js';
 import { closeContainer, configureFaces, httpBatchCase, httpCase, sqsCase } from './cases/faces.js';
 import { enqueueCase, enqueueManyCase, enqueueManyKeyedCase } from './cases/library.js';
@@ -23,6 +26,7 @@ import { rawPipelineCase, rawSingleCase } from './cases/raw.js';
 import { chartSvg } from './chart.js';
 import { measureColdStarts } from './cold-start.js';
 import { runWithPipedStdout, stdoutIsPiped } from './log-pipe.js';
+import { pinProcesses } from './pin.js';
 import {
   bundleTable,
   casesTable,
@@ -44,6 +48,7 @@ interface Options {
   readonly roundMs: number;
   readonly imports: number;
   readonly only: readonly string[] | undefined;
+  readonly pin: boolean;
 }
 
 function options(argv: readonly string[]): Options {
@@ -56,8 +61,22 @@ function options(argv: readonly string[]): Options {
     roundMs: Number(value('--round-ms') ?? 400),
     imports: Number(value('--imports') ?? 9),
     only: value('--only')?.split(','),
+    pin: !argv.includes('--no-pin'),
   };
 }
+
+/** The cases whose server commands the README lists: the table's rows, each family's SQS ×10. */
+const COMMAND_CASES: readonly string[] = [
+  'sqs.batch10.native',
+  'sqs.batch10.function',
+  'sqs.batch10.script',
+  'raw.pipe10.native',
+  'bullmq.bulk10',
+  'http.post.native',
+  'raw.single.native',
+  'lib.many100.native',
+  'bullmq.bulk100',
+];
 
 const README_START = '<!-- bench:table:start -->';
 const README_END = '<!-- bench:table:end -->';
@@ -70,53 +89,67 @@ const print = (text: string) => process.stderr.write(`${text}\n`);
 
 if (!stdoutIsPiped(process.argv)) process.exit(await runWithPipedStdout(progress));
 
+const placement = pinProcesses(opts.pin);
 const server = await startServer(root);
-const admin = new Valkey({ host: '127.0.0.1', port: server.port });
+// The function and script families run where AWS runs them: on a server without the module.
+const plain = await startServer(root, { module: false });
+placement.server(server.pid);
+placement.server(plain.pid);
+const admins: Record<ServerName, Valkey> = {
+  module: new Valkey({ host: '127.0.0.1', port: server.port }),
+  plain: new Valkey({ host: '127.0.0.1', port: plain.port }),
+};
 const raw = new Valkey({ host: '127.0.0.1', port: server.port });
+const rawPlain = new Valkey({ host: '127.0.0.1', port: plain.port });
 const connections: Connection[] = [];
 let bull: Queue | undefined;
 let bullClient: Valkey | undefined;
 try {
-  const installer = await connect({ urls: [server.url], checkFence: false, executor: 'native' });
-  connections.push(installer);
+  const installers = {
+    module: await connect({ urls: [server.url], checkFence: false, executor: 'native' }),
+    plain: await connect({ urls: [plain.url], checkFence: false, executor: 'function' }),
+  };
+  connections.push(installers.module, installers.plain);
+  // Both servers start every case-round empty, with the fence and the library installed
+  // (FLUSHALL keeps functions and loaded scripts, install puts the fence back).
   const reset = async (): Promise<void> => {
-    await admin.call('FLUSHALL', 'SYNC');
-    await install(installer);
+    await Promise.all([
+      admins.module.call('FLUSHALL', 'SYNC'),
+      admins.plain.call('FLUSHALL', 'SYNC'),
+    ]);
+    await Promise.all([install(installers.module), install(installers.plain)]);
   };
   await reset();
   const native = await connect({ urls: [server.url], executor: 'native' });
-  const fn = await connect({ urls: [server.url], executor: 'function' });
-  connections.push(native, fn);
+  const fn = await connect({ urls: [plain.url], executor: 'function' });
+  // Connecting with the script family loads the script (SCRIPT LOAD) where it is missing.
+  const script = await connect({ urls: [plain.url], executor: 'script' });
+  connections.push(native, fn, script);
+  const families = [native, fn, script] as const;
   // BullMQ 6 takes ioredis as an optional peer, not installed here; iovalkey is the ioredis
   // fork BullMQ's adapter drives unchanged (the same client code on both sides of the ratio).
   bullClient = new Valkey({ host: '127.0.0.1', port: server.port, maxRetriesPerRequest: null });
   bull = new Queue('bench-bullmq', { connection: bullClient });
   await bull.waitUntilReady();
-  configureFaces(server.url);
+  configureFaces({ module: server.url, plain: plain.url });
 
+  const kinds = ['native', 'function', 'script'] as const;
   const all: BenchCase[] = [
-    enqueueCase(native),
-    enqueueCase(fn),
-    httpCase('native'),
-    httpCase('function'),
+    ...families.map((c) => enqueueCase(c)),
+    ...kinds.map((kind) => httpCase(kind)),
     rawSingleCase(raw, 'native'),
-    rawSingleCase(raw, 'function'),
+    rawSingleCase(rawPlain, 'function'),
     bullAddCase(bull),
-    enqueueManyCase(native, 10),
-    enqueueManyCase(fn, 10),
-    enqueueManyKeyedCase(native, 10),
-    enqueueManyKeyedCase(fn, 10),
-    sqsCase('native', 10),
-    sqsCase('function', 10),
+    ...families.map((c) => enqueueManyCase(c, 10)),
+    ...families.map((c) => enqueueManyKeyedCase(c, 10)),
+    ...kinds.map((kind) => sqsCase(kind, 10)),
     rawPipelineCase(raw, 'native', 10),
-    rawPipelineCase(raw, 'function', 10),
+    rawPipelineCase(rawPlain, 'function', 10),
     bullBulkCase(bull, 10),
-    sqsCase('native', 10, 8),
-    sqsCase('function', 10, 8),
+    ...kinds.map((kind) => sqsCase(kind, 10, 8)),
     rawPipelineCase(raw, 'native', 10, 8),
     bullBulkCase(bull, 10, 8),
-    enqueueManyCase(native, 100),
-    enqueueManyCase(fn, 100),
+    ...families.map((c) => enqueueManyCase(c, 100)),
     rawPipelineCase(raw, 'native', 100),
     bullBulkCase(bull, 100),
     httpBatchCase('native', 100),
@@ -125,13 +158,8 @@ try {
   ];
   const cases = opts.only === undefined ? all : all.filter((c) => opts.only?.includes(c.id));
   progress(`${cases.length} cases, ${opts.rounds} rounds of ~${opts.roundMs} ms each`);
-  const results = await runCases(cases, {
-    rounds: opts.rounds,
-    roundMs: opts.roundMs,
-    reset,
-    admin,
-    progress,
-  });
+  const runOptions = { rounds: opts.rounds, roundMs: opts.roundMs, reset, admins, progress };
+  const results = await runCases(cases, runOptions);
   const ackCases = [
     sqsCase('native', 10, 1, 0),
     sqsCase('native', 10, 1, 1),
@@ -144,16 +172,9 @@ try {
     await closeContainer();
     progress('attaching a replica for the EMQ_ACK_REPLICAS cases');
     const replica = await startServer(root, { replicaOf: server.port });
+    placement.server(replica.pid);
     try {
-      results.push(
-        ...(await runCases(ackCases, {
-          rounds: opts.rounds,
-          roundMs: opts.roundMs,
-          reset,
-          admin,
-          progress,
-        })),
-      );
+      results.push(...(await runCases(ackCases, runOptions)));
     } finally {
       await closeContainer();
       await replica.stop();
@@ -167,13 +188,13 @@ try {
     print(commandTable(results));
   } else {
     progress('counting round trips');
-    const roundTrips = await countRoundTrips(server.port);
+    const roundTrips = await countRoundTrips({ module: server.port, plain: plain.port });
     progress('measuring bundles');
     const bundles = await measureBundles(root, opts.imports);
     progress('measuring cold starts');
     await reset();
     const coldStarts = await measureColdStarts(root, server, opts.imports);
-    const info = await admin.info('server');
+    const info = await admins.module.info('server');
     const bullmqVersion = (
       JSON.parse(readFileSync(resolve(root, 'node_modules/bullmq/package.json'), 'utf8')) as {
         version: string;
@@ -190,6 +211,7 @@ try {
       load: [loadAtStart, loadavg()[0] ?? 0],
       date: `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
       rounds: opts.rounds,
+      placement: placement.described,
     };
     const verdictList = verdicts({ cases: results, roundTrips, bundles, coldStarts });
     print(
@@ -227,6 +249,10 @@ try {
         bundleTable(bundles),
         '',
         coldStartTable(coldStarts),
+        '',
+        'Where the server spends it (INFO commandstats: calls per unit and µs per call of every command a case caused, nested ones included):',
+        '',
+        commandTable(results.filter((c) => COMMAND_CASES.includes(c.id))),
       ].join('\n'),
     );
     progress('wrote bench/results/latest.json, bench/chart.svg, bench/README.md');
@@ -235,9 +261,8 @@ try {
   await bull?.close();
   bullClient?.disconnect();
   await Promise.all(connections.map((connection) => connection.close()));
-  admin.disconnect();
-  raw.disconnect();
-  await server.stop();
+  for (const client of [admins.module, admins.plain, raw, rawPlain]) client.disconnect();
+  await Promise.all([server.stop(), plain.stop()]);
 }
 
 /** Replaces the generated part of bench/README.md; the prose around it stays as written. */

@@ -4,7 +4,7 @@
  * starts on an empty dataset (the dataset's size would otherwise differ by position).
  */
 import type { Valkey } from 'iovalkey';
-import type { BenchCase } from './case.js';
+import type { BenchCase, ServerName } from './case.js';
 import { deltaOf, type ServerDelta, snapshot } from './server-stats.js';
 import { type Spread, spreadOf } from './stats.js';
 
@@ -23,6 +23,7 @@ export interface CaseResult {
   readonly id: string;
   readonly label: string;
   readonly side: BenchCase['side'];
+  readonly server: ServerName;
   readonly jobsPerUnit: number;
   readonly inFlight: number;
   readonly jobsPerSecond: Spread;
@@ -45,7 +46,8 @@ export interface RunOptions {
   readonly roundMs: number;
   /** Empties the dataset and puts back what every case needs (the fence). */
   readonly reset: () => Promise<void>;
-  readonly admin: Valkey;
+  /** An admin client of each server: a case's INFO is read on its own server. */
+  readonly admins: Readonly<Record<ServerName, Valkey>>;
   readonly progress: (line: string) => void;
 }
 
@@ -96,14 +98,15 @@ async function runRound(
 ): Promise<RoundResult> {
   await options.reset();
   const unit = await benchCase.round(units);
-  const before = await snapshot(options.admin);
+  const admin = options.admins[benchCase.server ?? 'module'];
+  const before = await snapshot(admin);
   const cpuBefore = process.cpuUsage();
   const latencies: number[] = [];
   const started = performance.now();
   await runUnits(unit, units, benchCase.inFlight ?? 1, latencies);
   const ms = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
-  const after = await snapshot(options.admin);
+  const after = await snapshot(admin);
   const jobs = units * benchCase.jobsPerUnit;
   return {
     units,
@@ -170,6 +173,7 @@ function summarize(benchCase: BenchCase, rounds: readonly RoundResult[]): CaseRe
     id: benchCase.id,
     label: benchCase.label,
     side: benchCase.side,
+    server: benchCase.server ?? 'module',
     jobsPerUnit: benchCase.jobsPerUnit,
     inFlight: benchCase.inFlight ?? 1,
     jobsPerSecond: spreadOf(rounds.map((round) => round.jobsPerSecond)),

@@ -3,7 +3,7 @@
  * vitest hooks on import, so the bench, which runs as a plain Node bundle, starts its server
  * here, on the launcher the harness and the local stack share (scripts/valkey/: the chosen
  * Valkey from EMQ_VALKEY_BIN, the death guard, the free-port probe, the readiness wait), with
- * the harness's flags: loopback, nothing persisted, the module with wire `1`.
+ * the harness's flags: loopback, nothing persisted, the module with wire `1` (or no module).
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,11 +32,17 @@ export interface BenchServer {
 export interface ServerOptions {
   /** Starts a replica of the server on this port, and waits until its link is up. */
   readonly replicaOf?: number;
+  /**
+   * Loads the EchoMQ module. Default `true`. Without it the server is what ElastiCache and
+   * MemoryDB run: the function and script families write HSET and ZADD themselves there.
+   */
+  readonly module?: boolean;
 }
 
 export async function startServer(root: string, options: ServerOptions = {}): Promise<BenchServer> {
   const modulePath = resolve(root, HOST_MODULE);
-  if (!existsSync(modulePath)) {
+  const withModule = options.module ?? true;
+  if (withModule && !existsSync(modulePath)) {
     throw new Error(`${modulePath} is missing: run \`npm run build:module\` first.`);
   }
   const port = await freePort();
@@ -46,7 +52,7 @@ export async function startServer(root: string, options: ServerOptions = {}): Pr
     ...['--dir', dir],
     ...['--port', String(port), '--bind', LOOPBACK, '--save', '', '--appendonly', 'no'],
     ...['--protected-mode', 'no', '--daemonize', 'no'],
-    ...['--loadmodule', modulePath, 'wire', '1'],
+    ...(withModule ? ['--loadmodule', modulePath, 'wire', '1'] : []),
     // A replica loads the primary's snapshot from the socket.
     ...(options.replicaOf === undefined
       ? []

@@ -8,10 +8,10 @@
  * and whether it may have been written, so a face can tell a caller how to retry safely).
  */
 import { hash, randomUUID } from 'node:crypto';
-import { Command, ReplyError } from 'iovalkey';
+import { Command } from 'iovalkey';
+import { argsOf, type Call, callsOf, type Item, propose, settleCall } from './admission-calls.js';
 import type { Config } from './config.js';
 import type { Connection } from './connector.js';
-import { type AdmissionArgs, MAX_ADMISSIONS_PER_CALL } from './executors/executor.js';
 import {
   assertCallerIdTime,
   assertIdempotencyKey,
@@ -20,22 +20,11 @@ import {
   type KeyNamespace,
   recordHash,
   trustedDedupeKey,
-  trustedJobKey,
-  trustedPendingKey,
-  trustedQueueSlot,
-  trustedRecordSlotKeys,
+  trustedQueueKeys,
 } from './keyspace.js';
 import { classifyFailure } from './outcome-rules.js';
-import {
-  ConflictError,
-  EmqError,
-  InvalidInputError,
-  UnavailableError,
-  UnconfirmedError,
-  type WriteStatus,
-  type Written,
-} from './outcomes.js';
-import { nodeNameOf, type Reply, sendToNode } from './transport.js';
+import { EmqError, InvalidInputError, UnavailableError, type WriteStatus } from './outcomes.js';
+import { nodeNameOf, sendToNode } from './transport.js';
 
 export interface EnqueueRequest {
   /** The queue: 1 to 64 of `A-Z a-z 0-9 . _ -`. */
@@ -77,8 +66,6 @@ export interface AdmissionTarget {
   connection(): Promise<Connection>;
 }
 
-/** Bounded: each proposal is a fresh id, so a long run of taken ids means something is wrong. */
-const MAX_PROPOSALS = 4;
 /** A NOSCRIPT answer means the call never ran: load the script and send the call this often. */
 const MAX_LOADS = 2;
 
@@ -92,20 +79,6 @@ export async function enqueue(
   if (result instanceof EmqError) throw result;
   if (result === undefined) throw new UnavailableError('The request produced no result; retry it.');
   return result;
-}
-
-/** A valid request on its way. */
-interface Item {
-  readonly index: number;
-  readonly queue: string;
-  readonly payload: Buffer;
-  readonly kind: 'm' | 'c';
-  /** The caller's id, else the current proposal. */
-  id: string;
-  readonly digest: string;
-  readonly legacyKey: string;
-  proposals: number;
-  loads: number;
 }
 
 /** A request, or the fault a face found in its shape (passed through, in its place). */
@@ -208,14 +181,17 @@ function itemOf(
     assertJobId(id, request.idAdvice);
     // Pending order is id order: a caller's id must not jump ahead of waiting jobs.
     assertCallerIdTime(id, config.callerIdMaxAgeMs, request.sentAtMs ?? nowMs, request.idAdvice);
-    [namespace, key] = ['id', id];
+    namespace = 'id';
+    key = id;
   } else if (request.idempotencyKey !== undefined) {
     assertIdempotencyKey(request.idempotencyKey);
-    [namespace, key] = [request.origin ?? 'http', request.idempotencyKey];
+    namespace = request.origin ?? 'http';
+    key = request.idempotencyKey;
   } else {
     // Without a key the request gets one of this invocation's: a call resent by the client
     // library then answers duplicate instead of writing a second job (SPEC §5).
-    [namespace, key] = ['call', `${call}:${index}`];
+    namespace = 'call';
+    key = `${call}:${index}`;
   }
   return {
     index,
@@ -230,18 +206,6 @@ function itemOf(
   };
 }
 
-function propose(connection: Connection, item: Item): void {
-  item.id = connection.mintId();
-  item.proposals += 1;
-}
-
-/** One call of one queue: its items and the command that admits them. */
-interface Call {
-  readonly items: readonly Item[];
-  readonly slot: number;
-  readonly command: Command;
-}
-
 /** Sends one round: every live item once. Returns the items that need another round. */
 async function admitRound(
   connection: Connection,
@@ -249,162 +213,68 @@ async function admitRound(
   results: AdmissionResult[],
 ): Promise<Item[]> {
   const { config, executor, client } = connection;
-  const byNode = new Map<string, Call[]>();
-  for (const items of callsOf(round)) {
-    const first = items[0] as Item;
-    const slot = trustedQueueSlot(first.queue);
+  const ttlMs = String(config.dedupeTtlMs);
+  const calls = callsOf(round).map((items): Call => {
+    const keys = trustedQueueKeys((items[0] as Item).queue);
     const command = executor.admit({
-      pendingKey: trustedPendingKey(first.queue),
-      slotKeys: trustedRecordSlotKeys(first.queue),
+      pendingKey: keys.pendingKey,
+      slotKeys: keys.slotKeys,
       wire: config.wire,
-      ttlMs: String(config.dedupeTtlMs),
+      ttlMs,
       admissions: items.map(argsOf),
     });
-    const node = nodeNameOf(client, slot);
-    const calls = byNode.get(node);
-    if (calls === undefined) byNode.set(node, [{ items, slot, command }]);
-    else calls.push({ items, slot, command });
-  }
+    return { items, slot: keys.slot, command };
+  });
   const again: Item[] = [];
+  // A standalone server, or one queue: one node, nothing to group.
+  if (calls.length === 1 || !client.isCluster) {
+    await admitOnNode(connection, calls, results, again);
+    return again;
+  }
+  const byNode = new Map<string, Call[]>();
+  for (const call of calls) {
+    const node = nodeNameOf(client, call.slot);
+    const same = byNode.get(node);
+    if (same === undefined) byNode.set(node, [call]);
+    else same.push(call);
+  }
   await Promise.all(
-    [...byNode.values()].map(async (calls) => {
-      const slot = (calls[0] as Call).slot;
-      const wait =
-        config.ackReplicas > 0
-          ? new Command('wait', [String(config.ackReplicas), String(config.ackTimeoutMs)])
-          : undefined;
-      const commands = calls.map((call) => call.command);
-      const replies = await sendToNode(client, slot, wait ? [...commands, wait] : commands);
-      const confirmation = wait === undefined ? undefined : replies[commands.length];
-      let reloaded = false;
-      for (const [at, call] of calls.entries()) {
-        const reply = replies[at];
-        if (reply instanceof Error && /^NOSCRIPT\b/.test(reply.message)) {
-          // The call never ran: load the script where it is missing and send it again.
-          if (call.items.every((item) => item.loads < MAX_LOADS)) {
-            if (!reloaded) await connection.loadScript(call.slot).catch(() => {});
-            reloaded = true;
-            for (const item of call.items) item.loads += 1;
-            again.push(...call.items);
-            continue;
-          }
-        }
-        settleCall(connection, call, reply, confirmation, results, again);
-      }
-    }),
+    [...byNode.values()].map((same) => admitOnNode(connection, same, results, again)),
   );
   return again;
 }
 
-/** The items of a round, one group per queue, each at most MAX_ADMISSIONS_PER_CALL long. */
-function callsOf(round: readonly Item[]): Item[][] {
-  const byQueue = new Map<string, Item[][]>();
-  for (const item of round) {
-    const groups = byQueue.get(item.queue);
-    const last = groups?.at(-1);
-    if (groups === undefined) byQueue.set(item.queue, [[item]]);
-    else if ((last as Item[]).length < MAX_ADMISSIONS_PER_CALL) (last as Item[]).push(item);
-    else groups.push([item]);
-  }
-  return [...byQueue.values()].flat();
-}
-
-function argsOf(item: Item): AdmissionArgs {
-  return {
-    rowKey: trustedJobKey(item.queue, item.id),
-    legacyKey: item.legacyKey,
-    kind: item.kind,
-    id: item.id,
-    digest: item.digest,
-    payload: item.payload,
-  };
-}
-
-/** Settles every item of one call from its reply and its node's WAIT. */
-function settleCall(
+/** One node's calls in one write, WAIT at its end when acknowledgements are required. */
+async function admitOnNode(
   connection: Connection,
-  call: Call,
-  reply: Reply,
-  confirmation: Reply,
+  calls: readonly Call[],
   results: AdmissionResult[],
   again: Item[],
-): void {
-  if (!Array.isArray(reply)) {
-    // The whole call was refused (shape, layout, fence, paused) or never answered.
-    const written: Written = reply instanceof ReplyError ? 'no' : 'maybe';
-    for (const item of call.items) {
-      results[item.index] = classifyFailure(reply instanceof Error ? reply : unexpected(reply), {
-        jobId: item.id,
-        written,
-      });
+): Promise<void> {
+  const { config, client } = connection;
+  const slot = (calls[0] as Call).slot;
+  const commands = calls.map((call) => call.command);
+  if (config.ackReplicas > 0) {
+    commands.push(new Command('wait', [String(config.ackReplicas), String(config.ackTimeoutMs)]));
+  }
+  const replies = await sendToNode(client, slot, commands);
+  const confirmation = config.ackReplicas > 0 ? replies[calls.length] : undefined;
+  let reloaded = false;
+  for (let at = 0; at < calls.length; at++) {
+    const call = calls[at] as Call;
+    const reply = replies[at];
+    if (reply instanceof Error && /^NOSCRIPT\b/.test(reply.message)) {
+      // The call never ran: load the script where it is missing and send it again.
+      if (call.items.every((item) => item.loads < MAX_LOADS)) {
+        if (!reloaded) await connection.loadScript(call.slot).catch(() => {});
+        reloaded = true;
+        for (const item of call.items) item.loads += 1;
+        again.push(...call.items);
+        continue;
+      }
     }
-    return;
+    settleCall(connection, call, reply, confirmation, results, again);
   }
-  const confirmed = confirmedBy(connection.config.ackReplicas, confirmation);
-  call.items.forEach((item, at) => {
-    const outcome = settleItem(item, reply[at], confirmed);
-    if (outcome !== undefined) results[item.index] = outcome;
-    else if (item.proposals < MAX_PROPOSALS) {
-      propose(connection, item);
-      again.push(item);
-    } else {
-      results[item.index] = new UnavailableError(
-        'Could not find a free job id after several tries (id collisions); retry the request.',
-      );
-    }
-  });
-}
-
-/** True when WAIT was not asked for or enough replicas confirmed; else the failure to report. */
-function confirmedBy(ackReplicas: number, confirmation: Reply): true | false | EmqError {
-  if (ackReplicas === 0) return true;
-  if (confirmation instanceof Error) return classifyFailure(confirmation, { written: 'yes' });
-  return Number(confirmation) >= ackReplicas;
-}
-
-/** One admission's result, or undefined when its proposed id was taken (status 2). */
-function settleItem(
-  item: Item,
-  reply: Reply,
-  confirmed: true | false | EmqError,
-): AdmissionResult | undefined {
-  const { queue } = item;
-  if (reply instanceof Error) return classifyFailure(reply, { jobId: item.id, written: 'no' });
-  const [status, id] = Array.isArray(reply) ? reply : [];
-  if (typeof id !== 'string') return classifyFailure(unexpected(reply), { jobId: item.id });
-  if (status === 1 || status === 0) {
-    if (confirmed === true) return { queue, id, status: status === 1 ? 'enqueued' : 'duplicate' };
-    if (confirmed !== false) return withJob(confirmed, id);
-    return new UnconfirmedError(
-      `Job ${id} of queue ${queue} was written but not yet confirmed by enough replicas; retry with the same key or id.`,
-      { jobId: id, written: 'yes' },
-    );
-  }
-  if (status === -1) {
-    return item.kind === 'c'
-      ? new ConflictError(
-          'EMQ_CONFLICT',
-          `Job ${id} already exists in queue ${queue} with a different payload. Use a new id, or resend the original payload.`,
-          { jobId: id },
-        )
-      : new ConflictError(
-          'EMQ_IDEMPOTENCY_MISMATCH',
-          `This idempotency key was already used for job ${id} with a different payload. Use a new key for a new request.`,
-          { jobId: id },
-        );
-  }
-  if (status === 2 && item.kind === 'm' && id === item.id) return undefined;
-  return classifyFailure(unexpected(reply), { jobId: item.id });
-}
-
-function withJob(error: EmqError, jobId: string): EmqError {
-  return classifyFailure(error.cause, { jobId, written: 'yes' });
-}
-
-function unexpected(reply: Reply): Error {
-  return new Error(
-    `unexpected admit reply of type ${Array.isArray(reply) ? 'array' : typeof reply}`,
-  );
 }
 
 /** The record's digest of a payload (docs/wire.md): 12 bytes of SHA-256, base64url. */

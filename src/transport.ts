@@ -1,15 +1,24 @@
 /**
- * Sends one node's commands as one socket write and collects their replies. Written against
- * iovalkey 0.4.0 and fenced here because it leans on its internals: Valkey#sendCommand(command,
- * stream) writes through a stream that says `isPipeline` (Redis.js), `client.stream` is the
- * socket, and a cluster's node clients are the ones `nodes('master')` lists, keyed by the
- * `host:port` strings of `cluster.slots`. A Pipeline does the same with bookkeeping that costs
- * more than the commands, and could not keep a keyless WAIT on the node of the writes.
+ * Sends one node's commands as one socket write and settles their replies with one callback.
+ * Written against iovalkey 0.4.0 and fenced here because it leans on its internals:
+ *
+ * - A ready client's `stream` is the socket and `commandQueue` the FIFO its reply parser
+ *   (DataHandler) shifts, calling `resolve(reply)` or `reject(error)` on each item's `command`
+ *   and reading its `name` and `args`; on a close it rejects what is left (flushQueue,
+ *   abortIncompletePipelines, which read `pipelineIndex`). Redis#sendCommand writes and pushes
+ *   the same way when its client is ready. So a ready client takes our write and our queue
+ *   items directly: no Promise, `.finally` and timer per command, and one per-connection
+ *   timer stands for iovalkey's per-command `commandTimeout` (the same "Command timed out").
+ * - Any other state (connecting, closed, subscriber mode, a socket timeout set) goes through
+ *   Valkey#sendCommand(command, stream) with a stream that says `isPipeline` (Redis.js), so
+ *   iovalkey decides and words the refusal as it always does.
+ * - A cluster's node clients are the ones `nodes('master')` lists, keyed by the `host:port`
+ *   strings of `cluster.slots`.
  */
 import { Cluster, type Command, Pipeline, type Valkey } from 'iovalkey';
+import { Batch, Deadlines, joined, type Reply } from './replies.js';
 
-/** A reply: the server's value, or the Error for that command. */
-export type Reply = unknown;
+export type { Reply } from './replies.js';
 
 /** The name of the node that serves `slot`: commands for one name go in one write. */
 export function nodeNameOf(client: Valkey | Cluster, slot: number): string {
@@ -62,7 +71,124 @@ async function viaPipeline(cluster: Cluster, commands: readonly Command[]): Prom
   });
 }
 
-async function direct(client: Valkey, commands: readonly Command[]): Promise<Reply[]> {
+/** What of a client this module reads and writes (iovalkey 0.4.0 keeps them untyped). */
+interface Internals {
+  readonly status: string;
+  readonly stream: { readonly writable: boolean; write(data: string | Buffer): boolean };
+  readonly commandQueue: { push(item: QueueItem): void };
+  readonly condition: { readonly select: number; readonly subscriber: unknown } | null;
+  readonly options: {
+    readonly commandTimeout?: number;
+    readonly socketTimeout?: number;
+    readonly reconnectOnError?: unknown;
+    readonly autoResendUnfulfilledCommands?: boolean;
+  };
+}
+
+interface QueueItem {
+  readonly command: Settler;
+  readonly stream: undefined;
+  readonly select: number;
+}
+
+function direct(client: Valkey, commands: readonly Command[]): Promise<Reply[]> {
+  const internals = client as unknown as Internals;
+  return isWritable(internals) ? written(internals, commands) : viaSendCommand(client, commands);
+}
+
+/**
+ * Ready, writable, in plain command mode: our own write. Options under which iovalkey would
+ * send a queued command again itself (reconnectOnError, autoResendUnfulfilledCommands, which
+ * the connector turns off) or arm a socket timeout keep iovalkey's own path.
+ */
+function isWritable(client: Internals): boolean {
+  const { options } = client;
+  return (
+    client.status === 'ready' &&
+    client.stream?.writable === true &&
+    !client.condition?.subscriber &&
+    options.socketTimeout === undefined &&
+    !options.reconnectOnError &&
+    options.autoResendUnfulfilledCommands === false
+  );
+}
+
+/** One write, one queue item per command, one callback when the last reply has come. */
+function written(client: Internals, commands: readonly Command[]): Promise<Reply[]> {
+  return new Promise((resolve) => {
+    const batch = new Batch(commands.length, resolve);
+    const parts: (string | Buffer)[] = [];
+    const queued: Settler[] = [];
+    for (let at = 0; at < commands.length; at++) {
+      const command = commands[at] as Command;
+      try {
+        parts.push(command.toWritable(client.stream as never));
+        queued.push(new Settler(command, batch, at));
+      } catch (error) {
+        // Not written, so no reply will come for it: its failure is its reply.
+        batch.settle(at, error);
+      }
+    }
+    if (queued.length === 0) return;
+    // Queued in write order, in the same turn as the write, as Redis#sendCommand does.
+    const select = client.condition?.select ?? 0;
+    for (const command of queued) client.commandQueue.push({ command, stream: undefined, select });
+    client.stream.write(parts.length === 1 ? (parts[0] as string | Buffer) : joined(parts));
+    const timeout = client.options.commandTimeout;
+    if (typeof timeout === 'number') deadlinesOf(client).add(batch, timeout);
+  });
+}
+
+/** A queue item's command: what iovalkey's reply parser and close handlers call. */
+class Settler {
+  readonly name: string;
+  readonly args: readonly unknown[] = [];
+  readonly inTransaction = false;
+  readonly pipelineIndex = undefined;
+  readonly #command: Command;
+  readonly #batch: Batch;
+  readonly #at: number;
+
+  constructor(command: Command, batch: Batch, at: number) {
+    this.name = command.name;
+    this.#command = command;
+    this.#batch = batch;
+    this.#at = at;
+  }
+
+  get isResolved(): boolean {
+    return this.#batch.settled;
+  }
+
+  resolve(reply: unknown): void {
+    let value: unknown;
+    try {
+      // The command's own reply encoding (KeyedCommand asks for UTF-8 strings).
+      value = this.#command.transformReply(reply as Buffer);
+    } catch (error) {
+      value = error;
+    }
+    this.#batch.settle(this.#at, value);
+  }
+
+  reject(error: unknown): void {
+    this.#batch.settle(this.#at, error);
+  }
+}
+
+const deadlines = new WeakMap<Internals, Deadlines>();
+
+function deadlinesOf(client: Internals): Deadlines {
+  let found = deadlines.get(client);
+  if (found === undefined) {
+    found = new Deadlines();
+    deadlines.set(client, found);
+  }
+  return found;
+}
+
+/** Through iovalkey's own sendCommand, collected into one write: for a client not ready. */
+async function viaSendCommand(client: Valkey, commands: readonly Command[]): Promise<Reply[]> {
   const writer = new BatchWriter(client);
   const replies: Reply[] = new Array(commands.length);
   const pending: Promise<void>[] = [];
@@ -118,16 +244,4 @@ class BatchWriter {
       parts.length === 1 ? (parts[0] as string | Buffer) : joined(parts),
     );
   }
-}
-
-/** The parts in one buffer, allocated once. */
-function joined(parts: readonly (string | Buffer)[]): Buffer {
-  let total = 0;
-  for (const part of parts)
-    total += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
-  const out = Buffer.allocUnsafe(total);
-  let at = 0;
-  for (const part of parts)
-    at += typeof part === 'string' ? out.write(part, at) : part.copy(out, at);
-  return out;
 }

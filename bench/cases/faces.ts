@@ -2,7 +2,8 @@
  * The two Lambda faces invoked in process, as the runtime calls them: the middy `handler`
  * with a Lambda context, the container configured from EMQ_* variables. Their log lines go
  * where Lambda's go, to the default sink, stdout, which the bench makes a pipe drained by
- * another process (see `pipedStdout` in run.ts): the writes and their syscalls are measured.
+ * another process (log-pipe.ts): the writes and their syscalls are measured. Each family runs
+ * on its own server (case.ts): native on the module's, function and script on the plain one.
  */
 import type { Context, SQSEvent } from 'aws-lambda';
 import { handler as httpHandler } from '../../functions/http/handler.js';
@@ -10,20 +11,27 @@ import { resetContainer } from '../../functions/shared/connection.js';
 import { handler as sqsHandler } from '../../functions/sqs/handler.js';
 import v2Post from '../../test/fixtures/http/v2-post.json' with { type: 'json' };
 import { sqsRecord } from '../../test/fixtures/sqs/records.js';
-import { type BenchCase, PAYLOAD } from '../case.js';
+import {
+  type BenchCase,
+  type Family,
+  PAYLOAD,
+  type ServerName,
+  serverOf,
+  topLevelOf,
+} from '../case.js';
 
-export type ExecutorKind = 'native' | 'function';
+export type ExecutorKind = Family;
 
 const SQS_QUEUE = 'bench-sqs';
 const HTTP_QUEUE = 'bench-http';
 
-let serverUrl = '';
+let serverUrls: Readonly<Record<ServerName, string>> = { module: '', plain: '' };
 let container: string | undefined;
 let invocations = 0;
 
-/** Points the container at the bench server; call once before any face case. */
-export function configureFaces(url: string): void {
-  serverUrl = url;
+/** Points the container at the bench's servers; call once before any face case. */
+export function configureFaces(urls: Readonly<Record<ServerName, string>>): void {
+  serverUrls = urls;
   process.env.EMQ_CLUSTER = 'false';
   process.env.EMQ_DEFAULT_QUEUE = SQS_QUEUE;
   delete process.env.EMQ_DLQ_URL;
@@ -31,11 +39,11 @@ export function configureFaces(url: string): void {
 
 /**
  * One container at a time, as a deployment has one per function: switching the executor or
- * the server (the round-trip proxy) reopens it.
+ * the server (the round-trip proxy) reopens it. The family's own server by default.
  */
 export async function useContainer(
   executor: ExecutorKind,
-  url = serverUrl,
+  url = serverUrls[serverOf(executor)],
   acks = 0,
 ): Promise<void> {
   if (container === `${executor} ${url} ${acks}`) return;
@@ -76,10 +84,6 @@ export function firstDeliveries(size: number): SQSEvent {
   return { Records: Array.from({ length: size }, () => sqsRecord({ body: PAYLOAD })) };
 }
 
-function topLevelOf(executor: ExecutorKind): string[] {
-  return executor === 'native' ? ['emq.enqueue', 'emq.admit', 'fcall'] : ['fcall'];
-}
-
 /**
  * `acks`: EMQ_ACK_REPLICAS of the container, named in the case (1 needs a replica attached);
  * left out, the default 0 and the plain name.
@@ -98,9 +102,10 @@ export function sqsCase(
     side: 'ours',
     jobsPerUnit: size,
     inFlight,
+    server: serverOf(executor),
     topLevel: topLevelOf(executor),
     round: async (units) => {
-      await useContainer(executor, serverUrl, acks ?? 0);
+      await useContainer(executor, undefined, acks ?? 0);
       await sqsHandler(firstDeliveries(size), lambdaContext());
       const events = Array.from({ length: units }, () => firstDeliveries(size));
       const contexts = Array.from({ length: units }, lambdaContext);
@@ -129,6 +134,7 @@ export function httpCase(executor: ExecutorKind): BenchCase {
     label: `HTTP handler POST, sequential (${executor})`,
     side: 'ours',
     jobsPerUnit: 1,
+    server: serverOf(executor),
     topLevel: topLevelOf(executor),
     round: async (units) => {
       await useContainer(executor);
@@ -174,6 +180,7 @@ export function httpBatchCase(executor: ExecutorKind, size: number): BenchCase {
     label: `HTTP handler POST batch ×${size}, sequential (${executor})`,
     side: 'ours',
     jobsPerUnit: size,
+    server: serverOf(executor),
     topLevel: topLevelOf(executor),
     round: async (units) => {
       await useContainer(executor);

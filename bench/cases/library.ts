@@ -1,17 +1,12 @@
 /** The core library itself: `enqueue` one at a time and `enqueueMany` in batches. */
 import { randomUUID } from 'node:crypto';
 import { type Connection, type EnqueueRequest, enqueue, enqueueMany } from '../../src/index.js';
-import { type BenchCase, PAYLOAD } from '../case.js';
+import { type BenchCase, PAYLOAD, serverOf, topLevelOf } from '../case.js';
 
 const QUEUE = 'bench-lib';
 
 function requests(size: number): EnqueueRequest[] {
   return Array.from({ length: size }, () => ({ queue: QUEUE, payload: PAYLOAD }));
-}
-
-/** Top-level commands of the library: the write of its executor (no dedupe here). */
-function topLevelOf(connection: Connection): string[] {
-  return connection.executor.kind === 'native' ? ['emq.enqueue', 'emq.admit', 'fcall'] : ['fcall'];
 }
 
 export function enqueueCase(connection: Connection): BenchCase {
@@ -21,7 +16,8 @@ export function enqueueCase(connection: Connection): BenchCase {
     label: `library enqueue, sequential (${kind})`,
     side: 'ours',
     jobsPerUnit: 1,
-    topLevel: topLevelOf(connection),
+    server: serverOf(kind),
+    topLevel: topLevelOf(kind),
     round: async () => {
       const [request] = requests(1) as [EnqueueRequest];
       return () => enqueue(connection, request);
@@ -36,7 +32,8 @@ export function enqueueManyCase(connection: Connection, size: number): BenchCase
     label: `library enqueueMany ×${size} (${kind})`,
     side: 'ours',
     jobsPerUnit: size,
-    topLevel: topLevelOf(connection),
+    server: serverOf(kind),
+    topLevel: topLevelOf(kind),
     round: async () => {
       const batch = requests(size);
       return () => enqueueMany(connection, batch);
@@ -45,9 +42,8 @@ export function enqueueManyCase(connection: Connection, size: number): BenchCase
 }
 
 /**
- * What the SQS face hands the core for a batch (a messageId key each, one admit call per
- * record, one round trip), without the face:
- * the gap to the SQS case is the face's own cost.
+ * What the SQS face hands the core for a batch (a messageId key each, one admit call for the
+ * queue, one round trip), without the face: the gap to the SQS case is the face's own cost.
  */
 export function enqueueManyKeyedCase(connection: Connection, size: number): BenchCase {
   const kind = connection.executor.kind;
@@ -56,15 +52,19 @@ export function enqueueManyKeyedCase(connection: Connection, size: number): Benc
     label: `library enqueueMany ×${size}, keyed first deliveries (${kind})`,
     side: 'ours',
     jobsPerUnit: size,
-    topLevel: topLevelOf(connection),
+    server: serverOf(kind),
+    topLevel: topLevelOf(kind),
     round: async (units) => {
       const batches = Array.from({ length: units }, () =>
-        Array.from({ length: size }, () => ({
-          queue: QUEUE,
-          payload: Buffer.from(PAYLOAD),
-          idempotencyKey: randomUUID(),
-          keyNamespace: 'sqs' as const,
-        })),
+        Array.from(
+          { length: size },
+          (): EnqueueRequest => ({
+            queue: QUEUE,
+            payload: Buffer.from(PAYLOAD),
+            idempotencyKey: randomUUID(),
+            origin: 'sqs',
+          }),
+        ),
       );
       return (i) => enqueueMany(connection, batches[i] ?? []);
     },

@@ -1,10 +1,12 @@
 /**
  * Baselines with nothing of ours in the way: iovalkey pipelines of the bare write (no
  * validation, no dedupe record, no outcome mapping). What the library could at best reach.
+ * `EMQ.ENQUEUE` runs on the module's server, `FCALL emq_enqueue` on the plain one, where the
+ * function family runs.
  */
 import type { Valkey } from 'iovalkey';
 import { mintJobId } from '../../src/index.js';
-import { type BenchCase, PAYLOAD } from '../case.js';
+import { type BenchCase, PAYLOAD, type ServerName } from '../case.js';
 
 const QUEUE = 'bench-raw';
 const PENDING = `emq:{${QUEUE}}:pending`;
@@ -14,6 +16,8 @@ export interface RawWrite {
   /** The command and its leading arguments, before the two keys' values. */
   readonly head: () => (string | number)[];
 }
+
+const serverOf = (kind: RawWrite['kind']): ServerName => (kind === 'native' ? 'module' : 'plain');
 
 function argsOf(kind: 'native' | 'function'): (string | Buffer | number)[] {
   const id = mintJobId();
@@ -34,6 +38,7 @@ export function rawPipelineCase(
     side: 'raw',
     jobsPerUnit: size,
     inFlight,
+    server: serverOf(kind),
     topLevel: kind === 'native' ? ['emq.enqueue'] : ['fcall'],
     round: async () => async () => {
       const pipeline = client.pipeline();
@@ -52,6 +57,7 @@ export function rawSingleCase(client: Valkey, kind: 'native' | 'function'): Benc
     label: `raw single ${kind === 'native' ? 'EMQ.ENQUEUE' : 'FCALL emq_enqueue'}, sequential`,
     side: 'raw',
     jobsPerUnit: 1,
+    server: serverOf(kind),
     topLevel: kind === 'native' ? ['emq.enqueue'] : ['fcall'],
     round: async () => () => {
       const [command, ...args] = argsOf(kind) as [string, ...(string | Buffer | number)[]];

@@ -107,6 +107,8 @@ function split(path: string): string[] {
 }
 
 function decodeSegment(segment: string): string {
+  // Only a percent sign starts an escape: most segments are already what they say.
+  if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {

@@ -21,7 +21,10 @@ export function metricsFields(
   dimensions: Readonly<Record<string, string>>,
   metrics: readonly Metric[],
 ): Record<string, unknown> {
-  return {
+  // Built by assignment, in the order the document always had: `_aws`, the dimensions, the
+  // values (a log line is written once per request or batch; spreads and fromEntries showed).
+  const definitions = new Array<{ Name: string; Unit: Metric['unit'] }>(metrics.length);
+  const fields: Record<string, unknown> = {
     _aws: {
       Timestamp: Date.now(),
       CloudWatchMetrics: [
@@ -29,13 +32,18 @@ export function metricsFields(
           // POWERTOOLS_METRICS_NAMESPACE, else EchoMQ/Lambda (log-config.ts).
           Namespace: logSettings().metricsNamespace,
           Dimensions: [Object.keys(dimensions)],
-          Metrics: metrics.map(({ name, unit }) => ({ Name: name, Unit: unit })),
+          Metrics: definitions,
         },
       ],
     },
-    ...dimensions,
-    ...Object.fromEntries(metrics.map((metric) => [metric.name, metric.value])),
   };
+  for (const name in dimensions) fields[name] = dimensions[name];
+  for (let at = 0; at < metrics.length; at++) {
+    const { name, value, unit } = metrics[at] as Metric;
+    definitions[at] = { Name: name, Unit: unit };
+    fields[name] = value;
+  }
+  return fields;
 }
 
 /** Emits metrics on a line of their own (where no log line goes out with them). */

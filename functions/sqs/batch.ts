@@ -7,6 +7,7 @@
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { type AdmissionTarget, EmqError, enqueueMany } from '../../src/index.js';
+import { oneWrite } from '../shared/log.js';
 import { type DeadLetter, type DeadLetterResult, type DlqSender, sendDeadLetters } from './dlq.js';
 import { batchResponse, mustRetry, type RecordOutcome } from './outcome.js';
 import { requestOf } from './record.js';
@@ -65,18 +66,21 @@ export async function handleSqsBatch(
     }
   }
 
-  records.forEach((record, index) => {
-    reportRecord({
-      messageId: record.messageId,
-      outcome: outcomes[index] as RecordOutcome,
-      letter: letters.get(index),
+  // The records' lines, the batch's line and its metric lines: one write to stdout.
+  oneWrite(() => {
+    records.forEach((record, index) => {
+      reportRecord({
+        messageId: record.messageId,
+        outcome: outcomes[index] as RecordOutcome,
+        letter: letters.get(index),
+      });
     });
-  });
-  reportBatch({
-    outcomes,
-    fifo: groups.some((group) => group !== undefined),
-    waves: wavesRun,
-    durationMs: Math.round(performance.now() - started),
+    reportBatch({
+      outcomes,
+      fifo: groups.some((group) => group !== undefined),
+      waves: wavesRun,
+      durationMs: Math.round(performance.now() - started),
+    });
   });
   return batchResponse(
     records.map((record) => record.messageId),

@@ -69,8 +69,9 @@ export function requestOf(
  */
 function emqAttributes(
   attributes: SQSRecord['messageAttributes'] | undefined,
-): Map<string, SQSMessageAttribute> {
-  const found = new Map<string, SQSMessageAttribute>();
+): ReadonlyMap<string, SQSMessageAttribute> {
+  let found: Map<string, SQSMessageAttribute> | undefined;
+  // Most records carry no emq-* attribute: no map is made for them.
   for (const [name, attribute] of Object.entries(attributes ?? {})) {
     const lower = name.toLowerCase();
     if (!lower.startsWith('emq-')) continue;
@@ -80,6 +81,7 @@ function emqAttributes(
         `Unknown message attribute ${JSON.stringify(name.slice(0, 64))}: this function reads ${QUEUE_ATTRIBUTE}, ${JOB_ID_ATTRIBUTE} and ${ENCODING_ATTRIBUTE} (any case); rename or remove it.`,
       );
     }
+    found ??= new Map();
     if (found.has(lower)) {
       throw new InvalidInputError(
         'EMQ_INVALID_REQUEST',
@@ -88,8 +90,10 @@ function emqAttributes(
     }
     found.set(lower, attribute);
   }
-  return found;
+  return found ?? NO_ATTRIBUTES;
 }
+
+const NO_ATTRIBUTES: ReadonlyMap<string, SQSMessageAttribute> = new Map();
 
 function textAttribute(
   attribute: SQSMessageAttribute | undefined,

@@ -93,28 +93,28 @@ export interface BatchReport {
 
 export function reportBatch({ outcomes, fifo, waves, durationMs }: BatchReport): void {
   const counts = new Map<string, { kind: OutcomeKind; code: string; count: number }>();
+  let failures = 0;
   for (const outcome of outcomes) {
     const code = 'error' in outcome ? outcome.error.code : 'none';
-    const key = `${outcome.kind}/${code}`;
-    const entry = counts.get(key) ?? { kind: outcome.kind, code, count: 0 };
-    entry.count += 1;
-    counts.set(key, entry);
+    const key = `${outcome.kind}:${code}`;
+    const entry = counts.get(key);
+    if (entry === undefined) counts.set(key, { kind: outcome.kind, code, count: 1 });
+    else entry.count += 1;
+    if (mustRetry(outcome)) failures += 1;
   }
-  const failures = outcomes.filter(mustRetry).length;
   const fullyRetried = outcomes.length > 0 && failures === outcomes.length;
+  const fields: Record<string, string | number | boolean> = {
+    records: outcomes.length,
+    batchItemFailures: failures,
+    fifo,
+    waves,
+    durationMs,
+  };
+  for (const [key, { count }] of counts) fields[key] = count;
   log(
     fullyRetried ? 'warn' : 'info',
     'sqs batch',
-    {
-      records: outcomes.length,
-      batchItemFailures: failures,
-      fifo,
-      waves,
-      durationMs,
-      ...Object.fromEntries(
-        [...counts.values()].map(({ kind, code, count }) => [`${kind}:${code}`, count]),
-      ),
-    },
+    fields,
     metricsFields({ Face: FACE }, [
       { name: 'Batches', value: 1, unit: 'Count' },
       { name: 'BatchRecords', value: outcomes.length, unit: 'Count' },

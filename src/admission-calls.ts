@@ -1,0 +1,166 @@
+/**
+ * A round's admissions as admit calls (docs/wire.md "admit"): grouped one call per queue,
+ * their arguments, and how a call's reply settles them: each one's result, or a fresh proposal
+ * when its minted id was taken (status 2), confirmed by the node's WAIT when acknowledgements
+ * are required. The round that sends them is admission.ts.
+ */
+import type { Command } from 'iovalkey';
+import { ReplyError } from 'iovalkey';
+import type { AdmissionResult } from './admission.js';
+import type { Connection } from './connector.js';
+import { type AdmissionArgs, MAX_ADMISSIONS_PER_CALL } from './executors/executor.js';
+import { trustedJobKey } from './keyspace.js';
+import { classifyFailure } from './outcome-rules.js';
+import {
+  ConflictError,
+  type EmqError,
+  UnavailableError,
+  UnconfirmedError,
+  type Written,
+} from './outcomes.js';
+import type { Reply } from './transport.js';
+
+/** Bounded: each proposal is a fresh id, so a long run of taken ids means something is wrong. */
+export const MAX_PROPOSALS = 4;
+/** A valid request on its way. */
+export interface Item {
+  readonly index: number;
+  readonly queue: string;
+  readonly payload: Buffer;
+  readonly kind: 'm' | 'c';
+  /** The caller's id, else the current proposal. */
+  id: string;
+  readonly digest: string;
+  readonly legacyKey: string;
+  proposals: number;
+  loads: number;
+}
+
+/** One call of one queue: its items and the command that admits them. */
+export interface Call {
+  readonly items: readonly Item[];
+  readonly slot: number;
+  readonly command: Command;
+}
+
+/** Gives a minted admission its next proposal. */
+export function propose(connection: Connection, item: Item): void {
+  item.id = connection.mintId();
+  item.proposals += 1;
+}
+
+/** Settles every item of one call from its reply and its node's WAIT. */
+export function settleCall(
+  connection: Connection,
+  call: Call,
+  reply: Reply,
+  confirmation: Reply,
+  results: AdmissionResult[],
+  again: Item[],
+): void {
+  if (!Array.isArray(reply)) {
+    // The whole call was refused (shape, layout, fence, paused) or never answered.
+    const written: Written = reply instanceof ReplyError ? 'no' : 'maybe';
+    for (const item of call.items) {
+      results[item.index] = classifyFailure(reply instanceof Error ? reply : unexpected(reply), {
+        jobId: item.id,
+        written,
+      });
+    }
+    return;
+  }
+  const confirmed = confirmedBy(connection.config.ackReplicas, confirmation);
+  call.items.forEach((item, at) => {
+    const outcome = settleItem(item, reply[at], confirmed);
+    if (outcome !== undefined) results[item.index] = outcome;
+    else if (item.proposals < MAX_PROPOSALS) {
+      propose(connection, item);
+      again.push(item);
+    } else {
+      results[item.index] = new UnavailableError(
+        'Could not find a free job id after several tries (id collisions); retry the request.',
+      );
+    }
+  });
+}
+
+/** True when WAIT was not asked for or enough replicas confirmed; else the failure to report. */
+function confirmedBy(ackReplicas: number, confirmation: Reply): true | false | EmqError {
+  if (ackReplicas === 0) return true;
+  if (confirmation instanceof Error) return classifyFailure(confirmation, { written: 'yes' });
+  return Number(confirmation) >= ackReplicas;
+}
+
+/** One admission's result, or undefined when its proposed id was taken (status 2). */
+function settleItem(
+  item: Item,
+  reply: Reply,
+  confirmed: true | false | EmqError,
+): AdmissionResult | undefined {
+  const { queue } = item;
+  if (reply instanceof Error) return classifyFailure(reply, { jobId: item.id, written: 'no' });
+  const [status, id] = Array.isArray(reply) ? reply : [];
+  if (typeof id !== 'string') return classifyFailure(unexpected(reply), { jobId: item.id });
+  if (status === 1 || status === 0) {
+    if (confirmed === true) return { queue, id, status: status === 1 ? 'enqueued' : 'duplicate' };
+    if (confirmed !== false) return withJob(confirmed, id);
+    return new UnconfirmedError(
+      `Job ${id} of queue ${queue} was written but not yet confirmed by enough replicas; retry with the same key or id.`,
+      { jobId: id, written: 'yes' },
+    );
+  }
+  if (status === -1) {
+    return item.kind === 'c'
+      ? new ConflictError(
+          'EMQ_CONFLICT',
+          `Job ${id} already exists in queue ${queue} with a different payload. Use a new id, or resend the original payload.`,
+          { jobId: id },
+        )
+      : new ConflictError(
+          'EMQ_IDEMPOTENCY_MISMATCH',
+          `This idempotency key was already used for job ${id} with a different payload. Use a new key for a new request.`,
+          { jobId: id },
+        );
+  }
+  if (status === 2 && item.kind === 'm' && id === item.id) return undefined;
+  return classifyFailure(unexpected(reply), { jobId: item.id });
+}
+
+function withJob(error: EmqError, jobId: string): EmqError {
+  return classifyFailure(error.cause, { jobId, written: 'yes' });
+}
+
+function unexpected(reply: Reply): Error {
+  return new Error(
+    `unexpected admit reply of type ${Array.isArray(reply) ? 'array' : typeof reply}`,
+  );
+}
+
+/** The items of a round, one group per queue, each at most MAX_ADMISSIONS_PER_CALL long. */
+export function callsOf(round: readonly Item[]): (readonly Item[])[] {
+  const queue = (round[0] as Item).queue;
+  // The common round: one queue, one call.
+  if (round.length <= MAX_ADMISSIONS_PER_CALL && round.every((item) => item.queue === queue)) {
+    return [round];
+  }
+  const byQueue = new Map<string, Item[][]>();
+  for (const item of round) {
+    const groups = byQueue.get(item.queue);
+    const last = groups?.at(-1);
+    if (groups === undefined) byQueue.set(item.queue, [[item]]);
+    else if ((last as Item[]).length < MAX_ADMISSIONS_PER_CALL) (last as Item[]).push(item);
+    else groups.push([item]);
+  }
+  return [...byQueue.values()].flat();
+}
+
+export function argsOf(item: Item): AdmissionArgs {
+  return {
+    rowKey: trustedJobKey(item.queue, item.id),
+    legacyKey: item.legacyKey,
+    kind: item.kind,
+    id: item.id,
+    digest: item.digest,
+    payload: item.payload,
+  };
+}
