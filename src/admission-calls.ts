@@ -6,7 +6,6 @@
  */
 import type { Command } from 'iovalkey';
 import { ReplyError } from 'iovalkey';
-import type { AdmissionResult } from './admission.js';
 import type { Connection } from './connector.js';
 import { type AdmissionArgs, MAX_ADMISSIONS_PER_CALL } from './executors/executor.js';
 import { trustedJobKey } from './keyspace.js';
@@ -16,9 +15,20 @@ import {
   type EmqError,
   UnavailableError,
   UnconfirmedError,
+  type WriteStatus,
   type Written,
 } from './outcomes.js';
 import type { Reply } from './transport.js';
+
+/** A job admitted: its queue, its id, and whether this call wrote it or found it. */
+export interface Admitted {
+  readonly queue: string;
+  readonly id: string;
+  readonly status: WriteStatus;
+}
+
+/** One request's outcome: admitted, or the error that says why not. */
+export type AdmissionResult = Admitted | EmqError;
 
 /** Bounded: each proposal is a fresh id, so a long run of taken ids means something is wrong. */
 export const MAX_PROPOSALS = 4;

@@ -9,7 +9,19 @@
  */
 import { hash, randomUUID } from 'node:crypto';
 import { Command } from 'iovalkey';
-import { argsOf, type Call, callsOf, type Item, propose, settleCall } from './admission-calls.js';
+import {
+  type AdmissionResult,
+  type Admitted,
+  argsOf,
+  type Call,
+  callsOf,
+  type Item,
+  propose,
+  settleCall,
+} from './admission-calls.js';
+
+export type { AdmissionResult, Admitted } from './admission-calls.js';
+
 import type { Config } from './config.js';
 import type { Connection } from './connector.js';
 import {
@@ -23,7 +35,7 @@ import {
   trustedQueueKeys,
 } from './keyspace.js';
 import { classifyFailure } from './outcome-rules.js';
-import { EmqError, InvalidInputError, UnavailableError, type WriteStatus } from './outcomes.js';
+import { EmqError, InvalidInputError, UnavailableError } from './outcomes.js';
 import { nodeNameOf, sendToNode } from './transport.js';
 
 export interface EnqueueRequest {
@@ -50,14 +62,6 @@ export interface Invocation {
   /** The time checks are judged at. Default: `Date.now()`. */
   readonly nowMs?: number;
 }
-
-export interface Admitted {
-  readonly queue: string;
-  readonly id: string;
-  readonly status: WriteStatus;
-}
-
-export type AdmissionResult = Admitted | EmqError;
 
 /** What admission needs: the limits it checks before any I/O, and the connection it opens after. */
 export interface AdmissionTarget {

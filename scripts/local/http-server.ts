@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import { localContext } from '../../cli/lambda-context.js';
 import { readBody, toEvent, writeResult } from './http-event.js';
+import { localContext } from './lambda-context.js';
 import { LOOPBACK } from './ports.js';
 
 /** The handler as the local server calls it: an HTTP API event in, a result out. */
