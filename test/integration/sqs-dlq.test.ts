@@ -3,7 +3,11 @@
 // deduplication ids), and how it reads SQS's answers: an entry refused in Failed[], a call that
 // fails whole. The request's shape on the wire is checked in sqs-dlq-wire.test.ts.
 import { describe, expect, it } from 'vitest';
-import { type DeadLetter, sendDeadLetters } from '../../functions/sqs/dlq.js';
+import {
+  type DeadLetter,
+  type DeadLetterResult,
+  sendDeadLetters,
+} from '../../functions/sqs/dlq.js';
 import { InvalidInputError } from '../../src/index.js';
 import { binaryAttribute, sqsRecord, stringAttribute } from '../fixtures/sqs/records.js';
 import { startSqs, useSqs } from '../support/sqs.js';
@@ -11,13 +15,17 @@ import { startSqs, useSqs } from '../support/sqs.js';
 const sqs = useSqs();
 const invalid = new InvalidInputError('EMQ_INVALID_QUEUE', 'Invalid queue name');
 
-function letters(count: number, body = 'x'): DeadLetter[] {
-  return Array.from({ length: count }, (_, index) => ({
+/** A dead letter per body, each its own record's. */
+function letters(bodies: readonly string[]): DeadLetter[] {
+  return bodies.map((body, index) => ({
     index,
     record: sqsRecord({ body, queue: 'bad queue' }),
     error: invalid,
   }));
 }
+
+const outcomes = (results: readonly DeadLetterResult[]) =>
+  results.map(({ delivered, failure }) => [delivered, failure]);
 
 const sourceIds = (stored: readonly { attributes: Readonly<Record<string, unknown>> }[]) =>
   stored.map((letter) => letter.attributes['emq-source-message-id']).sort();
@@ -27,7 +35,7 @@ const messageIds = (sent: readonly DeadLetter[]) =>
 describe('sendDeadLetters to the emulator', () => {
   it('sends 23 letters in batches of at most 10, every one delivered and stored', async () => {
     const dlq = sqs().dlq();
-    const sent = letters(23);
+    const sent = letters(Array(23).fill('x'));
     const results = await sendDeadLetters(sqs().client, sent, { url: dlq.url });
     expect(sqs().requests.map((request) => request.Entries?.length)).toEqual([10, 10, 3]);
     expect(results.every((result) => result.delivered)).toBe(true);
@@ -78,7 +86,7 @@ describe('sendDeadLetters to the emulator', () => {
 
   it('splits batches to stay under the byte limit', async () => {
     const dlq = sqs().dlq();
-    const sent = letters(4, 'y'.repeat(1000));
+    const sent = letters(Array(4).fill('y'.repeat(1000)));
     await sendDeadLetters(sqs().client, sent, { url: dlq.url, maxBytes: 2500 });
     expect(sqs().requests.map((request) => request.Entries?.length)).toEqual([2, 2]);
     expect(sourceIds(await dlq.letters())).toEqual(messageIds(sent));
@@ -87,13 +95,9 @@ describe('sendDeadLetters to the emulator', () => {
   it('reports an entry SQS refused for its body as not delivered, with its code, and the others as delivered', async () => {
     const dlq = sqs().dlq();
     // SQS refuses characters outside its allowed set (here U+FFFF) in a message body.
-    const sent = ['keep me', 'refuse \uffff me', 'keep me too'].map((body, index) => ({
-      index,
-      record: sqsRecord({ body }),
-      error: invalid,
-    }));
+    const sent = letters(['keep me', 'refuse \uffff me', 'keep me too']);
     const results = await sendDeadLetters(sqs().client, sent, { url: dlq.url });
-    expect(results.map(({ delivered, failure }) => [delivered, failure])).toEqual([
+    expect(outcomes(results)).toEqual([
       [true, undefined],
       [false, 'InvalidMessageContents'],
       [true, undefined],
@@ -105,13 +109,9 @@ describe('sendDeadLetters to the emulator', () => {
   it('reports a letter over the DLQ’s MaximumMessageSize as not delivered, the others as delivered', async () => {
     // A DLQ set to take smaller messages than its source queue: SQS refuses the large letter.
     const dlq = sqs().dlq({ attributes: { MaximumMessageSize: '1024' } });
-    const sent = ['small', 'z'.repeat(1024)].map((body, index) => ({
-      index,
-      record: sqsRecord({ body }),
-      error: invalid,
-    }));
+    const sent = letters(['small', 'z'.repeat(1024)]);
     const results = await sendDeadLetters(sqs().client, sent, { url: dlq.url });
-    expect(results.map(({ delivered, failure }) => [delivered, failure])).toEqual([
+    expect(outcomes(results)).toEqual([
       [true, undefined],
       [false, 'InvalidParameterValue'],
     ]);
@@ -122,8 +122,8 @@ describe('sendDeadLetters to the emulator', () => {
     const url = sqs()
       .queue()
       .replace(/[^/]+$/, 'no-such-dlq');
-    const results = await sendDeadLetters(sqs().client, letters(2), { url });
-    expect(results.map(({ delivered, failure }) => [delivered, failure])).toEqual([
+    const results = await sendDeadLetters(sqs().client, letters(['a', 'b']), { url });
+    expect(outcomes(results)).toEqual([
       [false, 'QueueDoesNotExist'],
       [false, 'QueueDoesNotExist'],
     ]);
@@ -137,7 +137,7 @@ describe('sendDeadLetters to the emulator', () => {
     const stopped = await startSqs();
     const url = stopped.queue();
     await stopped.stop();
-    const results = await sendDeadLetters(stopped.client, letters(2), { url });
+    const results = await sendDeadLetters(stopped.client, letters(['a', 'b']), { url });
     expect(results.map(({ delivered }) => delivered)).toEqual([false, false]);
     expect(results.map(({ failureCode }) => failureCode)).toEqual(['ECONNREFUSED', 'ECONNREFUSED']);
   });
@@ -170,5 +170,25 @@ describe('sendDeadLetters to the emulator', () => {
       expect(result?.delivered).toBe(true);
     }
     expect((await dlq.letters()).map((letter) => letter.body)).toEqual(['once']);
+  });
+});
+
+// Where the emulator answers otherwise than SQS, pinned so an upgrade that fixes it fails here
+// and the tests that work around it can be tightened.
+describe('where the emulator falls short of SQS', () => {
+  const send = (body: string) =>
+    sendDeadLetters(sqs().client, letters([body]), { url: sqs().dlq().url });
+
+  it('stores a letter with an empty body, which SQS refuses (a body is at least one character)', async () => {
+    // So "a record without a text body is refused by SQS and retried" (dlq.ts) is not shown
+    // here; the emulator's SendMessage does refuse it.
+    const [result] = await send('');
+    expect(result?.delivered).toBe(true);
+  });
+
+  it('refuses a body with a character beyond U+FFFF, which SQS takes', async () => {
+    // So the fuzzed text bodies (test/faults/fuzz/sqs-records.ts) keep to the BMP.
+    const [result] = await send('emoji \u{1F600}');
+    expect([result?.delivered, result?.failure]).toEqual([false, 'InvalidMessageContents']);
   });
 });

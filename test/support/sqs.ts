@@ -82,7 +82,7 @@ export async function startSqs(): Promise<Sqs> {
     { step: 'initialize', name: 'recordSendMessageBatch' },
   );
   const queue = (options: QueueOptions = {}) => {
-    const name = `emq-dlq-${randomBytes(6).toString('hex')}${options.fifo ? '.fifo' : ''}`;
+    const name = `emq-test-${randomBytes(6).toString('hex')}${options.fifo ? '.fifo' : ''}`;
     const attributes = { ...(options.fifo ? { FifoQueue: 'true' } : {}), ...options.attributes };
     return server.createQueue(name, { attributes }).queueUrl;
   };
