@@ -9,10 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LogSink, setLogSink } from '../../functions/shared/log.js';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
 import { ERROR_CODE_ATTRIBUTE } from '../../functions/sqs/dlq-attributes.js';
-import { fakeSqs } from '../fixtures/sqs/fake-sqs.js';
 import { sqsEvent } from '../fixtures/sqs/records.js';
 import { admissionOf, connectTo } from '../support/emq.js';
 import { type ServerHandle, startStandalone } from '../support/servers.js';
+import { useSqs } from '../support/sqs.js';
 import { installWire } from './driver/topology.js';
 import { type Dataset, datasetOf, fuzzSeed } from './fuzz/dataset.js';
 import { FUZZ_CAP_BYTES, queuePool } from './fuzz/pools.js';
@@ -25,7 +25,6 @@ const BROKEN_BATCHES_PER_EXECUTOR = 100;
 const RECORDS_PER_EXECUTOR = 2_000;
 /** Batches between dataset resets, which keep DEBUG DIGEST cheap. */
 const BATCHES_PER_RESET = 50;
-const DLQ = 'https://sqs.us-east-2.amazonaws.com/123456789012/emq-dead';
 
 /** The codes a record's own input can earn (SPEC §7): nothing the server refuses. */
 const INPUT_CODES = [
@@ -41,6 +40,7 @@ let server: ServerHandle;
 let dataset: Dataset;
 const lines: Record<string, unknown>[] = [];
 let previousSink: LogSink;
+const sqs = useSqs();
 
 beforeAll(async () => {
   server = await startStandalone({ module: true });
@@ -73,11 +73,12 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
           last = await dataset.digest();
         }
         lines.length = 0;
-        const dlq = fakeSqs();
+        const dlq = sqs().dlq();
         const response = await handleSqsBatch(sqsEvent(batch), {
-          admission: admissionOf(connection, { defaultQueue: queues[0], dlqUrl: DLQ }),
-          sqs: dlq,
+          admission: admissionOf(connection, { defaultQueue: queues[0], dlqUrl: dlq.url }),
+          sqs: sqs().client,
         });
+        const letters = await dlq.letters();
         const now = await dataset.digest();
         const changed = now !== last;
         last = now;
@@ -86,10 +87,10 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
           outcomes.set(label, (outcomes.get(label) ?? 0) + 1);
         }
         expect(response.batchItemFailures).toEqual([]);
-        const codes = dlq.letters.map((letter) => letter.attributes[ERROR_CODE_ATTRIBUTE]);
+        const codes = letters.map((letter) => letter.attributes[ERROR_CODE_ATTRIBUTE]);
         expect(codes.filter((code) => !INPUT_CODES.includes(String(code)))).toEqual([]);
         const bodies = new Set(batch.map((record) => record.body));
-        expect(dlq.letters.filter((letter) => !bodies.has(letter.body))).toEqual([]);
+        expect(letters.filter((letter) => !bodies.has(letter.body))).toEqual([]);
         const enqueued = lines.filter((line) => line.outcome === 'enqueued').length;
         if (enqueued === 0) expect(changed).toBe(false);
       }),
@@ -110,15 +111,17 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
     const queues = queuePool();
     await fc.assert(
       fc.asyncProperty(sqsBatchWithBrokenRecordArb(queues), async (batch: SQSRecord[]) => {
-        const dlq = fakeSqs();
+        const dlq = sqs().dlq();
         const response = await handleSqsBatch(sqsEvent(batch), {
-          admission: admissionOf(connection, { defaultQueue: queues[0], dlqUrl: DLQ }),
-          sqs: dlq,
+          admission: admissionOf(connection, { defaultQueue: queues[0], dlqUrl: dlq.url }),
+          sqs: sqs().client,
         });
         const broken = batch.at(-1)?.messageId;
         const retried = response.batchItemFailures.map((failure) => failure.itemIdentifier);
         expect(retried.filter((id) => id !== broken)).toEqual([]);
-        const codes = dlq.letters.map((letter) => letter.attributes[ERROR_CODE_ATTRIBUTE]);
+        const codes = (await dlq.letters()).map(
+          (letter) => letter.attributes[ERROR_CODE_ATTRIBUTE],
+        );
         expect(codes.filter((code) => !INPUT_CODES.includes(String(code)))).toEqual([]);
       }),
       { numRuns: BROKEN_BATCHES_PER_EXECUTOR, ...fuzzSeed() },

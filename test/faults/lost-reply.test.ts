@@ -7,10 +7,10 @@ import { type HttpServices, serve } from '../../functions/http/serve.js';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
 import { type Connection, type ConnectOptions, connect, mintJobId } from '../../src/index.js';
 import { fixture, withHeader } from '../fixtures/http/events.js';
-import { fakeSqs } from '../fixtures/sqs/fake-sqs.js';
 import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
 import { admissionOf, connectTo, jobsOf, withFencedServers } from '../support/emq.js';
 import { type ClusterHandle, randomQueue, type ServerHandle } from '../support/servers.js';
+import { useSqs } from '../support/sqs.js';
 import { waitFor } from '../support/wait.js';
 import {
   type DropTrigger,
@@ -28,6 +28,7 @@ withFencedServers((servers) => {
 const proxies: ReplyDropProxy[] = [];
 const proxyOf = new Map<string, ReplyDropProxy>();
 const trigger: DropTrigger = { marker: undefined };
+const sqs = useSqs();
 
 beforeAll(async () => {
   const nodes = [standalone, ...cluster.nodes];
@@ -144,7 +145,8 @@ describe.each([
     const records = [0, 1, 2].map((i) => sqsRecord({ queue, body: `job ${i}` }));
     const before = totalDropped();
     dropNext(queue);
-    const deps = { admission: admissionOf(conn), sqs: fakeSqs() };
+    const dlq = sqs().dlq();
+    const deps = { admission: admissionOf(conn, { dlqUrl: dlq.url }), sqs: sqs().client };
     const first = await handleSqsBatch(sqsEvent(records), deps);
     expect(totalDropped()).toBe(before + 1);
     expect(topology === 'cluster' ? [3, 0] : [3]).toContain(first.batchItemFailures.length);
@@ -156,5 +158,7 @@ describe.each([
     const jobs = await jobsOf(reader, queue);
     expect(jobs.rows).toHaveLength(3);
     expect(jobs.pending).toEqual(jobs.rows);
+    // A lost reply is never the record's fault: nothing is dead-lettered.
+    expect(await dlq.letters()).toEqual([]);
   });
 });

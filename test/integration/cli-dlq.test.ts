@@ -2,18 +2,10 @@
 // `npm start -- --sqs`), through the built CLI: dead letters the real SQS function wrote
 // (through `emq sqs`, with EMQ_DLQ_URL) are shown with their reasons, and a peek leaves
 // every message where it was, visible to the next reader at once.
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  CreateQueueCommand,
-  type Message,
-  ReceiveMessageCommand,
-  SendMessageCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
-import { startFauxqs } from 'fauxqs';
+import { type Message, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeadLetter } from '../../cli/commands/dlq.js';
 import { install } from '../../src/index.js';
@@ -21,12 +13,10 @@ import { sqsEvent, sqsRecord, stringAttribute } from '../fixtures/sqs/records.js
 import { assertBuilt, emq } from '../support/cli.js';
 import { connectTo, jobsOf } from '../support/emq.js';
 import { freePort, randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
-
-type Emulator = Awaited<ReturnType<typeof startFauxqs>>;
+import { SQS_REGION, useSqs } from '../support/sqs.js';
 
 let server: ServerHandle;
-let sqs: Emulator;
-let client: SQSClient;
+const sqs = useSqs();
 let folder: string;
 
 beforeAll(async () => {
@@ -36,35 +26,19 @@ beforeAll(async () => {
   const connection = await connectTo(server, { checkFence: false });
   await install(connection);
   await connection.close();
-  sqs = await startFauxqs({ port: 0, logger: false });
-  client = new SQSClient({
-    endpoint: sqs.address,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
 });
 
 afterAll(async () => {
-  client?.destroy();
-  await sqs?.stop();
   await server?.stop();
   await rm(folder, { recursive: true, force: true });
 });
-
-/** A fresh queue of the emulator; its URL reads http://sqs.us-east-1.localhost:<port>/... */
-async function newQueue(): Promise<string> {
-  const name = `cli-dlq-${randomBytes(4).toString('hex')}`;
-  const { QueueUrl } = await client.send(new CreateQueueCommand({ QueueName: name }));
-  if (QueueUrl === undefined) throw new Error('the emulator gave no queue URL');
-  return QueueUrl;
-}
 
 /** What the SQS function reads to dead-letter into `dlqUrl` on the emulator. */
 function functionEnv(dlqUrl: string): Record<string, string> {
   return {
     EMQ_DLQ_URL: dlqUrl,
-    AWS_ENDPOINT_URL_SQS: sqs.address,
-    AWS_REGION: 'us-east-1',
+    AWS_ENDPOINT_URL_SQS: sqs().endpoint,
+    AWS_REGION: SQS_REGION,
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
   };
@@ -78,7 +52,7 @@ async function peek(url: string, ...more: string[]): Promise<DeadLetter[]> {
 }
 
 async function receiveNow(url: string): Promise<Message[]> {
-  const { Messages = [] } = await client.send(
+  const { Messages = [] } = await sqs().client.send(
     new ReceiveMessageCommand({
       QueueUrl: url,
       MaxNumberOfMessages: 10,
@@ -91,7 +65,7 @@ async function receiveNow(url: string): Promise<Message[]> {
 
 describe('emq dlq', () => {
   it("shows the SQS function's dead letters with their reasons, routing attributes and body", async () => {
-    const dlqUrl = await newQueue();
+    const dlqUrl = sqs().queue();
     const good = randomQueue();
     const badQueue = sqsRecord({ body: 'to a bad queue', queue: 'not{valid}' });
     const typo = sqsRecord({
@@ -146,9 +120,9 @@ describe('emq dlq', () => {
   });
 
   it('takes nothing: a peek leaves every message visible to the next reader at once', async () => {
-    const dlqUrl = await newQueue();
+    const dlqUrl = sqs().queue();
     for (const body of ['one', 'two', 'three']) {
-      await client.send(new SendMessageCommand({ QueueUrl: dlqUrl, MessageBody: body }));
+      await sqs().client.send(new SendMessageCommand({ QueueUrl: dlqUrl, MessageBody: body }));
     }
     const first = await peek(dlqUrl);
     expect(first.map((letter) => letter.body).sort()).toEqual(['one', 'three', 'two']);
@@ -170,9 +144,9 @@ describe('emq dlq', () => {
   });
 
   it('shows at most --max messages and says there may be more', async () => {
-    const dlqUrl = await newQueue();
+    const dlqUrl = sqs().queue();
     for (const body of ['a', 'b', 'c']) {
-      await client.send(new SendMessageCommand({ QueueUrl: dlqUrl, MessageBody: body }));
+      await sqs().client.send(new SendMessageCommand({ QueueUrl: dlqUrl, MessageBody: body }));
     }
     expect(await peek(dlqUrl, '--max', '2')).toHaveLength(2);
     const text = await emq(['dlq', dlqUrl, '--max', '2']);
@@ -180,7 +154,7 @@ describe('emq dlq', () => {
   });
 
   it('exits 0 on an empty DLQ, with an empty list', async () => {
-    const dlqUrl = await newQueue();
+    const dlqUrl = sqs().queue();
     expect(await peek(dlqUrl)).toEqual([]);
     const text = await emq(['dlq', dlqUrl]);
     expect(text.stdout).toBe('');
@@ -201,7 +175,9 @@ describe('emq dlq', () => {
   });
 
   it('exits 1 naming the cause when the queue does not exist', async () => {
-    const url = (await newQueue()).replace(/cli-dlq-\w+$/, 'no-such-queue');
+    const url = sqs()
+      .queue()
+      .replace(/[^/]+$/, 'no-such-queue');
     const run = await emq(['dlq', url]);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^emq: EMQ_SQS_RECEIVE_FAILED: The queue does not exist/);
@@ -210,12 +186,12 @@ describe('emq dlq', () => {
 
 describe('emq send', () => {
   it('sends the emq-* attributes the SQS function reads, to the emulator', async () => {
-    const url = await newQueue();
+    const url = sqs().queue();
     const id = 'JOB0KHTOWnGLuC';
     const run = await emq(['send', url, 'c29tZQ==', '--queue', 'demo', '--id', id, '--base64']);
     expect(run.code, run.stderr).toBe(0);
-    const [message] = await client
-      .send(
+    const [message] = await sqs()
+      .client.send(
         new ReceiveMessageCommand({
           QueueUrl: url,
           MessageAttributeNames: ['All'],
@@ -235,7 +211,9 @@ describe('emq send', () => {
   });
 
   it('exits 1 naming the cause when the queue does not exist', async () => {
-    const url = (await newQueue()).replace(/cli-dlq-\w+$/, 'no-such-queue');
+    const url = sqs()
+      .queue()
+      .replace(/[^/]+$/, 'no-such-queue');
     const run = await emq(['send', url, 'x']);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^emq: EMQ_SQS_SEND_FAILED: The queue does not exist/);

@@ -16,7 +16,6 @@ import {
   configureContainer,
   invoke as invokeHandler,
 } from '../fixtures/http/invoke.js';
-import { fakeSqs } from '../fixtures/sqs/fake-sqs.js';
 import { sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
 import { connectTo, jobsOf } from '../support/emq.js';
 import {
@@ -27,6 +26,7 @@ import {
   startCluster,
   startStandalone,
 } from '../support/servers.js';
+import { useSqs } from '../support/sqs.js';
 import { waitFor } from '../support/wait.js';
 
 const ADMIN = { username: 'admin', password: 'admin-password-for-tests' };
@@ -56,6 +56,7 @@ let target: ServerHandle | ClusterHandle;
 let admins: Valkey[];
 const logLines: string[] = [];
 let previousSink: LogSink;
+const sqs = useSqs();
 
 /** Every node accepts only the token signed at `at` for the user, as ElastiCache would. */
 async function acceptTokenAt(at: number): Promise<void> {
@@ -201,24 +202,22 @@ describe.each([
   it('fails an SQS batch as retryable items, never dead letters, when no token can be signed at cold start', async () => {
     await resetContainer();
     signingFails = true;
-    const sqs = fakeSqs();
+    const dlq = sqs().dlq();
     const records = [sqsRecord({ body: 'a' }), sqsRecord({ body: 'b' })];
     const deps = {
       admission: {
-        config: configure({
-          defaultQueue: randomQueue('iam-sqs'),
-          dlqUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/emq-dlq',
-        }),
+        config: configure({ defaultQueue: randomQueue('iam-sqs'), dlqUrl: dlq.url }),
         connection: containerConnection,
       },
-      sqs,
+      sqs: sqs().client,
     };
     const before = await digest();
     const failed = await handleSqsBatch(sqsEvent(records), deps);
     expect(failed.batchItemFailures.map((item) => item.itemIdentifier)).toEqual(
       records.map((record) => record.messageId),
     );
-    expect(sqs.requests).toEqual([]);
+    expect(sqs().requests).toEqual([]);
+    expect(await dlq.letters()).toEqual([]);
     expect(await digest()).toEqual(before);
 
     signingFails = false;
@@ -228,6 +227,7 @@ describe.each([
     expect(
       (await jobsOf(await containerConnection(), deps.admission.config.defaultQueue)).rows,
     ).toHaveLength(2);
+    expect(await dlq.letters()).toEqual([]);
   });
 
   it('serves on the next invocation after its connection dropped while its token was stale', async () => {

@@ -2,15 +2,22 @@ import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { install, mintJobId, readJob } from '../../src/index.js';
 import { sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
-import { type SqsEndpoint, startSqsEndpoint } from '../fixtures/sqs/sqs-endpoint.js';
 import { bundlePath, freshBundle, run } from '../support/bundles.js';
 import { connectTo, jobsOf } from '../support/emq.js';
 import { randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
+import { type Dlq, SQS_REGION, useSqs } from '../support/sqs.js';
 
 const BUNDLE = bundlePath('functions/sqs');
 const SOURCES = ['src', 'functions/sqs', 'functions/shared'];
-// A DLQ URL as deployed: the SDK sends to AWS_ENDPOINT_URL_SQS, the local endpoint.
-const DLQ_URL = 'https://sqs.us-east-2.amazonaws.com/123456789012/emq-dead';
+
+/**
+ * The DLQ's URL as a deployment gives it: the SDK must send to AWS_ENDPOINT_URL_SQS (the
+ * emulator, which finds the queue by region and name), not to the URL's AWS host.
+ */
+function deployedUrl(dlq: Dlq): string {
+  const name = dlq.url.split('/').at(-1) ?? '';
+  return `https://sqs.${SQS_REGION}.amazonaws.com/123456789012/${name}`;
+}
 
 // The runner's child: imports the bundle by URL, handles the event with a Lambda-shaped
 // context, prints the answer on a RESULT line (the handler's log lines go to stdout too).
@@ -27,21 +34,20 @@ process.exit(0);
 `;
 
 let server: ServerHandle;
-let endpoint: SqsEndpoint;
+const sqs = useSqs();
 
 beforeAll(async () => {
   // `npm test` builds first; rebuild only a bundle older than its sources.
   await freshBundle('functions/sqs', SOURCES);
-  [server, endpoint] = await Promise.all([startStandalone({ module: true }), startSqsEndpoint()]);
+  server = await startStandalone({ module: true });
   await install(await connectTo(server, { checkFence: false }));
 }, 180_000);
 
 afterAll(async () => {
-  await endpoint?.close();
   await server?.stop();
 });
 
-async function handleWithBundle(event: SQSEvent, defaultQueue: string) {
+async function handleWithBundle(event: SQSEvent, defaultQueue: string, dlq: Dlq) {
   const { stdout } = await run(
     process.execPath,
     ['--input-type=module', '-e', CHILD, new URL(`file://${BUNDLE}`).href, JSON.stringify(event)],
@@ -51,11 +57,11 @@ async function handleWithBundle(event: SQSEvent, defaultQueue: string) {
         AWS_LAMBDA_LOG_LEVEL: 'DEBUG',
         EMQ_URL: server.url,
         EMQ_DEFAULT_QUEUE: defaultQueue,
-        EMQ_DLQ_URL: DLQ_URL,
-        AWS_REGION: 'us-east-2',
+        EMQ_DLQ_URL: deployedUrl(dlq),
+        AWS_REGION: SQS_REGION,
         AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
         AWS_SECRET_ACCESS_KEY: 'not-a-secret',
-        AWS_ENDPOINT_URL_SQS: endpoint.url,
+        AWS_ENDPOINT_URL_SQS: sqs().endpoint,
       },
       timeout: 20_000,
     },
@@ -86,7 +92,8 @@ describe('the built SQS bundle', () => {
       sqsRecord({ queue: other, jobId: callerId, body: 'caller id' }),
       sqsRecord({ queue: 'bad queue', body: 'dead letter' }),
     ];
-    const { response, logs } = await handleWithBundle(sqsEvent(records), queue);
+    const dlq = sqs().dlq();
+    const { response, logs } = await handleWithBundle(sqsEvent(records), queue, dlq);
 
     expect(response).toEqual({ batchItemFailures: [] });
     const reader = await connectTo(server);
@@ -95,14 +102,15 @@ describe('the built SQS bundle', () => {
     expect(jobs.rows).toHaveLength(2);
     expect((await readJob(reader, other, callerId))?.payload.toString()).toBe('caller id');
 
-    expect(endpoint.requests).toHaveLength(1);
-    const [request] = endpoint.requests;
-    expect(request?.headers['x-amz-target']).toBe('AmazonSQS.SendMessageBatch');
-    expect(request?.body.QueueUrl).toBe(DLQ_URL);
-    expect(request?.body.Entries.map((entry) => entry.MessageBody)).toEqual(['dead letter']);
-    expect(request?.body.Entries[0]?.MessageAttributes?.['emq-error-code']?.StringValue).toBe(
-      'EMQ_INVALID_QUEUE',
-    );
+    // What the DLQ holds: the bad record, once, with its reason (the emulator takes only the
+    // SQS JSON protocol, so it came as the bundle's SDK sends it in Lambda).
+    const letters = await dlq.letters();
+    expect(letters.map((letter) => letter.body)).toEqual(['dead letter']);
+    expect(letters[0]?.attributes).toMatchObject({
+      'emq-queue': 'bad queue',
+      'emq-error-code': 'EMQ_INVALID_QUEUE',
+      'emq-source-message-id': records[3]?.messageId,
+    });
 
     const outcomes = logs.filter((line) => line.message === 'sqs record').map((l) => l.disposition);
     expect(outcomes).toEqual(['admitted', 'admitted', 'admitted', 'dead-lettered']);

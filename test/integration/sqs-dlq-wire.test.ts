@@ -1,8 +1,8 @@
 // Dead letters through the real SQSClient to a local SQS JSON endpoint: the request on the
 // wire (target, content type, signature, body). The SQS emulator (fauxqs) exposes neither the
-// raw request nor checks signatures, so this one test keeps its recording endpoint; how SQS's
-// answers are read (Failed entries, FIFO letters) is tested against the emulator in
-// sqs-local-loop.test.ts.
+// raw request nor checks signatures, so this one test, and nothing else, keeps its recording
+// endpoint (test/fixtures/sqs/sqs-endpoint.ts); what SQS stores and answers (Failed entries,
+// failed calls, FIFO letters) is tested on the emulator in sqs-dlq.test.ts.
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendDeadLetters } from '../../functions/sqs/dlq.js';
@@ -14,7 +14,7 @@ let endpoint: SqsEndpoint;
 let client: SQSClient;
 
 beforeAll(async () => {
-  endpoint = await startSqsEndpoint((entry) => entry.MessageBody === 'refuse me');
+  endpoint = await startSqsEndpoint();
   client = new SQSClient({
     region: 'us-east-2',
     endpoint: endpoint.url,

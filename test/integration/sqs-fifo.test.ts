@@ -1,19 +1,17 @@
 // FIFO sources on real servers (SPEC §9): a record that must be retried stops its message
 // group; the group's later records are neither written nor dead-lettered, other groups go on,
 // and a record the DLQ accepted does not stop its group.
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
 import type { Connection } from '../../src/index.js';
-import { fakeSqs } from '../fixtures/sqs/fake-sqs.js';
 import { captureLogs, recordLines } from '../fixtures/sqs/logs.js';
 import { queueOn } from '../fixtures/sqs/placement.js';
 import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
 import { admissionOf, connectTo, jobsOf, recordOf, withFencedServers } from '../support/emq.js';
 import { type ClusterHandle, randomQueue, type ServerHandle } from '../support/servers.js';
-
-const DLQ = 'https://sqs.us-east-2.amazonaws.com/123456789012/emq-dead.fifo';
+import { useSqs } from '../support/sqs.js';
+import { waitFor } from '../support/wait.js';
 
 let standalone: ServerHandle;
 let cluster: ClusterHandle;
@@ -23,6 +21,7 @@ withFencedServers((servers) => {
 });
 
 const lines = captureLogs();
+const sqs = useSqs();
 
 function failures(response: { batchItemFailures: { itemIdentifier: string }[] }): string[] {
   return response.batchItemFailures.map((failure) => failure.itemIdentifier);
@@ -48,9 +47,10 @@ describe.each(['native', 'function'] as const)(
       const b2 = sqsRecord({ groupId: 'b', queue, body: 'b2' });
       const response = await handleSqsBatch(sqsEvent([a1, b1, a2, b2]), {
         admission: admissionOf(conn),
-        sqs: fakeSqs(),
+        sqs: sqs().client,
       });
       expect(failures(response)).toEqual(ids(a1, a2));
+      expect(sqs().requests).toEqual([]);
       expect(recordLines(lines).map((line) => line.disposition)).toEqual([
         'undelivered',
         'admitted',
@@ -64,18 +64,22 @@ describe.each(['native', 'function'] as const)(
     it('stops a group when its dead letter is refused, and goes on when it is accepted', async () => {
       const conn = await connectTo(standalone, { executor });
       const queue = randomQueue('fifo');
-      const a1 = sqsRecord({ groupId: 'a', queue: 'bad queue', body: 'refused letter' });
+      // SQS refuses a body with a character outside its set (U+FFFF; a direct invoke can send
+      // one): that letter alone is in Failed[].
+      const a1 = sqsRecord({ groupId: 'a', queue: 'bad queue', body: 'refused \uffff letter' });
       const a2 = sqsRecord({ groupId: 'a', queue, body: 'a2' });
       const b1 = sqsRecord({ groupId: 'b', queue: 'bad queue', body: 'accepted letter' });
       const b2 = sqsRecord({ groupId: 'b', queue, body: 'b2' });
-      const sqs = fakeSqs((entry) => entry.MessageBody === 'refused letter');
+      const dlq = sqs().dlq({ fifo: true });
       const response = await handleSqsBatch(sqsEvent([a1, a2, b1, b2]), {
-        admission: admissionOf(conn, { dlqUrl: DLQ }),
-        sqs,
+        admission: admissionOf(conn, { dlqUrl: dlq.url }),
+        sqs: sqs().client,
       });
       expect(failures(response)).toEqual(ids(a1, a2));
-      expect(sqs.letters.map((letter) => letter.body)).toEqual(['accepted letter']);
-      expect(sqs.requests[0]?.Entries?.map((entry) => entry.MessageGroupId)).toEqual(['a', 'b']);
+      const letters = await dlq.letters();
+      expect(letters.map((letter) => letter.body)).toEqual(['accepted letter']);
+      expect(letters[0]).toMatchObject({ groupId: 'b', deduplicationId: b1.messageId });
+      expect(sqs().requests[0]?.Entries?.map((entry) => entry.MessageGroupId)).toEqual(['a', 'b']);
       const jobs = await jobsOf(conn, queue);
       expect(jobs.rows).toHaveLength(1);
       expect(await dedupeExists(conn, queue, b2)).toBe(true);
@@ -106,30 +110,28 @@ describe.each(['native', 'function'] as const)('on a cluster with the %s executo
     const admin = await slowNode.client();
     await admin.call('CLIENT', 'PAUSE', '700', 'WRITE');
     admin.disconnect();
-    const sqs = fakeSqs();
+    const dlq = sqs().dlq({ fifo: true });
     const response = await handleSqsBatch(sqsEvent(batch), {
-      admission: admissionOf(impatient, { dlqUrl: DLQ }),
-      sqs,
+      admission: admissionOf(impatient, { dlqUrl: dlq.url }),
+      sqs: sqs().client,
     });
 
     // a2 and d1 timed out; a3 and d2 come after them in their groups, so they were not tried.
     expect(failures(response)).toEqual(ids(a2, d1, a3, d2));
-    expect(sqs.letters.map((letter) => letter.body)).toEqual(['c1']);
+    expect((await dlq.letters()).map((letter) => letter.body)).toEqual(['c1']);
     expect(await dedupeExists(conn, fast, a3)).toBe(false);
     expect((await jobsOf(conn, fast)).rows).toHaveLength(5);
-    for (
-      let waited = 0;
-      (await jobsOf(conn, slow)).rows.length < 2 && waited < 5_000;
-      waited += 50
-    ) {
-      await sleep(50);
-    }
+    // The held writes run when the pause ends: the timed-out attempt did admit a2 and d1.
+    await waitFor('the held writes on the paused node', 20_000, async () => {
+      const rows = (await jobsOf(conn, slow)).rows.length;
+      return rows >= 2 ? undefined : `${rows} of 2 rows`;
+    });
 
     // SQS delivers the four again: the timed-out two are found, the skipped two are done now.
     lines.length = 0;
     const again = await handleSqsBatch(
       sqsEvent([a2, d1, a3, d2].map((record) => redelivered(record))),
-      { admission: admissionOf(conn, { dlqUrl: DLQ }), sqs },
+      { admission: admissionOf(conn, { dlqUrl: dlq.url }), sqs: sqs().client },
     );
     expect(again).toEqual({ batchItemFailures: [] });
     expect(
@@ -137,7 +139,9 @@ describe.each(['native', 'function'] as const)('on a cluster with the %s executo
         line.disposition === 'admitted' ? line.outcome : line.disposition,
       ),
     ).toEqual(['duplicate', 'duplicate', 'enqueued', 'dead-lettered']);
-    expect(sqs.letters.map((letter) => letter.body)).toEqual(['c1', 'd2']);
+    const letters = await dlq.letters();
+    expect(letters.map((letter) => letter.body)).toEqual(['c1', 'd2']);
+    expect(letters.map((letter) => letter.groupId)).toEqual(['c', 'd']);
     const onFast = await jobsOf(conn, fast);
     const onSlow = await jobsOf(conn, slow);
     expect(onFast.rows).toHaveLength(6);

@@ -1,6 +1,7 @@
 // The SQS face against an SQS emulator from npm (fauxqs, the local stack's `--sqs`): the
-// local loop (receive, the real handler, delete, redrive after maxReceiveCount), dead letters
-// through the real SQSClient, and the emulator's fidelity on the limits the face relies on.
+// local loop (receive, the real handler, delete, redrive after maxReceiveCount) and the
+// emulator's fidelity on the limits the face relies on. Dead letters sent straight to it are
+// tested in sqs-dlq.test.ts.
 import {
   CreateQueueCommand,
   GetQueueAttributesCommand,
@@ -13,12 +14,10 @@ import type { SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { setLogSink } from '../../functions/shared/log.js';
-import { sendDeadLetters } from '../../functions/sqs/dlq.js';
 import { handler } from '../../functions/sqs/handler.js';
 import { localContext } from '../../scripts/local/lambda-context.js';
 import { type LocalSqs, startLocalSqs } from '../../scripts/local/sqs-loop.js';
-import { InvalidInputError, install, readJob } from '../../src/index.js';
-import { sqsRecord } from '../fixtures/sqs/records.js';
+import { install, readJob } from '../../src/index.js';
 import { connectTo, jobsOf } from '../support/emq.js';
 import { randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
 import { waitFor } from '../support/wait.js';
@@ -166,38 +165,6 @@ describe('the local SQS loop', () => {
     } finally {
       await pointAt(fenced);
     }
-  });
-});
-
-describe('dead letters through the real SQSClient to the emulator', () => {
-  it('reads an entry SQS refused as not delivered and the others as delivered', async () => {
-    const error = new InvalidInputError('EMQ_INVALID_REQUEST', 'bad');
-    // SQS refuses characters outside its allowed set (here U+FFFF) in a message body.
-    const letters = ['keep me', 'refuse \uffff me'].map((body, index) => ({
-      index,
-      record: sqsRecord({ body }),
-      error,
-    }));
-    const results = await sendDeadLetters(client, letters, { url: sqs.dlqUrl });
-    expect(results.map(({ delivered }) => delivered)).toEqual([true, false]);
-    expect(results[1]?.failure).toBeTypeOf('string');
-  });
-
-  it('sends a FIFO DLQ each letter with its group and the source messageId as dedupe id', async () => {
-    const { QueueUrl = '' } = await client.send(
-      new CreateQueueCommand({ QueueName: 'emq-dead.fifo', Attributes: { FifoQueue: 'true' } }),
-    );
-    const record = sqsRecord({ groupId: 'order-9', body: 'x' });
-    const error = new InvalidInputError('EMQ_INVALID_REQUEST', 'bad');
-    const [result] = await sendDeadLetters(client, [{ index: 3, record, error }], {
-      url: QueueUrl,
-    });
-    expect(result?.delivered).toBe(true);
-    const [letter] = await receiveAll(QueueUrl);
-    expect(letter?.Attributes).toMatchObject({
-      MessageGroupId: 'order-9',
-      MessageDeduplicationId: record.messageId,
-    });
   });
 });
 

@@ -1,18 +1,16 @@
 // SQS redelivery on real servers (SPEC §5, §9): a batch handled twice, before or after a
 // timeout that left the writes to finish on the server, admits each message exactly once.
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { SQSRecord } from 'aws-lambda';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
 import { type Connection, jobIdAt, mintJobId, UnavailableError } from '../../src/index.js';
-import { fakeSqs } from '../fixtures/sqs/fake-sqs.js';
 import { captureLogs, recordLines } from '../fixtures/sqs/logs.js';
 import { queueOn } from '../fixtures/sqs/placement.js';
 import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
 import { admissionOf, connectTo, jobsOf, withFencedServers } from '../support/emq.js';
 import { type ClusterHandle, randomQueue, type ServerHandle } from '../support/servers.js';
-
-const DLQ = 'https://sqs.us-east-2.amazonaws.com/123456789012/emq-dead';
+import { type Dlq, useSqs } from '../support/sqs.js';
+import { waitFor } from '../support/wait.js';
 
 let standalone: ServerHandle;
 let cluster: ClusterHandle;
@@ -22,6 +20,7 @@ withFencedServers((servers) => {
 });
 
 const lines = captureLogs();
+const sqs = useSqs();
 
 /** Ten first deliveries to `queue`: eight keyed by their messageId, two by a caller id. */
 function batchOf(queue: string): SQSRecord[] {
@@ -89,12 +88,19 @@ describe.each([
     impatient = await impatientTo(target(), executor);
   });
 
+  // Every record here is good input: none may reach the DLQ (checked in afterEach).
+  let dlq: Dlq;
+  beforeEach(() => {
+    dlq = sqs().dlq();
+  });
+  afterEach(async () => {
+    expect(await dlq.letters()).toEqual([]);
+  });
+
   const handle = (records: SQSRecord[], connection = conn) =>
     handleSqsBatch(sqsEvent(records), {
-      admission: admissionOf(connection, {
-        dlqUrl: DLQ,
-      }),
-      sqs: fakeSqs(),
+      admission: admissionOf(connection, { dlqUrl: dlq.url }),
+      sqs: sqs().client,
     });
 
   it('admits each message once when the same batch is handled twice', async () => {
@@ -138,11 +144,11 @@ describe.each([
       new Set(['EMQ_UNAVAILABLE']),
     );
     // The held writes run when the pause ends: the first attempt did admit the jobs.
-    let written = await jobsOf(conn, queue);
-    for (let waited = 0; written.rows.length < 10 && waited < 5_000; waited += 50) {
-      await sleep(50);
-      written = await jobsOf(conn, queue);
-    }
+    await waitFor('the held writes', 20_000, async () => {
+      const rows = (await jobsOf(conn, queue)).rows.length;
+      return rows >= 10 ? undefined : `${rows} of 10 rows`;
+    });
+    const written = await jobsOf(conn, queue);
     expect(written.rows).toHaveLength(10);
 
     lines.length = 0;
@@ -166,20 +172,19 @@ describe.each(['native', 'function'] as const)(
       // Minted when its message was sent, 25 hours ago; its job was written then.
       const id = jobIdAt(sentAt, 7);
       const record = sqsRecord({ queue, jobId: id, body: 'late', sentAt });
-      const first = await handleSqsBatch(sqsEvent([record]), {
-        admission: admissionOf(conn, { dlqUrl: DLQ, callerIdMaxAgeMs: 86_400_000 }),
-        sqs: fakeSqs(),
-      });
+      const dlq = sqs().dlq();
+      const deps = {
+        admission: admissionOf(conn, { dlqUrl: dlq.url, callerIdMaxAgeMs: 86_400_000 }),
+        sqs: sqs().client,
+      };
+      const first = await handleSqsBatch(sqsEvent([record]), deps);
       expect(first).toEqual({ batchItemFailures: [] });
+      expect(await dlq.letters()).toEqual([]);
       lines.length = 0;
-      const letters = fakeSqs();
-      const again = await handleSqsBatch(sqsEvent([redelivered(record)]), {
-        admission: admissionOf(conn, { dlqUrl: DLQ, callerIdMaxAgeMs: 86_400_000 }),
-        sqs: letters,
-      });
+      const again = await handleSqsBatch(sqsEvent([redelivered(record)]), deps);
       expect(again).toEqual({ batchItemFailures: [] });
       expect(statuses()).toEqual(['duplicate']);
-      expect(letters.letters).toEqual([]);
+      expect(await dlq.letters()).toEqual([]);
       expect(await jobsOf(conn, queue)).toEqual({ rows: [id], pending: [id] });
     });
   },
@@ -198,28 +203,25 @@ describe.each(['native', 'function'] as const)('on a cluster with the %s executo
     const onSlow = batch.filter((_, i) => i % queues.length === 0);
 
     await pauseWrites([slow], 700);
-    const response = await handleSqsBatch(sqsEvent(batch), {
-      admission: admissionOf(impatient, { dlqUrl: DLQ }),
-      sqs: fakeSqs(),
-    });
+    const dlq = sqs().dlq();
+    const deps = { admission: admissionOf(impatient, { dlqUrl: dlq.url }), sqs: sqs().client };
+    const response = await handleSqsBatch(sqsEvent(batch), deps);
     // The other nodes answered in time: only the paused node's records come back.
     expect(response.batchItemFailures).toEqual(
       onSlow.map((record) => ({ itemIdentifier: record.messageId })),
     );
     const held = queues[0] as string;
-    for (
-      let waited = 0;
-      (await jobsOf(conn, held)).rows.length < 3 && waited < 5_000;
-      waited += 50
-    ) {
-      await sleep(50);
-    }
+    await waitFor('the held writes on the paused node', 20_000, async () => {
+      const rows = (await jobsOf(conn, held)).rows.length;
+      return rows >= 3 ? undefined : `${rows} of 3 rows`;
+    });
 
     const retried = await handleSqsBatch(sqsEvent(onSlow.map((record) => redelivered(record))), {
-      admission: admissionOf(conn, { dlqUrl: DLQ }),
-      sqs: fakeSqs(),
+      admission: admissionOf(conn, { dlqUrl: dlq.url }),
+      sqs: sqs().client,
     });
     expect(retried).toEqual({ batchItemFailures: [] });
+    expect(await dlq.letters()).toEqual([]);
     for (const queue of queues) {
       const jobs = await jobsOf(conn, queue);
       expect(jobs.rows).toHaveLength(3);

@@ -6,17 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setLogSink } from '../../functions/shared/log.js';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
 import { type Connection, connect, mintJobId } from '../../src/index.js';
-import { fakeSqs } from '../fixtures/sqs/fake-sqs.js';
 import { captureLogs } from '../fixtures/sqs/logs.js';
 import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
 import { type RoundTripProxy, startRoundTripProxy } from '../fixtures/sqs/round-trip-proxy.js';
 import { admissionOf, jobsOf, startFencedServer } from '../support/emq.js';
 import { randomQueue, type ServerHandle } from '../support/servers.js';
-
-const DLQ = 'https://sqs.us-east-2.amazonaws.com/123456789012/emq-dead';
+import { type Dlq, useSqs } from '../support/sqs.js';
 
 let server: ServerHandle;
 let proxy: RoundTripProxy;
+const sqs = useSqs();
 
 beforeAll(async () => {
   server = await startFencedServer();
@@ -45,7 +44,7 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
     try {
       await handleSqsBatch(sqsEvent(tenOf(randomQueue('warm'))), {
         admission: admissionOf(conn),
-        sqs: fakeSqs(),
+        sqs: sqs().client,
       });
     } finally {
       setLogSink(restore);
@@ -54,12 +53,12 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
 
   afterAll(() => conn?.close());
 
-  /** Handles the batch and answers how many round trips it took. */
-  async function roundTripsOf(records: SQSRecord[]): Promise<number> {
+  /** Handles the batch and answers how many round trips it took (SQS's are not counted). */
+  async function roundTripsOf(records: SQSRecord[], dlq: Dlq = sqs().dlq()): Promise<number> {
     proxy.reset();
     const response = await handleSqsBatch(sqsEvent(records), {
-      admission: admissionOf(conn, { dlqUrl: DLQ }),
-      sqs: fakeSqs(),
+      admission: admissionOf(conn, { dlqUrl: dlq.url }),
+      sqs: sqs().client,
     });
     expect(response).toEqual({ batchItemFailures: [] });
     return proxy.roundTrips();
@@ -98,7 +97,12 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
   });
 
   it('dead-letters a batch the face refuses without any round trip', async () => {
-    expect(await roundTripsOf(tenOf('bad queue'))).toBe(0);
+    const batch = tenOf('bad queue');
+    const dlq = sqs().dlq();
+    expect(await roundTripsOf(batch, dlq)).toBe(0);
+    expect((await dlq.letters()).map((letter) => letter.body).sort()).toEqual(
+      batch.map((record) => record.body).sort(),
+    );
   });
 
   it('takes one round trip per record of a FIFO message group, one for many groups', async () => {
