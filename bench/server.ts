@@ -72,6 +72,7 @@ export async function startServer(root: string, options: ServerOptions = {}): Pr
       timeoutMs: START_TIMEOUT_MS,
       exited,
       what: `valkey-server on port ${port} (is valkey-server installed?)`,
+      pid: child.pid,
     });
     // A replica serves the bench only once its link to the primary is up (a full sync done).
     if (options.replicaOf !== undefined) {

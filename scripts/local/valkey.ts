@@ -160,6 +160,7 @@ async function startNode(
       timeoutMs: START_TIMEOUT_MS,
       exited: child.exited,
       what: `valkey-server on port ${port}`,
+      pid: child.pid,
     });
   } catch (error) {
     throw new Error(`${error instanceof Error ? error.message : String(error)} See ${log}.`);

@@ -205,7 +205,7 @@ export class ValkeyServer implements ServerHandle, Tracked {
       await waitFor(
         `${this.url} to answer PING with its data loaded`,
         this.#spec.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
-        () => this.#readiness(),
+        () => this.#readiness(current.pid),
         current.exited.then(() => new Error(`valkey-server ${current.status}`)),
       );
     } catch (error) {
@@ -215,8 +215,8 @@ export class ValkeyServer implements ServerHandle, Tracked {
     }
   }
 
-  #readiness(): Promise<string | undefined> {
-    return servingState(this.#probeTarget(), this.#spec.auth);
+  #readiness(pid: number | undefined): Promise<string | undefined> {
+    return servingState(this.#probeTarget(), this.#spec.auth, pid);
   }
 
   #probeTarget(): number | { path: string } {
