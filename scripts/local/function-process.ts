@@ -12,11 +12,11 @@
  * (start, one invocation, stop). The child's code is the string below, run with `node -e`, so
  * it is in every built layout (dist/scripts/start, dist/cli/emq) without a file of its own.
  */
-import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import type { Children, StartedChild } from './children.js';
+import { contextFields } from './lambda-context.js';
 
 // The container: imports the bundle once, then answers each invocation it is sent. A handler's
 // error is the invocation's (its stack to stderr, as Lambda logs it); an uncaught one ends the
@@ -202,13 +202,7 @@ export class FunctionProcess {
     const functionName = this.#options.functionName ?? `emq-${this.#options.name}`;
     const id = this.#next++;
     const context = {
-      functionName,
-      functionVersion: '$LATEST',
-      invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-      memoryLimitInMB: '512',
-      awsRequestId: options.requestId ?? randomUUID(),
-      logGroupName: `/aws/lambda/${functionName}`,
-      logStreamName: 'local',
+      ...contextFields(functionName, options.requestId),
       deadline: Date.now() + timeoutMs,
     };
     return new Promise((resolve, reject) => {

@@ -2,13 +2,16 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
+import type { InvokeOptions } from './function-process.js';
 import { readBody, toEvent, writeResult } from './http-event.js';
-import { localContext } from './lambda-context.js';
 import { LOOPBACK } from './ports.js';
 
 /** The handler as the local server calls it: an HTTP API event in, a result out. */
-export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<unknown>;
+export type HttpHandler = (
+  event: APIGatewayProxyEventV2,
+  invocation: InvokeOptions,
+) => Promise<unknown>;
 
 /** API Gateway's own limit on an HTTP API integration: 30 s. */
 const TIMEOUT_MS = 30_000;
@@ -46,10 +49,7 @@ export async function serveHttp(
     void answered.then(() => underWay.delete(answered));
     readBody(request)
       .then((body) =>
-        handler(
-          toEvent(request, body, requestId),
-          localContext({ functionName: 'emq-http', requestId, timeoutMs: TIMEOUT_MS }),
-        ),
+        handler(toEvent(request, body, requestId), { requestId, timeoutMs: TIMEOUT_MS }),
       )
       .then((result) => writeResult(response, result as APIGatewayProxyResultV2))
       .catch(() => {

@@ -14,6 +14,19 @@ export interface LocalContextOptions {
   readonly requestId?: string;
 }
 
+/** The plain fields of a context as Lambda fills them for `functionName` (no functions). */
+export function contextFields(functionName: string, requestId: string = randomUUID()) {
+  return {
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '512',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+  } as const;
+}
+
 export function localContext(options: LocalContextOptions = {}): Context {
   const functionName = options.functionName ?? 'emq-local';
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
@@ -22,13 +35,7 @@ export function localContext(options: LocalContextOptions = {}): Context {
   };
   return {
     callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: '512',
-    awsRequestId: options.requestId ?? randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
+    ...contextFields(functionName, options.requestId),
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
     done: unsupported,
     fail: unsupported,

@@ -134,11 +134,7 @@ export class LocalStack {
       options.sqs ? this.#startSqs(options.sqsPort ?? 0, env, files) : undefined,
     ]);
     this.#http = await serveHttp(
-      (event, context) =>
-        http.invoke(event, {
-          requestId: context.awsRequestId,
-          timeoutMs: context.getRemainingTimeInMillis(),
-        }),
+      (event, invocation) => http.invoke(event, invocation),
       options.httpPort,
       { [OPENAPI_ROUTE]: openapiJson(projectDir, `http://${LOOPBACK}:${options.httpPort}`) },
     );
