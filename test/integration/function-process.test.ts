@@ -10,6 +10,7 @@ import {
   type FunctionProcess,
   startFunction,
 } from '../../scripts/local/function-process.js';
+import { alive } from '../support/alive.js';
 
 const PROBE = fileURLToPath(new URL('../fixtures/functions/probe.mjs', import.meta.url));
 const BROKEN = fileURLToPath(new URL('../fixtures/functions/broken.mjs', import.meta.url));
@@ -43,15 +44,6 @@ async function probe(
     log: (line) => lines.push(line),
   });
   return { container, children, lines, deaths };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function failureOf(invocation: Promise<unknown>): Promise<FunctionError> {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { valkeyVersionLine } from '../../scripts/valkey/cli.js';
 import { fenceKey } from '../../src/index.js';
+import { alive } from '../support/alive.js';
 import { installFenceEverywhere } from '../support/fence-ready.js';
 import { moduleArgs } from '../support/module.js';
 import {
@@ -23,15 +24,6 @@ function ephemeralStart(): number {
     );
   } catch {
     return 32_768;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { valkeyVersionLine } from '../../scripts/valkey/cli.js';
 import { type Connection, connect, readJob } from '../../src/index.js';
+import { alive } from '../support/alive.js';
 import { emq } from '../support/cli.js';
 import { jobsOf } from '../support/emq.js';
 import { freePorts, randomQueue } from '../support/servers.js';
@@ -96,15 +97,6 @@ async function startStack(
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** True when something accepts connections on 127.0.0.1:`port`. */

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Valkey } from 'iovalkey';
 import { valkeyBinary } from '../../../scripts/valkey/binaries.js';
 import { INSTALLER_RULES_NATIVE } from '../../../src/access-rules.js';
+import { alive } from '../../support/alive.js';
 import { freePorts, LOOPBACK, MODULE_PATH } from '../../support/servers.js';
 
 export const SCRIPTS_DIR = fileURLToPath(
@@ -273,15 +274,6 @@ function signal(pid: number, name: NodeJS.Signals): void {
   try {
     process.kill(pid, name);
   } catch {}
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
