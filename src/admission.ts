@@ -19,9 +19,6 @@ import {
   propose,
   settleCall,
 } from './admission-calls.js';
-
-export type { AdmissionResult, Admitted } from './admission-calls.js';
-
 import type { Config } from './config.js';
 import type { Connection } from './connector.js';
 import {
@@ -37,6 +34,8 @@ import {
 import { classifyFailure } from './outcome-rules.js';
 import { EmqError, InvalidInputError, UnavailableError } from './outcomes.js';
 import { nodeNameOf, sendToNode } from './transport.js';
+
+export type { AdmissionResult, Admitted } from './admission-calls.js';
 
 export interface EnqueueRequest {
   /** The queue: 1 to 64 of `A-Z a-z 0-9 . _ -`. */
