@@ -197,7 +197,7 @@ describe('EMQ.ADMIT writes are the plain commands, to every observer', () => {
         { id: b, key: 'k2', payload: 'p' },
       ]);
       await client.set(`end-${q}`, '1');
-      await waitFor('the events', 5_000, async () =>
+      await waitFor('the events', 30_000, async () =>
         seen.includes(`set end-${q}`) ? undefined : 'not yet',
       );
       const slot = (await recordOf(client, q, 'k1'))?.slot ?? -1;

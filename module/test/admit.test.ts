@@ -185,7 +185,7 @@ describe('EMQ.ADMIT: one admission', () => {
     const q = randomQueue('expired');
     expect(await admit(client, q, jobId(15), 'k', 'p', 50)).toEqual([1, jobId(15)]);
     const expiry = Number(String((await recordOf(client, q, 'k'))?.value).split(':')[2]);
-    await waitFor('the record to be past its expiry', 10_000, async () =>
+    await waitFor('the record to be past its expiry', 30_000, async () =>
       (await serverMs(client)) > expiry ? undefined : 'not yet',
     );
     expect(await admit(client, q, jobId(16), 'k', 'p', 50)).toEqual([1, jobId(16)]);

@@ -33,7 +33,7 @@ function first(): Primary {
 
 /** Admissions into a queue of this node pass (the cache re-reads asynchronously). */
 function admitsOn(p: Primary, queue: string, n: number): Promise<void> {
-  return waitFor(`admissions on ${p.node.url}`, 10_000, async () => {
+  return waitFor(`admissions on ${p.node.url}`, 30_000, async () => {
     try {
       const id = jobId(n);
       const reply = (await admit(p.client, queue, id, `k${n}`, 'p')) as [number, string];
@@ -194,7 +194,7 @@ describe('the cluster-mode fence cache', () => {
     await admitsOn(owner, queue, 1);
 
     await owner.client.pexpire(FENCE, 600_000);
-    await waitFor('the cache to see the TTL', 10_000, async () => {
+    await waitFor('the cache to see the TTL', 30_000, async () => {
       const text = await refusalOf(admit(owner.client, queue, jobId(2), 'k2', 'p')).catch(String);
       return /^EMQWIRE .*has a TTL/.test(text) ? undefined : text;
     });
@@ -209,7 +209,7 @@ describe('the cluster-mode fence cache', () => {
     try {
       await owner.client.set(FENCE, '1', 'PX', 100);
       const expiry = Number(await owner.client.call('PEXPIRETIME', FENCE));
-      await waitFor('the copy to be past its expiry', 5_000, async () => {
+      await waitFor('the copy to be past its expiry', 30_000, async () => {
         const [seconds, micros] = (await owner.client.call('TIME')) as [string, string];
         return Number(seconds) * 1000 + Number(micros) / 1000 > expiry ? undefined : 'not yet';
       });

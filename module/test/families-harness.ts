@@ -134,7 +134,7 @@ async function keyspace(client: Valkey): Promise<Record<string, unknown>> {
 /** Waits until the clock is 2 s away from a window boundary of a 1 h record life. */
 async function settled(): Promise<number> {
   let now = 0;
-  await waitFor('the clock to leave a window boundary', 10_000, async () => {
+  await waitFor('the clock to leave a window boundary', 30_000, async () => {
     now = await serverMs(mod);
     const into = now % (HOUR / 2);
     return into > 2_000 && HOUR / 2 - into > 2_000 ? undefined : 'near a boundary';
@@ -165,7 +165,7 @@ export async function same(
   const end = `end-${name}`;
   await Promise.all([mod.set(end, '1'), lua.set(end, '1')]);
   const since = async (family: 'native' | 'function') => {
-    await waitFor(`${family} events of ${name}`, 5_000, async () =>
+    await waitFor(`${family} events of ${name}`, 30_000, async () =>
       events[family].includes(`set ${end}`) ? undefined : 'not yet',
     );
     const list = events[family];

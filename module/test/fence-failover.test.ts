@@ -47,7 +47,7 @@ async function primariesBySlot(): Promise<{ owner: ServerHandle; others: ServerH
 /** `node`'s copy as EMQ.WIRE and the slot's key count see it, once `expected` holds. */
 async function copyOn(node: ServerHandle, expected: [string, string | null], keys: number) {
   const client = await clientOf(node);
-  await waitFor(`${node.url} holds ${JSON.stringify(expected)}`, 10_000, async () => {
+  await waitFor(`${node.url} holds ${JSON.stringify(expected)}`, 30_000, async () => {
     const wire = await client.call('EMQ.WIRE');
     const count = await client.call('CLUSTER', 'COUNTKEYSINSLOT', String(FENCE_SLOT));
     const seen = JSON.stringify([wire, count]);
@@ -59,7 +59,7 @@ async function copyOn(node: ServerHandle, expected: [string, string | null], key
 async function admitsOn(node: ServerHandle, n: number): Promise<void> {
   const client = await clientOf(node);
   const queue = await queueOn(client, node.port, 'kept');
-  await waitFor(`admission on ${node.url}`, 10_000, async () => {
+  await waitFor(`admission on ${node.url}`, 30_000, async () => {
     try {
       const reply = (await admit(client, queue, jobId(n), `k${n}`, 'p')) as [number, string];
       return reply[0] === 1 ? undefined : `answered ${JSON.stringify(reply)}`;
@@ -129,7 +129,7 @@ describe("an operator's change of the fence", () => {
     const client = await clientOf(owner);
     expect(await client.pexpire(FENCE, 200)).toBe(1);
     await copyOn(owner, ['1', null], 1);
-    await waitFor('the copy expired', 10_000, async () =>
+    await waitFor('the copy expired', 30_000, async () =>
       (await client.exists(FENCE)) === 0 ? undefined : 'still there',
     );
     await copyOn(owner, ['1', null], 0);

@@ -68,7 +68,7 @@ describe('on a standalone server', () => {
     try {
       await client.set(FENCE, '1', 'PX', 100);
       const expiry = Number(await client.call('PEXPIRETIME', FENCE));
-      await waitFor('the fence to be past its expiry', 5_000, async () => {
+      await waitFor('the fence to be past its expiry', 30_000, async () => {
         const [seconds, micros] = (await client.call('TIME')) as [string, string];
         return Number(seconds) * 1000 + Number(micros) / 1000 > expiry ? undefined : 'not yet';
       });
@@ -149,7 +149,7 @@ describe('on a standalone server', () => {
       const reader = await server.client({ commandTimeout: 2_000 });
       expect(await reader.call('EMQ.WIRE')).toEqual(['1', null]);
       const install = held.call('EMQ.WIRE.INSTALL');
-      await waitFor('the install to be held by the pause', 5_000, async () => {
+      await waitFor('the install to be held by the pause', 30_000, async () => {
         const list = String(await admin.call('CLIENT', 'LIST'));
         return /flags=b .*cmd=emq\.wire\.install/.test(list) ? undefined : 'not held';
       });

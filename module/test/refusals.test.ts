@@ -187,7 +187,7 @@ describe('EMQ.ADMIT (v3) refuses, in order, with nothing written', () => {
     // nothing else. Which slot that is follows the clock: W = 30 s for a 60 s record life.
     const q2 = randomQueue('paused');
     let now = 0;
-    await waitFor('the clock to leave a window boundary', 10_000, async () => {
+    await waitFor('the clock to leave a window boundary', 30_000, async () => {
       now = await serverMs(client);
       return now % 30_000 > 2_000 && 30_000 - (now % 30_000) > 2_000 ? undefined : 'near one';
     });

@@ -34,7 +34,7 @@ const stream: string[][] = [];
 async function linked(): Promise<void> {
   const client = await replica.client();
   try {
-    await waitFor('the replica to link', 15_000, async () => {
+    await waitFor('the replica to link', 30_000, async () => {
       const info = await client.info('replication');
       return info.includes('master_link_status:up') ? undefined : 'link not up';
     });
@@ -88,7 +88,7 @@ const names = (commands: string[][]) =>
 async function caughtUp(): Promise<void> {
   expect(await writer.call('WAIT', '1', '10000')).toBe(1);
   const reader = await replica.client();
-  await waitFor("the replica to hold the primary's dataset", 10_000, async () => {
+  await waitFor("the replica to hold the primary's dataset", 30_000, async () => {
     const [mine, theirs] = await Promise.all([
       writer.call('DEBUG', 'DIGEST'),
       reader.call('DEBUG', 'DIGEST'),
@@ -130,7 +130,7 @@ describe('a replica without the module, following a primary with it', () => {
     const reader = await replica.client();
     expect(await reader.get('{emq}:version')).toBe('1');
     expect(await reader.hget(keys.row, 'payload')).toBe('payload');
-    await waitFor('the replica to apply the last touch', 10_000, async () =>
+    await waitFor('the replica to apply the last touch', 30_000, async () =>
       stream.filter((args) => args[0] === 'HSET' && args[2] === field).length >= 3
         ? undefined
         : 'not yet',
@@ -182,7 +182,7 @@ describe('a replica without the module, following a primary with it', () => {
   it('the AOF holds the same plain commands and no EMQ.* command', async () => {
     // The AOF is written in the event loop, not before the reply: wait for the last command.
     let commands: string[][] = [];
-    await waitFor('the AOF to hold the first call', 10_000, async () => {
+    await waitFor('the AOF to hold the first call', 30_000, async () => {
       commands = await primaryAof();
       return commands.some((args) => args[0] === 'ZADD' && args[3] === first)
         ? undefined

@@ -201,7 +201,7 @@ describe('the same procedure by hand', () => {
       'MIGRATING',
       await nodeId(target),
     );
-    await waitFor('the copy to be parked', 10_000, async () => {
+    await waitFor('the copy to be parked', 30_000, async () => {
       const n = Number(await source.client.call('CLUSTER', 'COUNTKEYSINSLOT', String(FENCE_SLOT)));
       return n === before - 1 ? undefined : `${n} keys`;
     });
@@ -209,7 +209,7 @@ describe('the same procedure by hand', () => {
     for (const p of [source, target]) {
       await p.client.call('CLUSTER', 'SETSLOT', String(FENCE_SLOT), 'STABLE');
     }
-    await waitFor('the copy to be back', 10_000, async () => {
+    await waitFor('the copy to be back', 30_000, async () => {
       const n = Number(await source.client.call('CLUSTER', 'COUNTKEYSINSLOT', String(FENCE_SLOT)));
       return n === before ? undefined : `${n} keys`;
     });

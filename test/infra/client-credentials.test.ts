@@ -47,7 +47,7 @@ describe('a standalone client', () => {
       await rotate(admin, 'token-2');
       setClientPassword(client, 'token-2');
       await admin.call('CLIENT', 'KILL', 'USER', USER);
-      await waitFor('the client to reconnect with token-2', 10_000, async () => {
+      await waitFor('the client to reconnect with token-2', 30_000, async () => {
         const answer = await client.ping().catch((error: Error) => error.message);
         return answer === 'PONG' ? undefined : answer;
       });
@@ -102,7 +102,7 @@ describe('a cluster client', () => {
       for (const admin of admins) await rotate(admin, 'token-3');
       await renewClientPassword(client, USER, 'token-3');
       for (const admin of admins) await admin.call('CLIENT', 'KILL', 'USER', USER);
-      await waitFor('every primary to answer with token-3', 15_000, async () => {
+      await waitFor('every primary to answer with token-3', 30_000, async () => {
         const answers = await Promise.all(
           keys.map((key) => client.get(key).catch((error: Error) => error.message)),
         );

@@ -163,7 +163,7 @@ describe.each([
     // is that it comes back, on every primary, with the renewed token. The function's own
     // client reopens a node's connection when a command needs it, so the check pings them.
     const primaries = target.kind === 'cluster' ? (await target.primaries()).length : 1;
-    await waitFor('the function to reconnect to every primary', 15_000, async () => {
+    await waitFor('the function to reconnect to every primary', 30_000, async () => {
       const answers = await Promise.all(
         connection.primaries().map((node) => node.ping().catch((error: Error) => error.message)),
       );
@@ -238,7 +238,7 @@ describe.each([
     await acceptTokenAt(now);
     for (const admin of admins) await admin.call('ACL', 'LOG', 'RESET');
     await sum(async (admin) => Number(await admin.call('CLIENT', 'KILL', 'USER', TARGET.userId)));
-    await waitFor('a reconnect with the stale token to be refused', 15_000, async () => {
+    await waitFor('a reconnect with the stale token to be refused', 30_000, async () => {
       const refused = await sum(async (admin) => ((await admin.call('ACL', 'LOG')) as []).length);
       return refused > 0 ? undefined : 'no refusal yet';
     });

@@ -271,7 +271,7 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
       // The held command runs when the pause ends; the caller's retry must find that job.
       await expect
         .poll(async () => (await recordOf(conn, queue, 'http', 'retry-me')) !== null, {
-          timeout: 3_000,
+          timeout: 30_000,
         })
         .toBe(true);
       const retried = await enqueue(conn, { queue, payload: 'p', idempotencyKey: 'retry-me' });

@@ -101,7 +101,7 @@ describe('the local SQS loop', () => {
     );
     const reader = await connectTo(fenced, { checkFence: false });
     try {
-      await waitFor('the job to be admitted', 10_000, async () =>
+      await waitFor('the job to be admitted', 30_000, async () =>
         (await jobsOf(reader, queue)).rows.length === 1 ? undefined : 'no row yet',
       );
       const [id] = (await jobsOf(reader, queue)).rows;
@@ -109,7 +109,7 @@ describe('the local SQS loop', () => {
     } finally {
       await reader.close();
     }
-    await waitFor('the message to be deleted', 10_000, async () => {
+    await waitFor('the message to be deleted', 30_000, async () => {
       const { Attributes } = await client.send(
         new GetQueueAttributesCommand({ QueueUrl: sqs.queueUrl, AttributeNames: ['All'] }),
       );
@@ -132,7 +132,7 @@ describe('the local SQS loop', () => {
       }),
     );
     let letter: Message | undefined;
-    await waitFor('the dead letter', 10_000, async () => {
+    await waitFor('the dead letter', 30_000, async () => {
       letter = (await receiveAll(sqs.dlqUrl)).find((message) => message.Body === 'to the dlq');
       return letter === undefined ? 'not in the DLQ yet' : undefined;
     });

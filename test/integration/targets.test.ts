@@ -233,7 +233,7 @@ describe.each(PROFILE_NAMES)('the %s profile', (name) => {
       );
       expect(replicas).toHaveLength(t.resolved.shards * t.resolved.replicasPerShard);
       // The replicas of the key's primary get it (the others answer MOVED).
-      await waitFor('the key on its primary’s replicas', 10_000, async () => {
+      await waitFor('the key on its primary’s replicas', 30_000, async () => {
         const holders = await Promise.all(
           replicas.map((replica) =>
             replica.server.probe(async (connection) => {
