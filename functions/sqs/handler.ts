@@ -1,11 +1,12 @@
 /**
- * The SQS face's Lambda entry point: a thin middy stack over handleSqsBatch. The event source
- * mapping must enable ReportBatchItemFailures (FunctionResponseTypes), or SQS ignores the
- * partial batch response and retries whole batches.
+ * The SQS face's Lambda entry point: a plain async function over handleSqsBatch. No middy: it
+ * would add only its early timeout, and a batch that runs out of time fails whole either way
+ * (every record is retried, none dead-lettered), while its timer and race cost every batch.
+ * The event source mapping must enable ReportBatchItemFailures (FunctionResponseTypes), or SQS
+ * ignores the partial batch response and retries whole batches.
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import middy from '@middy/core';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { containerAdmission } from '../shared/connection.js';
 import { errorFields, log } from '../shared/log.js';
 import { handleSqsBatch } from './batch.js';
@@ -19,7 +20,8 @@ function sqsClient(): Promise<SQSClient> {
   return sqs;
 }
 
-export const handler = middy<SQSEvent, SQSBatchResponse>().handler(async (event) => {
+/** Lambda passes the context too; the batch's time is bounded by the command timeouts instead. */
+export async function handler(event: SQSEvent, _context?: Context): Promise<SQSBatchResponse> {
   let admission: ReturnType<typeof containerAdmission>;
   try {
     admission = containerAdmission();
@@ -36,4 +38,4 @@ export const handler = middy<SQSEvent, SQSBatchResponse>().handler(async (event)
     admission,
     sqs: { send: async (command) => (await sqsClient()).send(command) },
   });
-});
+}
