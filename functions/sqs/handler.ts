@@ -1,7 +1,7 @@
 /**
  * The SQS face's Lambda entry point: a plain async function over handleSqsBatch. No middy: it
  * would add only its early timeout, and a batch that runs out of time fails whole either way
- * (every record is retried, none dead-lettered), while its timer and race cost every batch.
+ * (every record comes back for another receive), while its timer and race cost every batch.
  * The event source mapping must enable ReportBatchItemFailures (FunctionResponseTypes), or SQS
  * ignores the partial batch response and retries whole batches.
  */
