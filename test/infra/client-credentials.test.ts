@@ -3,6 +3,7 @@
 import type { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renewClientPassword, setClientPassword } from '../../src/credentials.js';
+import { ADMIN, usersWithAdmin } from '../support/admin-user.js';
 import {
   type ClusterHandle,
   type ServerHandle,
@@ -11,13 +12,8 @@ import {
 } from '../support/servers.js';
 import { waitFor } from '../support/wait.js';
 
-const ADMIN = { username: 'admin', password: 'admin-password-for-tests' };
 const USER = 'emq-iam';
-const userArgs = [
-  ...['--user', ADMIN.username, 'on', `>${ADMIN.password}`, '~*', '&*', '+@all'],
-  ...['--user', USER, 'on', '>token-1', '~*', '+@all'],
-  ...['--user', 'default', 'off'],
-];
+const userArgs = usersWithAdmin([USER, 'on', '>token-1', '~*', '+@all']);
 
 /** Replaces every password of the user: the old token stops opening connections. */
 async function rotate(admin: Valkey, next: string): Promise<void> {

@@ -10,10 +10,10 @@ import { APP_USERNAME, INSTALLER_USERNAME } from '../../infra/cache/elasticache.
 import { INSTALLER_ACCESS_STRING } from '../../infra/cache-settings.js';
 import { DEFAULT_ACCESS_STRING } from '../../infra/settings.js';
 import { type Connection, connect, enqueue, LIBRARY_VERSION, readJob } from '../../src/index.js';
+import { ADMIN, usersWithAdmin } from '../support/admin-user.js';
 import { type ClusterHandle, randomQueue, startCluster } from '../support/servers.js';
 import { createEvent } from './support/cfn-events.js';
 
-const ADMIN = { username: 'admin', password: 'admin-password-for-tests' };
 const APP_PASSWORD = 'app-password-for-tests';
 const INSTALLER_PASSWORD = 'installer-password-for-tests';
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:emq-AbCdEf';
@@ -36,15 +36,10 @@ beforeAll(async () => {
   })();
   cluster = await startCluster({
     auth: ADMIN,
-    extraArgs: [
-      ...['--user', ADMIN.username, 'on', `>${ADMIN.password}`, '~*', '&*', '+@all'],
-      ...['--user', APP_USERNAME, ...DEFAULT_ACCESS_STRING.split(' '), `>${APP_PASSWORD}`],
-      ...[
-        ...['--user', INSTALLER_USERNAME, ...INSTALLER_ACCESS_STRING.split(' ')],
-        `>${INSTALLER_PASSWORD}`,
-      ],
-      ...['--user', 'default', 'off'],
-    ],
+    extraArgs: usersWithAdmin(
+      [APP_USERNAME, ...DEFAULT_ACCESS_STRING.split(' '), `>${APP_PASSWORD}`],
+      [INSTALLER_USERNAME, ...INSTALLER_ACCESS_STRING.split(' '), `>${INSTALLER_PASSWORD}`],
+    ),
   });
   env = {
     EMQ_URL: cluster.seeds.join(','),

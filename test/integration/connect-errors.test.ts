@@ -12,6 +12,7 @@ import { ConfigError, connect } from '../../src/index.js';
 import { fixture, lambdaContext } from '../fixtures/http/events.js';
 import { clearEmqEnv, configureContainer, invoke } from '../fixtures/http/invoke.js';
 import { sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
+import { ADMIN, usersWithAdmin } from '../support/admin-user.js';
 import {
   type ClusterHandle,
   type ServerHandle,
@@ -19,12 +20,7 @@ import {
   startStandalone,
 } from '../support/servers.js';
 
-const ADMIN = { username: 'admin', password: 'admin-password-for-tests' };
-const USERS = [
-  ...['--user', ADMIN.username, 'on', `>${ADMIN.password}`, '~*', '&*', '+@all'],
-  ...['--user', 'app', 'on', '>right-password', '~*', '&*', '+@all'],
-  ...['--user', 'default', 'off'],
-];
+const USERS = usersWithAdmin(['app', 'on', '>right-password', '~*', '&*', '+@all']);
 
 let standalone: ServerHandle;
 let cluster: ClusterHandle;

@@ -17,6 +17,7 @@ import {
   invoke as invokeHandler,
 } from '../fixtures/http/invoke.js';
 import { sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
+import { ADMIN, usersWithAdmin } from '../support/admin-user.js';
 import { connectTo, jobsOf } from '../support/emq.js';
 import {
   type ClusterHandle,
@@ -29,7 +30,6 @@ import {
 import { useSqs } from '../support/sqs.js';
 import { waitFor } from '../support/wait.js';
 
-const ADMIN = { username: 'admin', password: 'admin-password-for-tests' };
 const TARGET = {
   userId: 'emq-iam',
   cacheName: 'emq-test-cache',
@@ -43,11 +43,7 @@ const CREDENTIALS = {
 };
 const MINUTE = 60_000;
 
-const USER_ARGS = [
-  ...['--user', ADMIN.username, 'on', `>${ADMIN.password}`, '~*', '&*', '+@all'],
-  ...['--user', TARGET.userId, 'off', '~*', '&*', '+@all'],
-  ...['--user', 'default', 'off'],
-];
+const USER_ARGS = usersWithAdmin([TARGET.userId, 'off', '~*', '&*', '+@all']);
 
 let now = Date.parse('2026-12-01T12:00:00Z');
 let signingFails = false;

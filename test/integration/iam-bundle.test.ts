@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signIamToken } from '../../functions/shared/iam-token.js';
 import { enqueue, install } from '../../src/index.js';
 import { fixture, type HttpEventJson, lambdaContext } from '../fixtures/http/events.js';
+import { ADMIN, usersWithAdmin } from '../support/admin-user.js';
 import { bundlePath, freshBundle, run } from '../support/bundles.js';
 import { emq } from '../support/cli.js';
 import { connectTo } from '../support/emq.js';
@@ -13,7 +14,6 @@ import { randomQueue, type ServerHandle, startStandalone } from '../support/serv
 
 const BUNDLE = bundlePath('functions/http');
 const SOURCES = ['src', 'functions/http', 'functions/shared', 'cli'];
-const ADMIN = { username: 'admin', password: 'admin-password-for-tests' };
 const TARGET = {
   userId: 'emq-iam',
   cacheName: 'emq-bundle-cache',
@@ -82,11 +82,7 @@ beforeAll(async () => {
   await freshBundle('cli/emq', SOURCES);
   server = await startStandalone({
     auth: ADMIN,
-    extraArgs: [
-      ...['--user', ADMIN.username, 'on', `>${ADMIN.password}`, '~*', '&*', '+@all'],
-      ...['--user', TARGET.userId, 'on', '>not-a-token', '~*', '&*', '+@all'],
-      ...['--user', 'default', 'off'],
-    ],
+    extraArgs: usersWithAdmin([TARGET.userId, 'on', '>not-a-token', '~*', '&*', '+@all']),
   });
   admin = await server.client();
   await install(await connectTo(server, { ...ADMIN, checkFence: false }));

@@ -12,10 +12,10 @@ import { install } from '../../src/index.js';
 import { type ReplyDropProxy, startReplyDropProxy } from '../faults/support/reply-drop-proxy.js';
 import { fixture } from '../fixtures/http/events.js';
 import { clearEmqEnv, invoke } from '../fixtures/http/invoke.js';
+import { ADMIN, usersWithAdmin } from '../support/admin-user.js';
 import { connectTo } from '../support/emq.js';
 import { randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
 
-const ADMIN = { username: 'admin', password: 'admin-password-for-tests' };
 const TARGET = {
   userId: 'emq-iam',
   cacheName: 'emq-rebuild',
@@ -43,11 +43,7 @@ beforeAll(async () => {
   previousSink = setLogSink((line) => logLines.push(JSON.parse(line)));
   server = await startStandalone({
     auth: ADMIN,
-    extraArgs: [
-      ...['--user', ADMIN.username, 'on', `>${ADMIN.password}`, '~*', '&*', '+@all'],
-      ...['--user', TARGET.userId, 'off', '~*', '&*', '+@all'],
-      ...['--user', 'default', 'off'],
-    ],
+    extraArgs: usersWithAdmin([TARGET.userId, 'off', '~*', '&*', '+@all']),
   });
   admin = await server.client();
   await install(await connectTo(server, { ...ADMIN, checkFence: false }));
