@@ -8,10 +8,20 @@ export interface ProbeAuth {
 }
 
 /**
- * Where a probe connects: a loopback TCP port, or a server's unix socket (the harness's own
- * way into a server whose TCP port speaks only TLS, see test/support/targets/).
+ * Where a probe connects: a loopback TCP port; a server's unix socket (the harness's own way
+ * into a server whose TCP port speaks only TLS, see test/support/targets/); or a loopback port
+ * that speaks TLS, with the CA it must be signed by (a target's proxy, as clients reach it).
  */
-export type ProbeTarget = number | { readonly path: string };
+export type ProbeTarget =
+  | number
+  | { readonly path: string }
+  | { readonly port: number; readonly ca: Buffer };
+
+function addressOf(target: ProbeTarget) {
+  if (typeof target === 'number') return { host: LOOPBACK, port: target };
+  if ('path' in target) return { path: target.path };
+  return { host: LOOPBACK, port: target.port, tls: { ca: target.ca } };
+}
 
 /**
  * Runs `use` on a fresh connection that fails fast instead of reconnecting, so a poll loop
@@ -23,7 +33,7 @@ export async function withProbe<T>(
   use: (connection: Valkey) => Promise<T>,
 ): Promise<T> {
   const connection = new Valkey({
-    ...(typeof target === 'number' ? { host: LOOPBACK, port: target } : { path: target.path }),
+    ...addressOf(target),
     username: auth?.username,
     password: auth?.password,
     lazyConnect: true,

@@ -4,7 +4,7 @@
  * CA, forwarding to the node, and in a cluster a slot map that serves all 16384 slots and
  * names nothing but proxies. Then the command record starts empty.
  */
-import { Valkey } from 'iovalkey';
+import { withProbe } from '../../../scripts/valkey/probe.js';
 import { waitFor } from '../wait.js';
 import type { Target, TargetNode } from './target.js';
 
@@ -22,30 +22,14 @@ export function waitUntilReachable(target: Target, timeoutMs = READY_TIMEOUT_MS)
   });
 }
 
-async function throughProxy(target: Target, node: TargetNode): Promise<string | undefined> {
-  const connection = new Valkey({
-    host: '127.0.0.1',
-    port: node.proxy.port,
-    username: target.admin.username,
-    password: target.admin.password,
-    ...(target.tls === undefined ? {} : { tls: { ca: target.tls.ca } }),
-    lazyConnect: true,
-    enableReadyCheck: false,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-    connectTimeout: 2_000,
-    commandTimeout: 3_000,
-  });
-  connection.on('error', () => {});
-  try {
-    await connection.connect();
+function throughProxy(target: Target, node: TargetNode): Promise<string | undefined> {
+  const port = node.proxy.port;
+  const via = target.tls === undefined ? port : { port, ca: target.tls.ca };
+  return withProbe(via, target.admin, async (connection) => {
     if ((await connection.ping()) !== 'PONG') return `${node.url} did not answer PING`;
     if (!target.cluster) return undefined;
     return slotMapProblem(target, node, await connection.call('CLUSTER', 'SLOTS'));
-  } finally {
-    connection.disconnect();
-  }
+  });
 }
 
 /** Undefined once the map covers every slot and every endpoint in it is a proxy of the target. */
