@@ -12,6 +12,7 @@ import {
   PausedError,
   RefusedError,
   UnavailableError,
+  UnconfirmedError,
 } from './outcomes.js';
 
 /** What is known of the admission a failure belongs to. */
@@ -102,6 +103,16 @@ const RULES: readonly Rule[] = [
         /^NOPERM/.test(text)
           ? "The Valkey user may not run a command this host sends; fix the user's ACL rules."
           : 'Valkey refused to authenticate the user; fix the credentials (EMQ_USERNAME and the password or secret).',
+        options,
+      ),
+  },
+  {
+    // WAIT on a primary demoted by a failover while it waited (UNBLOCKED), or reaching it
+    // after (a replica refuses WAIT): the writes before it ran, and no replica confirmed them.
+    test: /^(UNBLOCKED\b|ERR WAIT cannot be used with replica)/,
+    make: (options) =>
+      new UnconfirmedError(
+        'The write was not confirmed by a replica: its node stopped being a primary (failover); retry with the same key or id.',
         options,
       ),
   },

@@ -87,6 +87,20 @@ describe('classifyFailure', () => {
       503,
     ],
     ['MASTERDOWN Link with MASTER is down', UnavailableError, 'EMQ_UNAVAILABLE', true, 503],
+    [
+      'UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)',
+      UnconfirmedError,
+      'EMQ_UNCONFIRMED',
+      true,
+      503,
+    ],
+    [
+      'ERR WAIT cannot be used with replica instances. Please also note that if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.',
+      UnconfirmedError,
+      'EMQ_UNCONFIRMED',
+      true,
+      503,
+    ],
     ['BUSY Valkey is busy running a script.', UnavailableError, 'EMQ_UNAVAILABLE', true, 503],
     [
       'TRYAGAIN Multiple keys request during rehashing',
