@@ -1,12 +1,14 @@
 /**
- * The SQS face's Lambda entry point: a plain async function over handleSqsBatch. No middy: it
- * would add only its early timeout, and a batch that runs out of time fails whole either way
- * (every record comes back for another receive), while its timer and race cost every batch.
- * The event source mapping must enable ReportBatchItemFailures (FunctionResponseTypes), or SQS
- * ignores the partial batch response and retries whole batches.
+ * The SQS face's Lambda entry point: a thin middy stack over handleSqsBatch. middy's default
+ * early timeout is why it is here: a batch still running at the invocation's deadline fails
+ * (every record comes back) while the container lives on, where Lambda's own timeout resets
+ * the execution environment and costs the next batch a cold start. The event source mapping
+ * must enable ReportBatchItemFailures (FunctionResponseTypes), or SQS ignores the partial
+ * batch response and retries whole batches.
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import middy from '@middy/core';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { containerAdmission } from '../shared/connection.js';
 import { errorFields, log } from '../shared/log.js';
 import { handleSqsBatch } from './batch.js';
@@ -20,8 +22,7 @@ function sqsClient(): Promise<SQSClient> {
   return sqs;
 }
 
-/** Lambda passes the context too; the batch's time is bounded by the command timeouts instead. */
-export async function handler(event: SQSEvent, _context?: Context): Promise<SQSBatchResponse> {
+export const handler = middy<SQSEvent, SQSBatchResponse>().handler(async (event) => {
   let admission: ReturnType<typeof containerAdmission>;
   try {
     admission = containerAdmission();
@@ -38,4 +39,4 @@ export async function handler(event: SQSEvent, _context?: Context): Promise<SQSB
     admission,
     sqs: { send: async (command) => (await sqsClient()).send(command) },
   });
-}
+});
