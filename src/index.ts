@@ -64,6 +64,8 @@ export {
   jobIdAt,
   jobIdTime,
   mintJobId,
+  /** The public name of `mintJobId` (SPEC §12). */
+  mintJobId as mintId,
 } from './ids.js';
 export {
   type JobRow,
