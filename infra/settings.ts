@@ -9,6 +9,7 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULTS } from '../src/config.js';
 import { checkAckReplicas, defaultAckReplicas } from './ack-settings.js';
+import { defaultBundleDir } from './bundle-dir.js';
 import {
   type CacheSettings,
   type Resolved,
@@ -94,7 +95,7 @@ export type RuntimeName = (typeof RUNTIMES)[number];
 export interface EchoMqSettings {
   /** Where the functions find Valkey. Default `{ kind: 'elasticache' }`. */
   readonly cache?: CacheSettings;
-  /** Folder of the prebuilt bundles (`http/`, `sqs/`, `fence/`, each with `index.mjs`). Default `'dist/functions'`. */
+  /** Folder of the prebuilt bundles (`http/`, `sqs/`, `fence/`, each with `index.mjs`). Default: the package's own `dist/functions`. */
   readonly bundleDir?: string;
   /** EMQ_* tunables. Default: each field's default. */
   readonly emq?: EmqSettings;
@@ -126,8 +127,6 @@ export interface ResolvedSettings {
   readonly keepLogsOnDelete: boolean;
   readonly alarmTopicArn: string | undefined;
 }
-
-export const DEFAULT_BUNDLE_DIR = 'dist/functions';
 
 /** Fills every default and collects every problem; `problems` is empty when the settings are valid. */
 export function resolveSettings(input: EchoMqSettings = {}): {
@@ -216,7 +215,7 @@ export function resolveSettings(input: EchoMqSettings = {}): {
   return {
     settings: {
       cache,
-      bundleDir: input.bundleDir ?? DEFAULT_BUNDLE_DIR,
+      bundleDir: input.bundleDir ?? defaultBundleDir(),
       emq,
       http,
       sqs,

@@ -1,4 +1,5 @@
 // Settings: defaults, and every invalid choice reported at once before anything is built.
+import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { missingBundles } from '../../infra/bundles.js';
@@ -34,7 +35,7 @@ describe('resolveSettings', () => {
         accessString: DEFAULT_ACCESS_STRING,
         snapshotRetentionDays: 1,
       },
-      bundleDir: 'dist/functions',
+      bundleDir: fileURLToPath(new URL('../../dist/functions', import.meta.url)),
       emq: {
         wire: '1',
         defaultQueue: 'default',
