@@ -1,12 +1,19 @@
 /**
- * Bundles every entry point with esbuild: ESM, Node 22, minified, with source maps. Lambda's
- * nodejs22.x runtime ships the AWS SDK v3, so it stays out of the bundles. Each file is
- * written beside its target and renamed over it, so a test importing a bundle never reads a
- * half-written one while another process rebuilds.
+ * Builds dist/ with esbuild. The functions, the CLI and the local stack are bundles: ESM, Node
+ * 22, minified, with source maps; Lambda's nodejs22.x runtime ships the AWS SDK v3, so it
+ * stays out of them. Each bundle file is written beside its target and renamed over it, so a
+ * test importing a bundle never reads a half-written one while another process rebuilds.
+ *
+ * The package's public entries (SPEC §12: the core, the constructs, the client) are built
+ * together as plain, unminified ESM that imports its npm dependencies from node_modules, with
+ * the code they share in one chunk (one id minter, one `EmqError` class per process), and the
+ * Lua library inlined as text, so the installed package needs no loader. `--types` also writes
+ * their declarations to dist/types (tsconfig.build.json), which only the tarball needs.
  */
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { build } from 'esbuild';
+import { build, type OutputFile } from 'esbuild';
 
 interface Entry {
   /** The source file. */
@@ -26,6 +33,15 @@ const ENTRIES: readonly Entry[] = [
 // iovalkey and its dependencies are CommonJS and call require(); an ESM bundle needs one.
 const requireShim =
   "import { createRequire as __emqCreateRequire } from 'node:module'; const require = __emqCreateRequire(import.meta.url);";
+
+/** The public entries: `dist/<key>.mjs` from each source. */
+const PUBLIC_ENTRIES: Readonly<Record<string, string>> = {
+  'core/index': 'src/index.ts',
+  'cdk/index': 'infra/index.ts',
+  'client/index': 'client/index.ts',
+};
+/** The folders the public entries and their shared chunks fill, emptied before each build. */
+const PUBLIC_FOLDERS = [...Object.keys(PUBLIC_ENTRIES).map(dirname), 'chunks'];
 
 async function bundle(entry: Entry): Promise<void> {
   const result = await build({
@@ -49,7 +65,11 @@ async function bundle(entry: Entry): Promise<void> {
     write: false,
     logLevel: 'warning',
   });
-  for (const file of result.outputFiles) {
+  await writeAtomically(result.outputFiles);
+}
+
+async function writeAtomically(files: readonly OutputFile[]): Promise<void> {
+  for (const file of files) {
     await mkdir(dirname(file.path), { recursive: true });
     const partial = `${file.path}.${process.pid}.partial`;
     await writeFile(partial, file.contents, { mode: 0o755 });
@@ -57,5 +77,39 @@ async function bundle(entry: Entry): Promise<void> {
   }
 }
 
-await Promise.all(ENTRIES.map(bundle));
-console.log(`build: ${ENTRIES.length} bundles in dist/`);
+async function buildPublicEntries(): Promise<void> {
+  const result = await build({
+    entryPoints: PUBLIC_ENTRIES,
+    outdir: 'dist',
+    outExtension: { '.js': '.mjs' },
+    chunkNames: 'chunks/[name]-[hash]',
+    bundle: true,
+    splitting: true,
+    packages: 'external',
+    platform: 'node',
+    target: 'node22',
+    format: 'esm',
+    loader: { '.lua': 'text' },
+    write: false,
+    logLevel: 'warning',
+  });
+  // Chunk names change with their content: an earlier build's chunks would ship beside these.
+  await Promise.all(
+    PUBLIC_FOLDERS.map((folder) => rm(`dist/${folder}`, { recursive: true, force: true })),
+  );
+  await writeAtomically(result.outputFiles);
+}
+
+async function buildTypes(): Promise<void> {
+  await rm('dist/types', { recursive: true, force: true });
+  execFileSync('tsc', ['-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+}
+
+await Promise.all([...ENTRIES.map(bundle), buildPublicEntries()]);
+console.log(
+  `build: ${ENTRIES.length} bundles and ${Object.keys(PUBLIC_ENTRIES).length} package entries in dist/`,
+);
+if (process.argv.includes('--types')) {
+  await buildTypes();
+  console.log('build: declarations in dist/types/');
+}
