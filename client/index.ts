@@ -1,5 +1,35 @@
 /**
- * `echomq-lambda/client`: the producer client of SPEC §12. A placeholder so the package's
- * entry builds and installs; the client replaces this file.
+ * `echomq-lambda/client`: the producer's side of the two faces (SPEC §12). Re-exports only.
+ * It knows the HTTP contract and how ids are minted, never Valkey.
  */
-export {};
+export { mintJobId } from '../src/ids.js';
+export type { Payload } from './checks.js';
+export {
+  type BatchJob,
+  type BatchOutcome,
+  EchoMqClient,
+  type EchoMqClientOptions,
+  type EnqueueOptions,
+  MAX_BATCH_JOBS,
+} from './client.js';
+export type {
+  Admitted,
+  Job,
+  ProblemCode,
+  RequestProblem,
+  RetryItem,
+  Written,
+} from './contract.js';
+export { type ClientCode, type ClientErrorFields, EmqClientError } from './errors.js';
+export { RETRY_DEFAULTS, type RetryOptions } from './retry.js';
+export type { Credentials } from './signing.js';
+export {
+  type SendJobsOptions,
+  type SendJobsResult,
+  type SentJob,
+  type SqsEntry,
+  type SqsJob,
+  sendJobs,
+  sqsEntry,
+  type UnsentJob,
+} from './sqs.js';

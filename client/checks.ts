@@ -1,0 +1,50 @@
+/**
+ * What the client checks before any I/O, as the service would (SPEC §1, §2, §8): a refusal
+ * here is the same refusal, without a round trip and without a retry.
+ */
+import { isJobId } from '../src/ids.js';
+import { type EmqClientError, invalid } from './errors.js';
+
+/** A job's payload: text (sent as UTF-8) or bytes, byte for byte. */
+export type Payload = string | Uint8Array;
+
+const QUEUE = /^[A-Za-z0-9._-]{1,64}$/;
+const KEY = /^[\x21-\x7e]{1,256}$/;
+
+export function checkQueue(queue: string): void {
+  if (!QUEUE.test(queue) || queue === '.' || queue === '..') {
+    throw invalid(
+      'EMQ_INVALID_QUEUE',
+      `Invalid queue name ${JSON.stringify(queue.slice(0, 80))}: use 1 to 64 characters of A-Z a-z 0-9 . _ -, other than . and ..`,
+    );
+  }
+}
+
+export function checkId(id: string, index?: number): void {
+  if (!isJobId(id)) {
+    throw invalid(
+      'EMQ_INVALID_ID',
+      `${jobOf(index)}Invalid job id ${JSON.stringify(id.slice(0, 40))}: an id is JOB + 11 base62 digits; mint one with mintJobId or \`emq id\`, or leave it out to have one minted.`,
+    );
+  }
+}
+
+export function checkKey(key: string, index?: number): void {
+  if (!KEY.test(key)) {
+    throw invalid(
+      'EMQ_INVALID_REQUEST',
+      `${jobOf(index)}Invalid idempotency key: use 1 to 256 printable ASCII characters without spaces.`,
+    );
+  }
+}
+
+export function bothGiven(index?: number): EmqClientError {
+  return invalid(
+    'EMQ_INVALID_REQUEST',
+    `${jobOf(index)}Give an id or an idempotencyKey, not both: an id is its own idempotency key.`,
+  );
+}
+
+function jobOf(index: number | undefined): string {
+  return index === undefined ? '' : `Job ${index} of the batch: `;
+}

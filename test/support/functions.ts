@@ -1,0 +1,102 @@
+/**
+ * The built functions as Lambda runs them, for tests of their callers: each in a process of
+ * its own importing its bundle (scripts/local/function-process.ts), the HTTP one behind the
+ * local stack's API Gateway front, the SQS one fed by the local SQS loop, both pointed at a
+ * harness server. Their log lines are kept, to show when a test fails.
+ */
+
+import type { SQSBatchResponse } from 'aws-lambda';
+import { Children } from '../../scripts/local/children.js';
+import { type FunctionProcess, startFunction } from '../../scripts/local/function-process.js';
+import { serveHttp } from '../../scripts/local/http-server.js';
+import { LOCAL_SQS, type LocalSqs, startLocalSqs } from '../../scripts/local/sqs-loop.js';
+import { freshBundle } from './bundles.js';
+import { freePort } from './ports.js';
+import type { ServerHandle } from './types.js';
+
+/** What every function is given: where Valkey is, and a PATH. */
+function baseEnv(server: ServerHandle, extra: Readonly<Record<string, string>>) {
+  return { PATH: process.env.PATH, EMQ_URL: server.url, ...extra };
+}
+
+export interface RunningFace {
+  /** The HTTP front's URL, or the SQS source queue's. */
+  readonly url: string;
+  /** Every line the function wrote. */
+  readonly log: readonly string[];
+  stop(): Promise<void>;
+}
+
+/** The HTTP function from its bundle, behind an HTTP API front on a free port. */
+export async function startHttpFace(
+  server: ServerHandle,
+  env: Readonly<Record<string, string>> = {},
+): Promise<RunningFace> {
+  const bundle = await freshBundle('functions/http', ['src', 'functions/http', 'functions/shared']);
+  const children = new Children();
+  const log: string[] = [];
+  const http = await startFunction(children, {
+    name: 'http',
+    bundle,
+    env: baseEnv(server, env),
+    log: (line) => log.push(line),
+  });
+  const front = await serveHttp(
+    (event, invocation) => http.invoke(event, invocation),
+    await freePort(),
+  );
+  return {
+    url: front.url,
+    log,
+    stop: async () => {
+      await front.close();
+      await http.stop();
+      await children.stopAll();
+    },
+  };
+}
+
+export interface RunningSqsFace extends RunningFace {
+  /** The emulator's endpoint, for a producer's SQSClient. */
+  readonly endpoint: string;
+}
+
+/** The SQS function from its bundle, fed by the local loop from a fresh emulator's source queue. */
+export async function startSqsFace(server: ServerHandle): Promise<RunningSqsFace> {
+  const bundle = await freshBundle('functions/sqs', ['src', 'functions/sqs', 'functions/shared']);
+  const children = new Children();
+  const log: string[] = [];
+  let sqsFunction: FunctionProcess | undefined;
+  const sqs: LocalSqs = await startLocalSqs(
+    0,
+    async (event) => {
+      if (sqsFunction === undefined) throw new Error('the SQS function is not started yet');
+      return (await sqsFunction.invoke(event, { timeoutMs: 30_000 })) as SQSBatchResponse;
+    },
+    (message) => log.push(message),
+    1,
+  );
+  sqsFunction = await startFunction(children, {
+    name: 'sqs',
+    bundle,
+    env: baseEnv(server, {
+      EMQ_DLQ_URL: sqs.dlqUrl,
+      AWS_ENDPOINT_URL_SQS: sqs.endpoint,
+      AWS_REGION: LOCAL_SQS.region,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+    }),
+    log: (line) => log.push(line),
+  });
+  const started = sqsFunction;
+  return {
+    url: sqs.queueUrl,
+    endpoint: sqs.endpoint,
+    log,
+    stop: async () => {
+      await sqs.close();
+      await started.stop();
+      await children.stopAll();
+    },
+  };
+}
