@@ -59,6 +59,8 @@ export async function startHttpFace(
 export interface RunningSqsFace extends RunningFace {
   /** The emulator's endpoint, for a producer's SQSClient. */
   readonly endpoint: string;
+  /** The function's DLQ. */
+  readonly dlqUrl: string;
 }
 
 /** The SQS function from its bundle, fed by the local loop from a fresh emulator's source queue. */
@@ -92,6 +94,7 @@ export async function startSqsFace(server: ServerHandle): Promise<RunningSqsFace
   return {
     url: sqs.queueUrl,
     endpoint: sqs.endpoint,
+    dlqUrl: sqs.dlqUrl,
     log,
     stop: async () => {
       await sqs.close();
