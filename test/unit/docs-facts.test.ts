@@ -164,7 +164,7 @@ function codeText(): string {
       if (entry.isDirectory()) return entry.name === 'build' ? [] : read(path);
       return /\.(ts|sh|lua|c|h)$/.test(entry.name) ? [readFileSync(join(ROOT, path), 'utf8')] : [];
     });
-  sources = ['src', 'functions', 'cli', 'scripts', 'infra', 'bench', 'test', 'module']
+  sources = ['src', 'client', 'functions', 'cli', 'scripts', 'infra', 'bench', 'test', 'module']
     .flatMap(read)
     .join('\n');
   return sources;
