@@ -70,6 +70,32 @@ async function jobCount(queue: string): Promise<{ rows: string[]; pending: strin
   return jobsOf(reader, queue);
 }
 
+type Recording = ReturnType<typeof recordingClient>;
+
+/**
+ * Runs `use` with writes paused (CLIENT PAUSE WRITE): a write is held past the function's
+ * command timeout, so it answers 503, and the write lands once the client has seen the 503
+ * (the pause ends then, before the client retries). The function's connection is opened first.
+ */
+async function whilePaused(
+  queue: string,
+  use: (recording: Recording) => Promise<void>,
+): Promise<void> {
+  const admin = await server.client();
+  const recording = recordingClient({
+    onAnswer: async (status) => {
+      if (status === 503) await admin.call('CLIENT', 'UNPAUSE');
+    },
+  });
+  await recording.client.get(queue, mintJobId());
+  await admin.call('CLIENT', 'PAUSE', '20000', 'WRITE');
+  try {
+    await use(recording);
+  } finally {
+    await admin.call('CLIENT', 'UNPAUSE');
+  }
+}
+
 describe('enqueue', () => {
   it('answers a keyed replay with the same job, and refuses the key with another body at once', async () => {
     const queue = randomQueue('client-replay');
@@ -202,22 +228,12 @@ describe('a 503 in the middle of a call', () => {
 
   it('with writes paused (CLIENT PAUSE WRITE): the held write lands after the 503, and the retry is its duplicate', async () => {
     const queue = randomQueue('client-pause');
-    const admin = await server.client();
-    const { client, statuses } = recordingClient({
-      onAnswer: async (status) => {
-        if (status === 503) await admin.call('CLIENT', 'UNPAUSE');
-      },
-    });
-    await client.get(queue, mintJobId()); // the function's connection is open before the pause
-    await admin.call('CLIENT', 'PAUSE', '20000', 'WRITE');
-    try {
+    await whilePaused(queue, async ({ client, statuses }) => {
       const admitted = await client.enqueue(queue, 'held');
       expect(statuses).toEqual([404, 503, expect.any(Number)]);
       expect(await jobCount(queue)).toEqual({ rows: [admitted.id], pending: [admitted.id] });
       expect((await readJob(reader, queue, admitted.id))?.payload.toString()).toBe('held');
-    } finally {
-      await admin.call('CLIENT', 'UNPAUSE');
-    }
+    });
   });
 });
 
@@ -332,15 +348,7 @@ describe('enqueueBatch', () => {
 
   it('retried after a 503 whose writes landed late (CLIENT PAUSE WRITE) makes each job once', async () => {
     const queue = randomQueue('client-batch-503');
-    const admin = await server.client();
-    const { client, statuses } = recordingClient({
-      onAnswer: async (status) => {
-        if (status === 503) await admin.call('CLIENT', 'UNPAUSE');
-      },
-    });
-    await client.get(queue, mintJobId()); // the function's connection is open before the pause
-    await admin.call('CLIENT', 'PAUSE', '20000', 'WRITE');
-    try {
+    await whilePaused(queue, async ({ client, statuses }) => {
       const jobs = [{ payload: 'x' }, { payload: 'y', idempotencyKey: 'y' }];
       const outcomes = await client.enqueueBatch(queue, jobs);
       expect(statuses).toEqual([404, 503, 200]);
@@ -349,9 +357,7 @@ describe('enqueueBatch', () => {
       ).toBe(true);
       const ids = outcomes.map((outcome) => outcome.id ?? '');
       expect(await jobCount(queue)).toEqual({ rows: [...ids].sort(), pending: [...ids].sort() });
-    } finally {
-      await admin.call('CLIENT', 'UNPAUSE');
-    }
+    });
   });
 
   it('throws a refusal of the whole request at once, naming the jobs at fault; nothing is written', async () => {
