@@ -26,8 +26,11 @@ export interface EchoMqClientOptions {
   /** Whom to sign as. Default: the AWS SDK's credential chain. `false`: unsigned requests. */
   readonly credentials?: Credentials | false;
   readonly retry?: RetryOptions;
-  /** Headers for every request, e.g. `authorization: Bearer <JWT>` with `credentials: false`. */
-  readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Headers for every request, e.g. `authorization: Bearer <JWT>` with `credentials: false`;
+   * or a function that gives them for each request (a token that is renewed).
+   */
+  readonly headers?: HeaderMap | (() => HeaderMap | Promise<HeaderMap>);
   /** The fetch to send with. Default: the global fetch. */
   readonly fetch?: typeof fetch;
 }
@@ -52,35 +55,34 @@ export type BatchOutcome =
       readonly status?: undefined;
     };
 
+/** Header names to their values. */
+export type HeaderMap = Readonly<Record<string, string>>;
+
 /** The most jobs one batch request takes: a longer list is sent as several requests. */
 export const MAX_BATCH_JOBS = 1_000;
 
 export class EchoMqClient {
   readonly #base: URL;
   readonly #policy: RetryPolicy;
-  readonly #headers: Readonly<Record<string, string>>;
+  readonly #headers: () => HeaderMap | Promise<HeaderMap>;
   readonly #fetch: typeof fetch;
   readonly #sign: ((request: Outgoing) => Promise<Record<string, string>>) | undefined;
 
   constructor(options: EchoMqClientOptions) {
-    const base = new URL(String(options.endpoint));
-    base.pathname = base.pathname.replace(/\/+$/, '');
-    this.#base = base;
+    this.#base = endpointOf(options.endpoint);
     this.#policy = retryPolicy(options.retry);
-    this.#headers = options.headers ?? {};
+    const headers = options.headers ?? {};
+    this.#headers = typeof headers === 'function' ? headers : () => headers;
     this.#fetch = options.fetch ?? globalThis.fetch;
-    const authorization = Object.keys(this.#headers).some(
-      (h) => h.toLowerCase() === 'authorization',
-    );
     if (options.credentials === false) {
       this.#sign = undefined;
-    } else if (authorization) {
-      throw invalid(
-        'EMQ_INVALID_CONFIG',
-        'An authorization header and SigV4 signing exclude each other: pass `credentials: false` to send your own (a JWT).',
-      );
     } else {
-      this.#sign = signer(signingScope(base, options.region), options.credentials);
+      if (typeof headers !== 'function') checkUnsigned(headers);
+      const sign = signer(signingScope(this.#base, options.region), options.credentials);
+      this.#sign = (request) => {
+        checkUnsigned(request.headers);
+        return sign(request);
+      };
     }
   }
 
@@ -200,7 +202,7 @@ export class EchoMqClient {
     const send = async (timeoutMs: number): Promise<T> => {
       // A batch's body is made again for each attempt: it holds only the jobs still pending.
       const bytes = typeof body === 'function' ? body() : body;
-      const headers: Record<string, string> = { ...this.#headers, ...request.headers };
+      const headers: Record<string, string> = { ...(await this.#headers()), ...request.headers };
       if (bytes !== undefined) {
         headers['content-type'] = typeof body === 'function' ? JSON_TYPE : BYTES_TYPE;
       }
@@ -244,6 +246,34 @@ interface Request {
 
 const JSON_TYPE = 'application/json';
 const BYTES_TYPE = 'application/octet-stream';
+
+/** The endpoint as a base URL without a trailing slash; throws EMQ_INVALID_CONFIG. */
+function endpointOf(endpoint: string | URL): URL {
+  let base: URL;
+  try {
+    base = new URL(String(endpoint));
+  } catch {
+    base = new URL('invalid:');
+  }
+  if (base.protocol !== 'https:' && base.protocol !== 'http:') {
+    throw invalid(
+      'EMQ_INVALID_CONFIG',
+      `The endpoint ${JSON.stringify(String(endpoint).slice(0, 200))} is not an http(s) URL: give the API's URL with its stage, or a Function URL.`,
+    );
+  }
+  base.pathname = base.pathname.replace(/\/+$/, '');
+  return base;
+}
+
+/** Signing writes the authorization header: one given too would be replaced, silently. */
+function checkUnsigned(headers: HeaderMap): void {
+  if (Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')) {
+    throw invalid(
+      'EMQ_INVALID_CONFIG',
+      'An authorization header and SigV4 signing exclude each other: pass `credentials: false` to send your own (a JWT).',
+    );
+  }
+}
 
 function admitted(answer: Answer): Admitted | undefined {
   const body = answer.body;

@@ -10,6 +10,7 @@ export {
   EchoMqClient,
   type EchoMqClientOptions,
   type EnqueueOptions,
+  type HeaderMap,
   MAX_BATCH_JOBS,
 } from './client.js';
 export type {

@@ -4,7 +4,7 @@
  * request before it (the callers of `retrying` keep them), so it can never make a second job;
  * the budget only decides when to stop trying and hand the error to the caller.
  */
-import { EmqClientError } from './errors.js';
+import { EmqClientError, invalid } from './errors.js';
 
 export interface RetryOptions {
   /** Requests per call, the first included. Default 5; 1 turns retries off. */
@@ -37,14 +37,17 @@ export const RETRY_DEFAULTS = {
   maxDelayMs: 10_000,
 } as const;
 
-/** The options with their defaults; throws a RangeError naming a value out of bounds. */
+/** The options with their defaults; throws EMQ_INVALID_CONFIG naming a value out of bounds. */
 export function retryPolicy(options: RetryOptions = {}, random = Math.random): RetryPolicy {
   const policy = { ...RETRY_DEFAULTS, ...options, random };
   for (const name of Object.keys(RETRY_DEFAULTS) as (keyof typeof RETRY_DEFAULTS)[]) {
     const value = policy[name];
     const least = name === 'attempts' || name === 'timeoutMs' ? 1 : 0;
     if (!Number.isFinite(value) || value < least) {
-      throw new RangeError(`retry.${name} must be a number of at least ${least} (got ${value}).`);
+      throw invalid(
+        'EMQ_INVALID_CONFIG',
+        `retry.${name} must be a number of at least ${least} (got ${value}).`,
+      );
     }
   }
   return policy;

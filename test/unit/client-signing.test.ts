@@ -106,6 +106,38 @@ describe('an unsigned client', () => {
     expect(received[0]?.headers.authorization).toBe('Bearer a.jwt.token');
     expect(received[0]?.headers['x-amz-date']).toBeUndefined();
   });
+
+  it('asks a headers function for each request, so a renewed token is sent', async () => {
+    received.splice(0);
+    let token = 0;
+    const client = new EchoMqClient({
+      endpoint,
+      credentials: false,
+      headers: async () => ({ authorization: `Bearer token-${++token}` }),
+    });
+    await client.enqueue('orders', 'one');
+    await client.enqueue('orders', 'two');
+    expect(received.map((request) => request.headers.authorization)).toEqual([
+      'Bearer token-1',
+      'Bearer token-2',
+    ]);
+  });
+});
+
+describe('the options', () => {
+  it.each([
+    [{ endpoint: 'not a url' }, /is not an http\(s\) URL/],
+    [{ endpoint: 'ftp://example.com/' }, /is not an http\(s\) URL/],
+    [
+      { endpoint: 'https://api.example.com/', credentials: false as const, retry: { attempts: 0 } },
+      /retry.attempts must be a number of at least 1/,
+    ],
+  ])('refuses %j with EMQ_INVALID_CONFIG', (options, message) => {
+    expect(() => new EchoMqClient(options)).toThrow(message);
+    expect(() => new EchoMqClient(options)).toThrow(
+      expect.objectContaining({ code: 'EMQ_INVALID_CONFIG' }),
+    );
+  });
 });
 
 describe('signingScope', () => {
