@@ -91,17 +91,18 @@ export class EchoMqClient {
     checkQueue(queue);
     const what = `Enqueue to queue ${queue}`;
     const body = bytesOf(payload);
+    const type = { 'content-type': typeof payload === 'string' ? TEXT_TYPE : BYTES_TYPE };
     if (options.id !== undefined) {
       if (options.idempotencyKey !== undefined) throw bothGiven();
       checkId(options.id);
       return this.#call(
-        { what, method: 'PUT', path: `${jobsPath(queue)}/${options.id}`, body },
+        { what, method: 'PUT', path: `${jobsPath(queue)}/${options.id}`, body, headers: type },
         admitted,
       );
     }
     const key = options.idempotencyKey ?? randomUUID();
     checkKey(key);
-    const headers = { 'idempotency-key': key };
+    const headers = { ...type, 'idempotency-key': key };
     return this.#call(
       { what, method: 'POST', path: jobsPath(queue), body, headers, key },
       admitted,
@@ -120,7 +121,8 @@ export class EchoMqClient {
     const items = jobs.map(batchItem);
     const outcomes: BatchOutcome[] = [];
     for (let start = 0; start < items.length; start += MAX_BATCH_JOBS) {
-      outcomes.push(...(await this.#batch(queue, items.slice(start, start + MAX_BATCH_JOBS))));
+      const chunk = items.slice(start, start + MAX_BATCH_JOBS);
+      outcomes.push(...(await this.#batch(queue, chunk, start)));
     }
     return outcomes;
   }
@@ -141,19 +143,32 @@ export class EchoMqClient {
     }
   }
 
-  /** One batch request's jobs; the jobs that may pass on another try are sent again. */
-  async #batch(queue: string, items: readonly BatchItem[]): Promise<BatchOutcome[]> {
+  /**
+   * One batch request's jobs (the caller's from `offset` on); the jobs that may pass on
+   * another try are sent again.
+   */
+  async #batch(
+    queue: string,
+    items: readonly BatchItem[],
+    offset: number,
+  ): Promise<BatchOutcome[]> {
     const outcomes: (BatchOutcome | undefined)[] = items.map(() => undefined);
     const retryable = new Map<number, EmqClientError>();
     let pending = items.map((_, index) => index);
-    const request: Request = {
+    let attempts = 0;
+    const call: Call = {
       what: `Enqueue a batch to queue ${queue}`,
       method: 'POST',
       path: `${jobsPath(queue)}/batch`,
-      body: () => jsonBody({ jobs: pending.map((index) => items[index]) }),
+      headers: { 'content-type': JSON_TYPE },
+      // Made for each attempt: it holds only the jobs still pending.
+      body: () => {
+        attempts += 1;
+        return Buffer.from(JSON.stringify({ jobs: pending.map((index) => items[index]) }));
+      },
     };
     try {
-      await this.#call(request, (answer) => {
+      await this.#call(call, (answer) => {
         const results = isObject(answer.body) ? answer.body.results : undefined;
         if (!Array.isArray(results) || results.length !== pending.length) return undefined;
         const again: number[] = [];
@@ -163,12 +178,13 @@ export class EchoMqClient {
             outcomes[index] = { id: result.id, status: result.status };
             return;
           }
-          const error = itemError(answer, result.error, index, result.id, items[index]);
+          const error = itemError(answer, result.error, offset + index, result.id);
           if (error.retryable) {
             again.push(index);
             retryable.set(index, error);
           } else {
-            outcomes[index] = { id: result.id, error };
+            const key = items[index]?.idempotencyKey;
+            outcomes[index] = { id: result.id, error: error.withCall(attempts, key) };
           }
         });
         pending = again;
@@ -181,10 +197,7 @@ export class EchoMqClient {
       if (!(error instanceof EmqClientError) || !error.retryable) throw error;
       for (const index of pending) {
         const item = items[index] as BatchItem;
-        const last = (retryable.get(index) ?? error).withCall(
-          error.attempts ?? 1,
-          item.idempotencyKey,
-        );
+        const last = (retryable.get(index) ?? error).withCall(attempts, item.idempotencyKey);
         outcomes[index] = { id: item.id ?? last.id, error: last };
       }
     }
@@ -195,17 +208,13 @@ export class EchoMqClient {
    * Sends one request until it is answered with a success `accept` takes (it returns a value
    * other than undefined), a refusal, or the budget is spent.
    */
-  async #call<T>(request: Request, accept: (answer: Answer) => T | undefined): Promise<T> {
-    const { what, method, body } = request;
+  async #call<T>(call: Call, accept: (answer: Answer) => T | undefined): Promise<T> {
+    const { what, method, body } = call;
     const url = new URL(this.#base);
-    url.pathname = `${this.#base.pathname}${request.path}`;
+    url.pathname = `${this.#base.pathname}${call.path}`;
     const send = async (timeoutMs: number): Promise<T> => {
-      // A batch's body is made again for each attempt: it holds only the jobs still pending.
       const bytes = typeof body === 'function' ? body() : body;
-      const headers: Record<string, string> = { ...(await this.#headers()), ...request.headers };
-      if (bytes !== undefined) {
-        headers['content-type'] = typeof body === 'function' ? JSON_TYPE : BYTES_TYPE;
-      }
+      const headers: Record<string, string> = { ...(await this.#headers()), ...call.headers };
       const signed =
         this.#sign === undefined
           ? headers
@@ -226,12 +235,12 @@ export class EchoMqClient {
       if (value !== undefined) return value;
       throw answerError(answer, what);
     };
-    return retrying(this.#policy, send, request.key);
+    return retrying(this.#policy, send, call.key);
   }
 }
 
 /** One call's request; every attempt sends it with the same key or id. */
-interface Request {
+interface Call {
   /** What the call does, as the error message begins. */
   readonly what: string;
   readonly method: 'GET' | 'POST' | 'PUT';
@@ -245,6 +254,7 @@ interface Request {
 }
 
 const JSON_TYPE = 'application/json';
+const TEXT_TYPE = 'text/plain; charset=utf-8';
 const BYTES_TYPE = 'application/octet-stream';
 
 /** The endpoint as a base URL without a trailing slash; throws EMQ_INVALID_CONFIG. */
@@ -302,10 +312,9 @@ function itemError(
   problem: unknown,
   index: number,
   id: string | undefined,
-  item: BatchItem | undefined,
 ): EmqClientError {
   const status = isObject(problem) && typeof problem.status === 'number' ? problem.status : 500;
-  const error = answerError(
+  return answerError(
     {
       status,
       requestId: answer.requestId,
@@ -314,7 +323,6 @@ function itemError(
     },
     `Job ${index} of the batch`,
   );
-  return item?.idempotencyKey === undefined ? error : error.withCall(1, item.idempotencyKey);
 }
 
 function jobsPath(queue: string): string {
@@ -323,8 +331,4 @@ function jobsPath(queue: string): string {
 
 function bytesOf(payload: Payload): Uint8Array {
   return typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
-}
-
-function jsonBody(value: unknown): Uint8Array {
-  return Buffer.from(JSON.stringify(value), 'utf8');
 }
