@@ -80,7 +80,7 @@ describe('enqueueBatch, item by item', () => {
     const ok = mintJobId();
     const { client, sent } = standIn((items, request) => ({
       queue: 'orders',
-      results: items.map((item, at) =>
+      results: items.map((_, at) =>
         request === 1 && at === 0
           ? { id: ok, status: 'enqueued' }
           : { error: { ...unavailable, written: 'no' } },
