@@ -285,9 +285,12 @@ function checkUnsigned(headers: HeaderMap): void {
   }
 }
 
+/** The admission as the contract gives it; undefined for a body that is not one. */
 function admitted(answer: Answer): Admitted | undefined {
-  const body = answer.body;
-  return isObject(body) && typeof body.id === 'string' ? (body as Admitted) : undefined;
+  if (!isObject(answer.body)) return undefined;
+  const { queue, id, status } = answer.body;
+  if (typeof queue !== 'string' || typeof id !== 'string') return undefined;
+  return status === 'enqueued' || status === 'duplicate' ? { queue, id, status } : undefined;
 }
 
 /** A batch job as the service takes it; a job with neither key nor id gets a minted key. */
