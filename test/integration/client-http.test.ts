@@ -239,25 +239,26 @@ describe('a 503 in the middle of a call', () => {
 
 /**
  * A TCP proxy in front of the HTTP front that, on its first connection, forwards the request
- * and closes the caller's socket as the answer starts to come back: the request was served,
+ * and loses the answer as it starts to come back: `drop` closes the caller's socket, `hold`
+ * keeps it open and silent until the caller gives up. Either way the request was served and
  * the caller never hears of it. Later connections pass both ways.
  */
-async function droppingProxy(
+async function lossyProxy(
   target: URL,
-): Promise<{ url: string; dropped: () => number; close: () => Promise<void> }> {
-  let dropped = 0;
+  lose: 'drop' | 'hold',
+): Promise<{ url: string; lost: () => number; close: () => Promise<void> }> {
+  let connections = 0;
+  let lost = 0;
   const sockets = new Set<Socket>();
   const proxy: Server = createServer((caller) => {
     const upstream = createConnection({ host: target.hostname, port: Number(target.port) });
     sockets.add(caller);
     sockets.add(upstream);
-    const drop = dropped === 0;
     caller.pipe(upstream);
-    if (drop) {
+    if (connections++ === 0) {
       upstream.once('data', () => {
-        dropped += 1;
-        caller.destroy();
-        upstream.destroy();
+        lost += 1;
+        if (lose === 'drop') caller.destroy();
       });
     } else {
       upstream.pipe(caller);
@@ -275,7 +276,7 @@ async function droppingProxy(
   const port = typeof address === 'object' && address !== null ? address.port : 0;
   return {
     url: `http://127.0.0.1:${port}`,
-    dropped: () => dropped,
+    lost: () => lost,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
@@ -284,22 +285,30 @@ async function droppingProxy(
   };
 }
 
-describe('a connection dropped after the request was sent', () => {
-  it('is retried with the same key: the answer is the first request job, as a duplicate', async () => {
-    const queue = randomQueue('client-drop');
-    const proxy = await droppingProxy(new URL(face.url));
-    try {
-      const { client, statuses, sent } = recordingClient({ endpoint: proxy.url });
-      const admitted = await client.enqueue(queue, 'sent once');
-      expect(proxy.dropped()).toBe(1);
-      expect(statuses).toEqual(['no answer', 200]);
-      expect(sent[1]?.key).toBe(sent[0]?.key);
-      expect(admitted.status).toBe('duplicate');
-      expect(await jobCount(queue)).toEqual({ rows: [admitted.id], pending: [admitted.id] });
-    } finally {
-      await proxy.close();
-    }
-  });
+describe('an answer lost after the request was served', () => {
+  // The timeout is far above the function's answer time, even on a loaded machine: the answer
+  // has reached the proxy (and been swallowed) before the client gives up on it.
+  it.each([
+    ['the connection dropped', 'drop', {}],
+    ['the request timed out', 'hold', { timeoutMs: 3_000 }],
+  ] as const)(
+    '(%s) is retried with the same key: the answer is the first request job, as a duplicate',
+    async (_, lose, retry) => {
+      const queue = randomQueue(`client-${lose}`);
+      const proxy = await lossyProxy(new URL(face.url), lose);
+      try {
+        const { client, statuses, sent } = recordingClient({ endpoint: proxy.url, retry });
+        const admitted = await client.enqueue(queue, 'sent once');
+        expect(proxy.lost()).toBe(1);
+        expect(statuses).toEqual(['no answer', 200]);
+        expect(sent[1]?.key).toBe(sent[0]?.key);
+        expect(admitted.status).toBe('duplicate');
+        expect(await jobCount(queue)).toEqual({ rows: [admitted.id], pending: [admitted.id] });
+      } finally {
+        await proxy.close();
+      }
+    },
+  );
 });
 
 describe('enqueueBatch', () => {
