@@ -22,7 +22,7 @@ let reader: Connection;
 beforeAll(async () => {
   server = await startFencedServer();
   // A held write answers 503 after 300 ms instead of 2 s.
-  face = await startHttpFace(server, { EMQ_COMMAND_TIMEOUT_MS: '300' });
+  face = await startHttpFace(server, { env: { EMQ_COMMAND_TIMEOUT_MS: '300' } });
   reader = await connectTo(server);
 }, 180_000);
 

@@ -5,6 +5,8 @@
  * harness server. Their log lines are kept, to show when a test fails.
  */
 
+import { join } from 'node:path';
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { Children } from '../../scripts/local/children.js';
 import { type FunctionProcess, startFunction } from '../../scripts/local/function-process.js';
@@ -13,6 +15,7 @@ import { LOCAL_SQS, type LocalSqs, startLocalSqs } from '../../scripts/local/sqs
 import { freshBundle } from './bundles.js';
 import { freePort } from './ports.js';
 import type { ServerHandle } from './types.js';
+import { waitFor } from './wait.js';
 
 /** What every function is given: where Valkey is, and a PATH. */
 function baseEnv(server: ServerHandle, extra: Readonly<Record<string, string>>) {
@@ -27,18 +30,31 @@ export interface RunningFace {
   stop(): Promise<void>;
 }
 
+/** The bundles a face runs. Default: this repository's dist/functions, rebuilt when stale. */
+export interface FaceOptions {
+  /** More of the function's environment. Default none. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** The folder holding `http/index.mjs` and `sqs/index.mjs` (an installed package's). */
+  readonly bundles?: string;
+}
+
+async function bundleOf(name: 'http' | 'sqs', options: FaceOptions): Promise<string> {
+  if (options.bundles !== undefined) return join(options.bundles, name, 'index.mjs');
+  return freshBundle(`functions/${name}`, ['src', `functions/${name}`, 'functions/shared']);
+}
+
 /** The HTTP function from its bundle, behind an HTTP API front on a free port. */
 export async function startHttpFace(
   server: ServerHandle,
-  env: Readonly<Record<string, string>> = {},
+  options: FaceOptions = {},
 ): Promise<RunningFace> {
-  const bundle = await freshBundle('functions/http', ['src', 'functions/http', 'functions/shared']);
+  const bundle = await bundleOf('http', options);
   const children = new Children();
   const log: string[] = [];
   const http = await startFunction(children, {
     name: 'http',
     bundle,
-    env: baseEnv(server, env),
+    env: baseEnv(server, options.env ?? {}),
     log: (line) => log.push(line),
   });
   const front = await serveHttp(
@@ -61,11 +77,19 @@ export interface RunningSqsFace extends RunningFace {
   readonly endpoint: string;
   /** The function's DLQ. */
   readonly dlqUrl: string;
+  /**
+   * Waits until the source queue holds nothing, visible or in flight (every message was
+   * handled: admitted, or sent to the DLQ), then resolves with the DLQ's message count.
+   */
+  settled(): Promise<number>;
 }
 
 /** The SQS function from its bundle, fed by the local loop from a fresh emulator's source queue. */
-export async function startSqsFace(server: ServerHandle): Promise<RunningSqsFace> {
-  const bundle = await freshBundle('functions/sqs', ['src', 'functions/sqs', 'functions/shared']);
+export async function startSqsFace(
+  server: ServerHandle,
+  options: FaceOptions = {},
+): Promise<RunningSqsFace> {
+  const bundle = await bundleOf('sqs', options);
   const children = new Children();
   const log: string[] = [];
   let sqsFunction: FunctionProcess | undefined;
@@ -82,6 +106,7 @@ export async function startSqsFace(server: ServerHandle): Promise<RunningSqsFace
     name: 'sqs',
     bundle,
     env: baseEnv(server, {
+      ...options.env,
       EMQ_DLQ_URL: sqs.dlqUrl,
       AWS_ENDPOINT_URL_SQS: sqs.endpoint,
       AWS_REGION: LOCAL_SQS.region,
@@ -91,12 +116,36 @@ export async function startSqsFace(server: ServerHandle): Promise<RunningSqsFace
     log: (line) => log.push(line),
   });
   const started = sqsFunction;
+  const reader = new SQSClient({
+    endpoint: sqs.endpoint,
+    region: LOCAL_SQS.region,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  const held = async (queueUrl: string): Promise<number> => {
+    const { Attributes } = await reader.send(
+      new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['All'] }),
+    );
+    return (
+      Number(Attributes?.ApproximateNumberOfMessages) +
+      Number(Attributes?.ApproximateNumberOfMessagesNotVisible)
+    );
+  };
   return {
     url: sqs.queueUrl,
     endpoint: sqs.endpoint,
     dlqUrl: sqs.dlqUrl,
     log,
+    settled: async () => {
+      await waitFor('the source queue to be drained', 30_000, async () => {
+        const left = await held(sqs.queueUrl);
+        return left === 0
+          ? undefined
+          : `${left} messages left; the function said: ${log.slice(-3).join(' | ')}`;
+      });
+      return held(sqs.dlqUrl);
+    },
     stop: async () => {
+      reader.destroy();
       await sqs.close();
       await started.stop();
       await children.stopAll();
