@@ -23,7 +23,7 @@ export type {
 } from './contract.js';
 export { type ClientCode, type ClientErrorFields, EmqClientError } from './errors.js';
 export { RETRY_DEFAULTS, type RetryOptions } from './retry.js';
-export type { Credentials } from './signing.js';
+export type { AwsCredentials, Credentials } from './signing.js';
 export {
   type SendJobsOptions,
   type SendJobsResult,

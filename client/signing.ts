@@ -7,10 +7,21 @@
  * The service is `execute-api` for API Gateway and `lambda` for a Function URL with IAM auth;
  * the region is the endpoint's own where its host names one.
  */
-import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import { invalid } from './errors.js';
 
-export type Credentials = AwsCredentialIdentity | AwsCredentialIdentityProvider;
+/** AWS credentials, as the SDK's credential providers give them. */
+export interface AwsCredentials {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly sessionToken?: string;
+  readonly expiration?: Date;
+}
+
+/**
+ * Fixed credentials, or a provider such as the SDK's (`fromIni`, `fromTemporaryCredentials`).
+ * Declared here so the client's types need no SDK package.
+ */
+export type Credentials = AwsCredentials | (() => Promise<AwsCredentials>);
 
 /** What one request is signed for. */
 export interface SigningScope {
