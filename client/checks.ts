@@ -1,18 +1,17 @@
 /**
- * What the client checks before any I/O, as the service would (SPEC §1, §2, §8): a refusal
- * here is the same refusal, without a round trip and without a retry.
+ * What the client checks before any I/O, as the service would (SPEC §1, §2, §8), by the
+ * patterns of the OpenAPI document and the core's id check: a refusal here is the same
+ * refusal, without a round trip and without a retry.
  */
 import { isJobId } from '../src/ids.js';
+import { IdempotencyKeyPattern, QueuePattern } from './contract.js';
 import { type EmqClientError, invalid } from './errors.js';
 
 /** A job's payload: text (sent as UTF-8) or bytes, byte for byte. */
 export type Payload = string | Uint8Array;
 
-const QUEUE = /^[A-Za-z0-9._-]{1,64}$/;
-const KEY = /^[\x21-\x7e]{1,256}$/;
-
 export function checkQueue(queue: string): void {
-  if (!QUEUE.test(queue) || queue === '.' || queue === '..') {
+  if (!QueuePattern.test(queue) || queue === '.' || queue === '..') {
     throw invalid(
       'EMQ_INVALID_QUEUE',
       `Invalid queue name ${JSON.stringify(queue.slice(0, 80))}: use 1 to 64 characters of A-Z a-z 0-9 . _ -, other than . and ..`,
@@ -30,7 +29,7 @@ export function checkId(id: string, index?: number): void {
 }
 
 export function checkKey(key: string, index?: number): void {
-  if (!KEY.test(key)) {
+  if (!IdempotencyKeyPattern.test(key)) {
     throw invalid(
       'EMQ_INVALID_REQUEST',
       `${jobOf(index)}Invalid idempotency key: use 1 to 256 printable ASCII characters without spaces.`,

@@ -1,7 +1,7 @@
 /**
- * The HTTP face's schemas as types. Generated from openapi/openapi.yaml by
- * scripts/openapi-types.ts: do not edit; run `npx tsx scripts/openapi-types.ts` after
- * changing the document.
+ * The HTTP face's schemas as types, and its parameters' patterns. Generated from
+ * openapi/openapi.yaml by scripts/openapi-types.ts: do not edit; run
+ * `npx tsx scripts/openapi-types.ts` after changing the document.
  */
 
 /** `JOB` + 11 base62 digits below 2^64; the value is `(ms since 2024-01-01Z) << 22 | low22`, so id order is mint order. */
@@ -116,3 +116,9 @@ export type RequestProblem = ProblemMembers & {
   readonly requestId: string;
   readonly [member: string]: unknown;
 };
+
+/** The pattern of the `queue` parameter. */
+export const QueuePattern = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** The pattern of the `Idempotency-Key` parameter. */
+export const IdempotencyKeyPattern = /^[\x21-\x7e]{1,256}$/;

@@ -1,5 +1,6 @@
 /**
- * Writes client/contract.ts, the TypeScript types of the HTTP face's schemas, from
+ * Writes client/contract.ts, the TypeScript types of the HTTP face's schemas (and the patterns
+ * of its parameters), from
  * openapi/openapi.yaml: `npx tsx scripts/openapi-types.ts`. The generated file is checked in,
  * and test/unit/client-contract.test.ts fails when it and the document disagree.
  *
@@ -21,21 +22,40 @@ const BIOME = fileURLToPath(new URL('../node_modules/.bin/biome', import.meta.ur
 type Schema = Readonly<Record<string, unknown>>;
 
 const HEADER = `/**
- * The HTTP face's schemas as types. Generated from openapi/openapi.yaml by
- * scripts/openapi-types.ts: do not edit; run \`npx tsx scripts/openapi-types.ts\` after
- * changing the document.
+ * The HTTP face's schemas as types, and its parameters' patterns. Generated from
+ * openapi/openapi.yaml by scripts/openapi-types.ts: do not edit; run
+ * \`npx tsx scripts/openapi-types.ts\` after changing the document.
  */
 `;
 
-/** The module text for the document's `components.schemas`, in the document's order. */
+interface Document {
+  readonly components?: {
+    readonly schemas?: Record<string, Schema>;
+    readonly parameters?: Record<string, { readonly name?: string; readonly schema?: Schema }>;
+  };
+}
+
+/**
+ * The module text: a type for each of the document's `components.schemas`, in its order, and
+ * the patterns its parameters give (the queue, the idempotency key), so a client checks input
+ * by the same rule the document states.
+ */
 export function contractTypes(yamlText: string): string {
-  const document = parse(yamlText) as { components?: { schemas?: Record<string, Schema> } };
+  const document = parse(yamlText) as Document;
   const schemas = document.components?.schemas ?? {};
   const blocks = Object.entries(schemas).map(([name, schema]) => {
     const doc = comment(schema.description, '');
     return `${doc}export type ${name} = ${typeOf(schema, '')};\n`;
   });
-  return formatted(`${HEADER}\n${blocks.join('\n')}`);
+  const patterns = Object.entries(document.components?.parameters ?? {}).flatMap(
+    ([name, parameter]) => {
+      const pattern = parameter.schema?.pattern;
+      if (typeof pattern !== 'string') return [];
+      const doc = `/** The pattern of the \`${parameter.name ?? name}\` parameter. */\n`;
+      return [`${doc}export const ${name}Pattern = /${pattern.replace(/\//g, '\\/')}/;\n`];
+    },
+  );
+  return formatted(`${HEADER}\n${[...blocks, ...patterns].join('\n')}`);
 }
 
 function formatted(text: string): string {
