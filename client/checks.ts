@@ -23,7 +23,7 @@ export function checkId(id: string, index?: number): void {
   if (!isJobId(id)) {
     throw invalid(
       'EMQ_INVALID_ID',
-      `${jobOf(index)}Invalid job id ${JSON.stringify(id.slice(0, 40))}: an id is JOB + 11 base62 digits; mint one with mintJobId or \`emq id\`, or leave it out to have one minted.`,
+      `${jobOf(index)}Invalid job id ${JSON.stringify(id.slice(0, 40))}: an id is JOB + 11 base62 digits; mint one with mintId or \`emq id\`, or leave it out to have one minted.`,
     );
   }
 }

@@ -38,7 +38,7 @@ export interface EchoMqClientOptions {
 export interface EnqueueOptions {
   /** Your own identifier for this job: every call with it maps to one job (for the service's record life, one hour by default). */
   readonly idempotencyKey?: string;
-  /** A job id you minted (`mintJobId`, `emq id`): the job is admitted under it (PUT). */
+  /** A job id you minted (`mintId`, `emq id`): the job is admitted under it (PUT). */
   readonly id?: string;
 }
 

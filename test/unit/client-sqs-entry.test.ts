@@ -4,7 +4,7 @@
 // here from a stand-in client answering in SendMessageBatch's exact shape.
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { EmqClientError, mintJobId, sendJobs, sqsEntry } from '../../client/index.js';
+import { EmqClientError, mintId, sendJobs, sqsEntry } from '../../client/index.js';
 
 describe('sqsEntry', () => {
   it('names the queue and a minted job id, and uses the id as the entry id', () => {
@@ -22,7 +22,7 @@ describe('sqsEntry', () => {
   });
 
   it('sends bytes as base64 with emq-encoding, and takes text that is already base64', () => {
-    const id = mintJobId();
+    const id = mintId();
     const bytes = sqsEntry({ payload: Uint8Array.from([0, 255]), id });
     expect(bytes.MessageBody).toBe('AP8=');
     expect(bytes.MessageAttributes?.['emq-encoding']).toEqual({
@@ -34,7 +34,7 @@ describe('sqsEntry', () => {
   });
 
   it('fills the FIFO fields when a group is given, deduplicating by the job id', () => {
-    const id = mintJobId();
+    const id = mintId();
     expect(sqsEntry({ payload: 'x', id, groupId: 'g' })).toMatchObject({
       MessageGroupId: 'g',
       MessageDeduplicationId: id,
