@@ -18,9 +18,11 @@ import { Queue } from 'bullmq';
 import { Valkey } from 'iovalkey';
 import { type Connection, connect, install } from '../src/index.js';
 import { measureBundles } from './bundles.js';
+import { CAPACITY_IN_FLIGHT, CAPACITY_SIZES } from './capacity.js';
 import type { BenchCase, ServerName } from './case.js';
 import { bullAddCase, bullBulkCase } from './cases/bullmq.js';
 import { closeContainer, configureFaces, httpBatchCase, httpCase, sqsCase } from './cases/faces.js';
+import { floorCase } from './cases/floor.js';
 import { enqueueCase, enqueueManyCase, enqueueManyKeyedCase } from './cases/library.js';
 import { rawPipelineCase, rawSingleCase } from './cases/raw.js';
 import { chartSvg } from './chart.js';
@@ -29,6 +31,7 @@ import { runWithPipedStdout, stdoutIsPiped } from './log-pipe.js';
 import { pinProcesses } from './pin.js';
 import {
   bundleTable,
+  capacityTable,
   casesTable,
   coldStartTable,
   commandTable,
@@ -129,12 +132,21 @@ try {
   // BullMQ 6 takes ioredis as an optional peer, not installed here; iovalkey is the ioredis
   // fork BullMQ's adapter drives unchanged (the same client code on both sides of the ratio).
   bullClient = new Valkey({ host: '127.0.0.1', port: server.port, maxRetriesPerRequest: null });
-  bull = new Queue('bench-bullmq', { connection: bullClient });
-  await bull.waitUntilReady();
+  const bullmq = new Queue('bench-bullmq', { connection: bullClient });
+  bull = bullmq;
+  await bullmq.waitUntilReady();
   configureFaces({ module: server.url, plain: plain.url });
 
   const kinds = ['native', 'function', 'script'] as const;
+  // Capacity first (capacity.ts): each family, its floor and BullMQ, 8 batches in flight.
+  const capacity = CAPACITY_SIZES.flatMap((size) => [
+    ...kinds.map((kind) => sqsCase(kind, size, CAPACITY_IN_FLIGHT)),
+    floorCase(raw, 'module', size, CAPACITY_IN_FLIGHT),
+    floorCase(rawPlain, 'plain', size, CAPACITY_IN_FLIGHT),
+    bullBulkCase(bullmq, size, CAPACITY_IN_FLIGHT),
+  ]);
   const all: BenchCase[] = [
+    ...capacity,
     ...families.map((c) => enqueueCase(c)),
     ...kinds.map((kind) => httpCase(kind)),
     rawSingleCase(raw, 'native'),
@@ -146,9 +158,7 @@ try {
     rawPipelineCase(raw, 'native', 10),
     rawPipelineCase(rawPlain, 'function', 10),
     bullBulkCase(bull, 10),
-    ...kinds.map((kind) => sqsCase(kind, 10, 8)),
     rawPipelineCase(raw, 'native', 10, 8),
-    bullBulkCase(bull, 10, 8),
     ...families.map((c) => enqueueManyCase(c, 100)),
     rawPipelineCase(raw, 'native', 100),
     bullBulkCase(bull, 100),
@@ -183,6 +193,8 @@ try {
   await closeContainer();
 
   if (opts.only !== undefined) {
+    print(capacityTable(results));
+    print('');
     print(casesTable(results));
     print('');
     print(commandTable(results));
@@ -239,6 +251,8 @@ try {
     await updateReadme(
       [
         `Measured ${machineLine(machine)}`,
+        '',
+        capacityTable(results),
         '',
         casesTable(results),
         '',
