@@ -69,6 +69,8 @@ local HEADER = '~'
 local FIELD_LEN = 22
 local DIGEST_LEN = 16
 local CLAIM_LEN = 1 + DIGEST_LEN + FIELD_LEN
+local CLAIM_SHAPE = ': claim must be m or c, then 38 base64url characters'
+local M, C = 109, 99 -- the bytes of m and c (the library's load may not call string.byte)
 local ID_LEN = 14
 
 local function refuse(text)
@@ -172,11 +174,6 @@ local function fence_refusal(wire)
   return nil
 end
 
--- A record value: <id>:<digest>:<expiry>.
-local function record_of(id, digest, expiry)
-  return id .. ':' .. digest .. ':' .. string.format('%d', expiry)
-end
-
 local function record_expiry(value)
   return tonumber(string.sub(value, ID_LEN + DIGEST_LEN + 3)) or 0
 end
@@ -217,16 +214,23 @@ local function admit(keys, args, at)
   if string.match(ttl, '^[1-9][0-9]*$') == nil or #ttl > 15 then
     return arity('emq_admit', ': ttl-ms must be a positive integer')
   end
-  local kinds, digests, fields = {}, {}, {}
+  -- The kind byte per claim, then one anchored pattern test over every claim at once: callgrind
+  -- counted 2.3k server instructions per admission for it against 3.8k for a string.match per
+  -- claim (an unanchored search for a bad character cost 10k). m and c pass the class too.
+  local claims = {}
   for i = 1, n do
     local claim = args[at + 2 * i]
-    if #claim ~= CLAIM_LEN or string.match(claim, '^[mc][A-Za-z0-9_-]+$') == nil then
-      return arity('emq_admit', ': claim must be m or c, then 38 base64url characters')
+    local kind = string.byte(claim, 1)
+    if #claim ~= CLAIM_LEN or (kind ~= M and kind ~= C) then
+      return arity('emq_admit', CLAIM_SHAPE)
     end
-    kinds[i] = string.sub(claim, 1, 1)
-    digests[i] = string.sub(claim, 2, 1 + DIGEST_LEN)
-    fields[i] = string.sub(claim, 2 + DIGEST_LEN)
+    claims[i] = claim
   end
+  if not string.find(table.concat(claims), '^[A-Za-z0-9_%-]*$') then
+    return arity('emq_admit', CLAIM_SHAPE)
+  end
+  local fields = {}
+  for i = 1, n do fields[i] = string.sub(claims[i], 2 + DIGEST_LEN) end
 
   -- 2 layout
   local pending = keys[1]
@@ -240,11 +244,12 @@ local function admit(keys, args, at)
     if slot_keys[s] ~= records .. (s - 1) then return refuse(LAYOUT) end
   end
   local jobs = prefix .. 'job:'
-  local rows, ids = {}, {}
+  local from = #jobs + 1
+  local ids = {}
   for i = 1, n do
     local row = keys[5 + i]
-    if string.sub(row, 1, #jobs) ~= jobs then return refuse(LAYOUT) end
-    rows[i], ids[i] = row, string.sub(row, #jobs + 1)
+    if string.sub(row, 1, from - 1) ~= jobs then return refuse(LAYOUT) end
+    ids[i] = string.sub(row, from)
   end
 
   -- 3 fence, where this node can read it
@@ -259,11 +264,12 @@ local function admit(keys, args, at)
     for i = 1, n do replies[i] = wrong end
     return replies
   end
-  local any_row = redis.call('EXISTS', unpack(rows)) > 0
+  local any_row = redis.call('EXISTS', unpack(keys, 6, 5 + n)) > 0
 
   local t = tonumber(ttl)
   local window = math.floor((t + 1) / 2)
   local expiry = now + t
+  local tail = ':' .. string.format('%d', expiry)
   local target = math.floor(expiry / window) % SLOTS + 1
   local fresh, new_rows, record_args, zadd_args = {}, {}, {}, {}
   local pending_ok = nil
@@ -271,7 +277,7 @@ local function admit(keys, args, at)
   local dup_touch = nil
 
   local function record(i, id)
-    local value = record_of(id, digests[i], expiry)
+    local value = id .. ':' .. string.sub(claims[i], 2, 1 + DIGEST_LEN) .. tail
     fresh[fields[i]] = value
     record_args[#record_args + 1] = fields[i]
     record_args[#record_args + 1] = value
@@ -279,7 +285,7 @@ local function admit(keys, args, at)
 
   -- Writes admission i's row; nil when written, else its error reply.
   local function write(i, id, payload)
-    local through = module_write(rows[i], pending, id, payload)
+    local through = module_write(keys[5 + i], pending, id, payload)
     if through == 'exists' then return refuse('ERR EMQ.ENQUEUE found a row this call saw absent') end
     if through ~= 'written' and through ~= false then return through end
     if through == false then
@@ -288,7 +294,7 @@ local function admit(keys, args, at)
         pending_ok = kind == 'none' or kind == 'zset'
       end
       if not pending_ok then return refuse(WRONGTYPE) end
-      redis.call('HSET', rows[i], 'state', 'pending', 'attempts', '0', 'payload', payload)
+      redis.call('HSET', keys[5 + i], 'state', 'pending', 'attempts', '0', 'payload', payload)
       zadd_args[#zadd_args + 1] = '0'
       zadd_args[#zadd_args + 1] = id
     end
@@ -298,14 +304,14 @@ local function admit(keys, args, at)
   end
 
   for i = 1, n do
-    local kind, id, digest, payload = kinds[i], ids[i], digests[i], args[at + 1 + 2 * i]
+    local id, payload = ids[i], args[at + 1 + 2 * i]
     -- 4 kind
     if string.sub(id, 1, 3) ~= 'JOB' then
       replies[i] = refuse(KIND)
     elseif fresh[fields[i]] or found[i] then
       local value = fresh[fields[i]] or found[i]
       local earlier = string.sub(value, 1, ID_LEN)
-      if string.sub(value, ID_LEN + 2, ID_LEN + 1 + DIGEST_LEN) == digest then
+      if string.sub(value, ID_LEN + 2, ID_LEN + 1 + DIGEST_LEN) == string.sub(claims[i], 2, 1 + DIGEST_LEN) then
         replies[i] = { 0, earlier }
         if not fresh[fields[i]] and dup_touch == nil then
           dup_touch = function() redis.call('HSET', slot_keys[where[i]], fields[i], value) end
@@ -313,13 +319,13 @@ local function admit(keys, args, at)
       else
         replies[i] = { -1, earlier }
       end
-    elseif new_rows[id] or (any_row and redis.call('EXISTS', rows[i]) == 1) then
-      if kind == 'm' then
+    elseif new_rows[id] or (any_row and redis.call('EXISTS', keys[5 + i]) == 1) then
+      if string.byte(args[at + 2 * i], 1) == M then
         replies[i] = { 2, id }
       else
         -- A caller's id whose row exists without a record (written by another host, or
         -- before records existed): the row's payload decides.
-        local stored = redis.pcall('HGET', rows[i], 'payload')
+        local stored = redis.pcall('HGET', keys[5 + i], 'payload')
         if failed(stored) then
           replies[i] = refuse(WRONGTYPE)
         elseif stored == payload then
