@@ -4,7 +4,7 @@
  * concurrency on the same run and beside its floor (the same writes as plain pipelined
  * commands, floor.ts). The first table of the scoreboard and its first verdicts.
  */
-import type { Family } from './case.js';
+import { type Family, LISTPACK_VALUE } from './case.js';
 import type { CaseResult } from './runner.js';
 
 export const CAPACITY_SIZES = [10, 100] as const;
@@ -81,3 +81,39 @@ const CALL: Readonly<Record<Family, string>> = {
   function: 'FCALL',
   script: 'EVALSHA',
 };
+
+/**
+ * Rows as listpacks: the function family and its floor on the plain server (the bench's
+ * payload over the default `hash-max-listpack-value` of 64, so each row is a hash table) and
+ * on the `listpack` server (the value raised to LISTPACK_VALUE): server CPU and memory per job.
+ */
+export function listpackCells(cases: readonly CaseResult[]): string[][] {
+  const of = (id: string) => cases.find((c) => c.id === id);
+  return CAPACITY_SIZES.flatMap((size) =>
+    (['plain', 'listpack'] as const).map((server) => {
+      const family = of(
+        server === 'plain'
+          ? capacityIds.family('function', size)
+          : `${capacityIds.family('function', size)}.listpack`,
+      );
+      const floor = of(`floor.pipe${size}.${server}.x${CAPACITY_IN_FLIGHT}`);
+      return [
+        `SQS face ×${size}, function`,
+        server === 'plain' ? '64 (default): hash table' : `${LISTPACK_VALUE}: listpack`,
+        fixed(family?.serverCpuUsPerJob.median ?? Number.NaN),
+        fixed(family?.memoryBytesPerJob.median ?? Number.NaN, 0),
+        fixed(floor?.serverCpuUsPerJob.median ?? Number.NaN),
+        fixed(floor?.memoryBytesPerJob.median ?? Number.NaN, 0),
+      ];
+    }),
+  );
+}
+
+export const LISTPACK_HEADER = [
+  `rows as listpacks, ${CAPACITY_IN_FLIGHT} batches in flight`,
+  'hash-max-listpack-value: row encoding',
+  'server CPU µs/job',
+  'memory B/job',
+  'floor µs/job',
+  'floor memory B/job',
+] as const;

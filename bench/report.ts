@@ -1,6 +1,12 @@
 /** The scoreboard as Markdown: the cases, the verdicts, round trips and bundles. */
 import type { BundleFigures } from './bundles.js';
-import { CAPACITY_HEADER, capacityCells, capacityRows } from './capacity.js';
+import {
+  CAPACITY_HEADER,
+  capacityCells,
+  capacityRows,
+  LISTPACK_HEADER,
+  listpackCells,
+} from './capacity.js';
 import type { ColdStartFigures } from './cold-start.js';
 import type { RoundTripCount } from './round-trips.js';
 import type { CaseResult } from './runner.js';
@@ -65,6 +71,15 @@ export function capacityTable(cases: readonly CaseResult[]): string {
     CAPACITY_HEADER,
     ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
     capacityRows(cases).map(capacityCells),
+  );
+}
+
+/** The function family and its floor with rows as hash tables and as listpacks. */
+export function listpackTable(cases: readonly CaseResult[]): string {
+  return markdownTable(
+    LISTPACK_HEADER,
+    ['left', 'left', 'right', 'right', 'right', 'right'],
+    listpackCells(cases),
   );
 }
 
@@ -172,6 +187,8 @@ export function fullReport(parts: {
     `Machine: ${machineLine(parts.machine)}`,
     '',
     capacityTable(parts.cases),
+    '',
+    listpackTable(parts.cases),
     '',
     casesTable(parts.cases),
     '',

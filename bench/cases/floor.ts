@@ -15,6 +15,11 @@ const QUEUE = 'bench-floor';
 const PENDING = `emq:{${QUEUE}}:pending`;
 const SLOT = `emq:{${QUEUE}}:dedupe:0`;
 const TTL_MS = 3_600_000;
+const SERVER_LABEL: Readonly<Record<ServerName, string>> = {
+  module: 'server with the module',
+  plain: 'plain server',
+  listpack: 'plain server, rows as listpacks',
+};
 
 /** A record field and value of the sizes the families write: 22 characters, id:digest:expiry. */
 function recordOf(id: string, expiry: number): [string, string] {
@@ -31,7 +36,7 @@ export function floorCase(
 ): BenchCase {
   return {
     id: `floor.pipe${size}.${server}.x${inFlight}`,
-    label: `floor: pipelined HSET ×${size} + ZADD + record HSET (${server === 'module' ? 'server with the module' : 'plain server'}), ${inFlight} in flight`,
+    label: `floor: pipelined HSET ×${size} + ZADD + record HSET (${SERVER_LABEL[server]}), ${inFlight} in flight`,
     side: 'raw',
     jobsPerUnit: size,
     inFlight,
