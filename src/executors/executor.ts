@@ -50,8 +50,7 @@ export interface Executor {
   enqueue(call: EnqueueCall): Command;
 }
 
-/** Most admissions in one call: 9 + 3n arguments stay within Serverless's 3,999 (500 is the
- * bound the faces and the tests know; 1,330 would fit). */
+/** Most admissions in one call: an EVALSHA of n takes 11 + 3n arguments (Serverless: 3,999). */
 export const MAX_ADMISSIONS_PER_CALL = 500;
 
 /** The keys and the arguments of an admit call, in wire order (docs/wire.md). */
