@@ -1,4 +1,4 @@
-// EMQ.ADMIT v3 (docs/wire.md "admit"): n admissions of one queue per call, each judged as if
+// EMQ.ADMIT (docs/wire.md "admit"): n admissions of one queue per call, each judged as if
 // alone and in order; the row at birth, the pending entry, the record in its slot; the statuses
 // 1, 0, -1, 2 and a caller id's row compare; admissions of one call seeing each other; records
 // expiring. The slots, the v2 form and what observers see are admit-slots.test.ts; the

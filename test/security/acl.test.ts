@@ -216,7 +216,7 @@ describe.each(KINDS)('on an $name', (kind) => {
     });
 
     when(library)(
-      'admits every outcome of one v3 call, then a duplicate (touch), a conflict and a caller id',
+      'admits every outcome of one admit call, then a duplicate (touch), a conflict and a caller id',
       async () => {
         const { queue, node } = await queueOn(targetOf(setup()), 'acl-v3');
         const k = keysOf(queue);
