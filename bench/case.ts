@@ -2,11 +2,16 @@
 export type Family = 'native' | 'function' | 'script';
 
 /**
- * The bench's two servers: `module` loads the EchoMQ module (the native family, the raw
+ * The bench's servers: `module` loads the EchoMQ module (the native family, the raw
  * EMQ.ENQUEUE baselines, BullMQ); `plain` does not, as ElastiCache and MemoryDB run, and
- * serves the function and script families (their writes are their own HSET and ZADD there).
+ * serves the function and script families (their writes are their own HSET and ZADD there);
+ * `listpack` is `plain` with `hash-max-listpack-value` raised (LISTPACK_VALUE), so a row of the
+ * bench's payload is a listpack instead of a hash table.
  */
-export type ServerName = 'module' | 'plain';
+export type ServerName = 'module' | 'plain' | 'listpack';
+
+/** The `hash-max-listpack-value` of the `listpack` server (bench/README.md says why 1024). */
+export const LISTPACK_VALUE = 1024;
 
 /** Where a family runs in the bench: as it runs on AWS. */
 export function serverOf(family: Family): ServerName {

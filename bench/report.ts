@@ -1,5 +1,12 @@
 /** The scoreboard as Markdown: the cases, the verdicts, round trips and bundles. */
 import type { BundleFigures } from './bundles.js';
+import {
+  CAPACITY_HEADER,
+  capacityCells,
+  capacityRows,
+  LISTPACK_HEADER,
+  listpackCells,
+} from './capacity.js';
 import type { ColdStartFigures } from './cold-start.js';
 import type { RoundTripCount } from './round-trips.js';
 import type { CaseResult } from './runner.js';
@@ -56,6 +63,24 @@ function spreadText(spread: Spread): string {
 
 export function machineLine(machine: Machine): string {
   return `${machine.date}; ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB; Node ${machine.node}, Valkey ${machine.valkey} (native family, raw EMQ.ENQUEUE and BullMQ on a server with the module, function and script families on one without), BullMQ ${machine.bullmq}; client and servers on the same host over loopback, ${machine.placement}; ${machine.rounds} rounds per case; load average ${machine.load[0].toFixed(2)} at start, ${machine.load[1].toFixed(2)} at end.`;
+}
+
+/** The capacity rows (capacity.ts): the scoreboard's first table. */
+export function capacityTable(cases: readonly CaseResult[]): string {
+  return markdownTable(
+    CAPACITY_HEADER,
+    ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+    capacityRows(cases).map(capacityCells),
+  );
+}
+
+/** The function family and its floor with rows as hash tables and as listpacks. */
+export function listpackTable(cases: readonly CaseResult[]): string {
+  return markdownTable(
+    LISTPACK_HEADER,
+    ['left', 'left', 'right', 'right', 'right', 'right'],
+    listpackCells(cases),
+  );
 }
 
 export function casesTable(cases: readonly CaseResult[]): string {
@@ -160,6 +185,10 @@ export function fullReport(parts: {
 }): string {
   return [
     `Machine: ${machineLine(parts.machine)}`,
+    '',
+    capacityTable(parts.cases),
+    '',
+    listpackTable(parts.cases),
     '',
     casesTable(parts.cases),
     '',

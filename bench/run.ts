@@ -18,9 +18,11 @@ import { Queue } from 'bullmq';
 import { Valkey } from 'iovalkey';
 import { type Connection, connect, install } from '../src/index.js';
 import { measureBundles } from './bundles.js';
-import type { BenchCase, ServerName } from './case.js';
+import { CAPACITY_IN_FLIGHT, CAPACITY_SIZES } from './capacity.js';
+import { type BenchCase, LISTPACK_VALUE, type ServerName } from './case.js';
 import { bullAddCase, bullBulkCase } from './cases/bullmq.js';
 import { closeContainer, configureFaces, httpBatchCase, httpCase, sqsCase } from './cases/faces.js';
+import { floorCase } from './cases/floor.js';
 import { enqueueCase, enqueueManyCase, enqueueManyKeyedCase } from './cases/library.js';
 import { rawPipelineCase, rawSingleCase } from './cases/raw.js';
 import { chartSvg } from './chart.js';
@@ -29,10 +31,12 @@ import { runWithPipedStdout, stdoutIsPiped } from './log-pipe.js';
 import { pinProcesses } from './pin.js';
 import {
   bundleTable,
+  capacityTable,
   casesTable,
   coldStartTable,
   commandTable,
   fullReport,
+  listpackTable,
   type Machine,
   machineLine,
   roundTripTable,
@@ -93,14 +97,22 @@ const placement = pinProcesses(opts.pin);
 const server = await startServer(root);
 // The function and script families run where AWS runs them: on a server without the module.
 const plain = await startServer(root, { module: false });
+// The plain server again with rows as listpacks: what the stack's parameter group would set.
+const listpack = await startServer(root, {
+  module: false,
+  config: ['--hash-max-listpack-value', String(LISTPACK_VALUE)],
+});
 placement.server(server.pid);
 placement.server(plain.pid);
+placement.server(listpack.pid);
 const admins: Record<ServerName, Valkey> = {
   module: new Valkey({ host: '127.0.0.1', port: server.port }),
   plain: new Valkey({ host: '127.0.0.1', port: plain.port }),
+  listpack: new Valkey({ host: '127.0.0.1', port: listpack.port }),
 };
 const raw = new Valkey({ host: '127.0.0.1', port: server.port });
 const rawPlain = new Valkey({ host: '127.0.0.1', port: plain.port });
+const rawListpack = new Valkey({ host: '127.0.0.1', port: listpack.port });
 const connections: Connection[] = [];
 let bull: Queue | undefined;
 let bullClient: Valkey | undefined;
@@ -108,16 +120,22 @@ try {
   const installers = {
     module: await connect({ urls: [server.url], checkFence: false, executor: 'native' }),
     plain: await connect({ urls: [plain.url], checkFence: false, executor: 'function' }),
+    listpack: await connect({ urls: [listpack.url], checkFence: false, executor: 'function' }),
   };
-  connections.push(installers.module, installers.plain);
+  connections.push(installers.module, installers.plain, installers.listpack);
   // Both servers start every case-round empty, with the fence and the library installed
   // (FLUSHALL keeps functions and loaded scripts, install puts the fence back).
   const reset = async (): Promise<void> => {
     await Promise.all([
       admins.module.call('FLUSHALL', 'SYNC'),
       admins.plain.call('FLUSHALL', 'SYNC'),
+      admins.listpack.call('FLUSHALL', 'SYNC'),
     ]);
-    await Promise.all([install(installers.module), install(installers.plain)]);
+    await Promise.all([
+      install(installers.module),
+      install(installers.plain),
+      install(installers.listpack),
+    ]);
   };
   await reset();
   const native = await connect({ urls: [server.url], executor: 'native' });
@@ -129,12 +147,24 @@ try {
   // BullMQ 6 takes ioredis as an optional peer, not installed here; iovalkey is the ioredis
   // fork BullMQ's adapter drives unchanged (the same client code on both sides of the ratio).
   bullClient = new Valkey({ host: '127.0.0.1', port: server.port, maxRetriesPerRequest: null });
-  bull = new Queue('bench-bullmq', { connection: bullClient });
-  await bull.waitUntilReady();
-  configureFaces({ module: server.url, plain: plain.url });
+  const bullmq = new Queue('bench-bullmq', { connection: bullClient });
+  bull = bullmq;
+  await bullmq.waitUntilReady();
+  configureFaces({ module: server.url, plain: plain.url, listpack: listpack.url });
 
   const kinds = ['native', 'function', 'script'] as const;
+  // Capacity first (capacity.ts): each family, its floor and BullMQ, 8 batches in flight.
+  const capacity = CAPACITY_SIZES.flatMap((size) => [
+    ...kinds.map((kind) => sqsCase(kind, size, CAPACITY_IN_FLIGHT)),
+    floorCase(raw, 'module', size, CAPACITY_IN_FLIGHT),
+    floorCase(rawPlain, 'plain', size, CAPACITY_IN_FLIGHT),
+    bullBulkCase(bullmq, size, CAPACITY_IN_FLIGHT),
+    // Rows as listpacks (hash-max-listpack-value raised): the function family and its floor.
+    sqsCase('function', size, CAPACITY_IN_FLIGHT, undefined, 'listpack'),
+    floorCase(rawListpack, 'listpack', size, CAPACITY_IN_FLIGHT),
+  ]);
   const all: BenchCase[] = [
+    ...capacity,
     ...families.map((c) => enqueueCase(c)),
     ...kinds.map((kind) => httpCase(kind)),
     rawSingleCase(raw, 'native'),
@@ -146,9 +176,7 @@ try {
     rawPipelineCase(raw, 'native', 10),
     rawPipelineCase(rawPlain, 'function', 10),
     bullBulkCase(bull, 10),
-    ...kinds.map((kind) => sqsCase(kind, 10, 8)),
     rawPipelineCase(raw, 'native', 10, 8),
-    bullBulkCase(bull, 10, 8),
     ...families.map((c) => enqueueManyCase(c, 100)),
     rawPipelineCase(raw, 'native', 100),
     bullBulkCase(bull, 100),
@@ -183,12 +211,20 @@ try {
   await closeContainer();
 
   if (opts.only !== undefined) {
+    print(capacityTable(results));
+    print('');
+    print(listpackTable(results));
+    print('');
     print(casesTable(results));
     print('');
     print(commandTable(results));
   } else {
     progress('counting round trips');
-    const roundTrips = await countRoundTrips({ module: server.port, plain: plain.port });
+    const roundTrips = await countRoundTrips({
+      module: server.port,
+      plain: plain.port,
+      listpack: listpack.port,
+    });
     progress('measuring bundles');
     const bundles = await measureBundles(root, opts.imports);
     progress('measuring cold starts');
@@ -240,6 +276,10 @@ try {
       [
         `Measured ${machineLine(machine)}`,
         '',
+        capacityTable(results),
+        '',
+        listpackTable(results),
+        '',
         casesTable(results),
         '',
         verdictTable(verdictList),
@@ -261,8 +301,9 @@ try {
   await bull?.close();
   bullClient?.disconnect();
   await Promise.all(connections.map((connection) => connection.close()));
-  for (const client of [admins.module, admins.plain, raw, rawPlain]) client.disconnect();
-  await Promise.all([server.stop(), plain.stop()]);
+  for (const client of [admins.module, admins.plain, admins.listpack, raw, rawPlain, rawListpack])
+    client.disconnect();
+  await Promise.all([server.stop(), plain.stop(), listpack.stop()]);
 }
 
 /** Replaces the generated part of bench/README.md; the prose around it stays as written. */

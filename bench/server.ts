@@ -37,6 +37,8 @@ export interface ServerOptions {
    * MemoryDB run: the function and script families write HSET and ZADD themselves there.
    */
   readonly module?: boolean;
+  /** Configuration directives, e.g. `['--hash-max-listpack-value', '1024']`. */
+  readonly config?: readonly string[];
 }
 
 export async function startServer(root: string, options: ServerOptions = {}): Promise<BenchServer> {
@@ -53,6 +55,7 @@ export async function startServer(root: string, options: ServerOptions = {}): Pr
     ...['--port', String(port), '--bind', LOOPBACK, '--save', '', '--appendonly', 'no'],
     ...['--protected-mode', 'no', '--daemonize', 'no'],
     ...(withModule ? ['--loadmodule', modulePath, 'wire', '1'] : []),
+    ...(options.config ?? []),
     // A replica loads the primary's snapshot from the socket.
     ...(options.replicaOf === undefined
       ? []

@@ -4,6 +4,7 @@
  * memory per keyed admission, the bundles).
  */
 import type { BundleFigures } from './bundles.js';
+import { capacityGoal, capacityRows } from './capacity.js';
 import type { Family } from './case.js';
 import type { ColdStartFigures } from './cold-start.js';
 import type { RoundTripCount } from './round-trips.js';
@@ -71,6 +72,13 @@ export function verdicts({ cases, roundTrips, bundles, coldStarts }: Figures): V
   });
 
   const out: Verdict[] = [
+    ...capacityRows(cases).map((row) =>
+      judged(
+        `jobs per core ÷ BullMQ addBulk(${row.size}), SQS ×${row.size} ${row.family}, 8 in flight (server CPU)`,
+        row.bullmqUs / row.us,
+        atLeast(capacityGoal(row.family, row.size)),
+      ),
+    ),
     ratio('SQS ×10 native ÷ BullMQ addBulk(10)', 'sqs.batch10.native', 'bullmq.bulk10', atLeast(3)),
     ratio(
       'SQS ×10 function ÷ BullMQ addBulk(10)',

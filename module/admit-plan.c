@@ -1,5 +1,5 @@
 /*
- * EMQ.ADMIT v3, steps 4 to 6: every read and every answer of the call, decided before anything
+ * EMQ.ADMIT, steps 4 to 6: every read and every answer of the call, decided before anything
  * is written, so that the pause check (step 7) can refuse a call that would write while it
  * still has written nothing. The decisions are emq.lua's admit(), line for line, including how
  * an admission sees the ones before it in the same call: a record an earlier admission makes
@@ -20,7 +20,7 @@ static int same_payload(const Admission *a, const Admission *b) {
 }
 
 /* The record an earlier admission of this call makes for admission i's key (fresh[] in Lua). */
-static const Admission *fresh_record(const Admit3 *c, int i) {
+static const Admission *fresh_record(const AdmitCall *c, int i) {
     const char *h = c->a[i].h;
     for (int j = 0; j < i; j++)
         if (c->a[j].record && memcmp(c->a[j].h, h, FIELD_LEN) == 0) return &c->a[j];
@@ -28,19 +28,10 @@ static const Admission *fresh_record(const Admit3 *c, int i) {
 }
 
 /* The admission of this call that writes row emq:{q}:job:<id> (new_rows[] in Lua). */
-static const Admission *new_row(const Admit3 *c, int i, const char *id, size_t idn) {
+static const Admission *new_row(const AdmitCall *c, int i, const char *id, size_t idn) {
     for (int j = 0; j < i; j++)
         if (c->a[j].writes_row && bytes_eq(c->a[j].idp, c->a[j].idn, id, idn)) return &c->a[j];
     return NULL;
-}
-
-/* Lua's HGET of a row's payload compared with admission i's: the row this call writes, else
- * the keyspace (recorded_row). */
-static int row_verdict(Admit3 *c, int i, const char *id, size_t idn) {
-    Admission *a = &c->a[i];
-    const Admission *planned = new_row(c, i, id, idn);
-    if (!planned) return recorded_row(c->ctx, c->q, c->qlen, id, idn, a->payload);
-    return same_payload(a, planned) ? VERDICT_SAME : VERDICT_OTHER;
 }
 
 static void answer(Admission *a, long long status, const char *id, size_t len) {
@@ -51,7 +42,7 @@ static void answer(Admission *a, long long status, const char *id, size_t len) {
 }
 
 /* The new record of admission i: <id>:<digest>:<expiry>, in the call's pool. */
-static void record(Admit3 *c, Admission *a) {
+static void record(AdmitCall *c, Admission *a) {
     char *r = a->record = PoolAlloc(c->ctx, a->idn + 1 + DIGEST_LEN + c->expiry_len);
     memcpy(r, a->idp, a->idn);
     r[a->idn] = ':';
@@ -62,34 +53,18 @@ static void record(Admit3 *c, Admission *a) {
 }
 
 /* Admission i's key has a record (found now, or made earlier in this call). */
-static void known(Admit3 *c, int i, const char *v, size_t len, int fresh) {
+static void known(AdmitCall *c, int i, const char *v, size_t len, int fresh) {
     Admission *a = &c->a[i];
     if (!record_digest_is(v, len, a->dp, DIGEST_LEN)) {
         answer(a, -1, v, record_id_len(len));
         return;
     }
     answer(a, 0, v, record_id_len(len));
-    if (!fresh && !c->touch) c->touch = i + 1, c->touch_kind = TOUCH_V3;
-}
-
-/* A v2 record holds the id alone: judged by its row, as v2 did. */
-static void known_v2(Admit3 *c, int i) {
-    Admission *a = &c->a[i];
-    size_t len;
-    const char *earlier = StringPtrLen(a->v2, &len);
-    int verdict = row_verdict(c, i, earlier, len);
-    if (verdict == VERDICT_WRONGTYPE) {
-        a->outcome = OUT_WRONGTYPE;
-    } else if (verdict == VERDICT_OTHER) {
-        answer(a, -1, earlier, len);
-    } else {
-        answer(a, 0, earlier, len);
-        if (!c->touch) c->touch = i + 1, c->touch_kind = TOUCH_V2;
-    }
+    if (!fresh && !c->touch) c->touch = i + 1;
 }
 
 /* The proposed row exists (or an earlier admission writes it). */
-static void row_taken(Admit3 *c, int i, const char *id, size_t idn) {
+static void row_taken(AdmitCall *c, int i, const char *id, size_t idn) {
     Admission *a = &c->a[i];
     if (a->kind == 'm') {
         answer(a, 2, id, idn);
@@ -126,7 +101,7 @@ static void row_taken(Admit3 *c, int i, const char *id, size_t idn) {
 }
 
 /* A new key and a free row: the admission writes row, pending entry and record. */
-static void admit_new(Admit3 *c, int i, const char *id, size_t idn) {
+static void admit_new(AdmitCall *c, int i, const char *id, size_t idn) {
     Admission *a = &c->a[i];
     if (c->pending_ok < 0) {
         int t = key_type(c->ctx, c->pending);
@@ -142,22 +117,10 @@ static void admit_new(Admit3 *c, int i, const char *id, size_t idn) {
     answer(a, 1, id, idn);
 }
 
-/* Lookups of step 5 (emq.lua order): the slots, then every v2 record, then every row. */
-static int lookups(Admit3 *c) {
+/* Lookups of step 5 (emq.lua order): the slots, then every row. */
+static int lookups(AdmitCall *c) {
     if (!slots_read(c->ctx, &c->slots, c->n, c->fields, c->found, c->where, (double)c->now))
         return 0;
-    for (int i = 0; i < c->n; i++) {
-        Admission *a = &c->a[i];
-        Key *k = OpenKey(c->ctx, a->legacy, KEY_READ | KEY_NOTOUCH);
-        if (k && !c->found[i]) {
-            if (KeyType(k) == TYPE_STRING) {
-                a->v2 = string_value(c->ctx, a->legacy);
-            } else {
-                a->v2_wrong = 1;
-            }
-        }
-        if (k) CloseKey(k);
-    }
     for (int i = 0; i < c->n; i++) {
         Key *k = OpenKey(c->ctx, c->a[i].row, KEY_READ | KEY_NOTOUCH);
         c->a[i].row_exists = k != NULL;
@@ -166,7 +129,7 @@ static int lookups(Admit3 *c) {
     return 1;
 }
 
-int admit_plan(Admit3 *c) {
+int admit_plan(AdmitCall *c) {
     c->now = Milliseconds();
     c->window = (c->ttl + 1) / 2; /* ceil(ttl / 2) */
     c->expiry = c->now + c->ttl;
@@ -189,10 +152,6 @@ int admit_plan(Admit3 *c) {
         } else if (c->found[i]) {
             const char *v = StringPtrLen(c->found[i], &len);
             known(c, i, v, len, 0);
-        } else if (a->v2_wrong) {
-            a->outcome = OUT_WRONGTYPE;
-        } else if (a->v2) {
-            known_v2(c, i);
         } else if (new_row(c, i, id, idn) || a->row_exists) {
             row_taken(c, i, id, idn);
         } else {

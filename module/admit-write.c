@@ -1,5 +1,5 @@
 /*
- * EMQ.ADMIT v3, steps 7 and 8: the pause check, then the writes in emq.lua's order (each row's
+ * EMQ.ADMIT, steps 7 and 8: the pause check, then the writes in emq.lua's order (each row's
  * HSET in admission order, one ZADD of every new member, the target slot's UNLINK when it is
  * dead and its one HSET, the UNLINK of the dead slot after the live ones, else the touch), then
  * the reply.
@@ -34,30 +34,32 @@ static void constants(void) {
     f_payload = CreateString(NULL, "payload", 7);
 }
 
-static int rows(Admit3 *c) {
+static int rows(AdmitCall *c) {
     if (c->rows == 0) return 1;
     Str **v = PoolAlloc(c->ctx, sizeof *v * 2 * (size_t)c->rows);
     size_t m = 0;
-    for (int i = 0; i < c->n; i++) {
+    int ok = 1;
+    for (int i = 0; ok && i < c->n; i++) {
         Admission *a = &c->a[i];
         if (!a->writes_row) continue;
         /* The row at birth (SPEC §3): one HSET of three fields in order. */
-        if (!call_ok(c->ctx, Call(c->ctx, "HSET", "!Esssssss", a->row, f_state, v_pending,
-                                  f_attempts, zero, f_payload, a->payload)))
-            return 0;
+        ok = call_ok(c->ctx, Call(c->ctx, "HSET", "!Esssssss", a->row, f_state, v_pending,
+                                  f_attempts, zero, f_payload, a->payload));
         v[m++] = zero;
-        v[m++] = a->id;
+        v[m++] = CreateString(c->ctx, a->idp, a->idn); /* the row key's tail */
     }
-    return call_ok(c->ctx, Call(c->ctx, "ZADD", "!Esv", c->pending, v, m));
+    if (ok) ok = call_ok(c->ctx, Call(c->ctx, "ZADD", "!Esv", c->pending, v, m));
+    for (size_t j = 1; j < m; j += 2) FreeString(c->ctx, v[j]);
+    return ok;
 }
 
-static int unlink_slot(Admit3 *c, int s) {
+static int unlink_slot(AdmitCall *c, int s) {
     return call_ok(c->ctx, Call(c->ctx, "UNLINK", "!Es", c->slots.keys[s]));
 }
 
 /* One HSET of every record this call makes, then the header, so a new slot holds the header
  * after its first records, as the library writes it. */
-static int records(Admit3 *c) {
+static int records(AdmitCall *c) {
     if (c->records == 0) return 1;
     if (c->unlink_target && !unlink_slot(c, c->target)) return 0;
     size_t count = 2 * (size_t)c->records + 2, m = 0;
@@ -76,28 +78,15 @@ static int records(Admit3 *c) {
     return ok;
 }
 
-/* SET <key> <value> KEEPTTL with the value's bytes: SET keeps a shared argument object as it
- * is (a module string is "raw"), while a client's SET stores a short value "embstr"; Call()
- * makes a fresh object from bytes, so the key is encoded as the library's SET leaves it. */
-Reply *set_keepttl(Ctx *ctx, Str *key, Str *value) {
-    size_t n;
-    const char *v = StringPtrLen(value, &n);
-    return Call(ctx, "SET", "!Esbc", key, v, n, "KEEPTTL");
-}
-
 /* A call in which some admission answered 0 and nothing else was written rewrites that
  * record unchanged, so this client's next WAIT covers the original write (SPEC §11). */
-static int touch(Admit3 *c) {
+static int touch(AdmitCall *c) {
     int i = c->touch - 1;
-    Admission *a = &c->a[i];
-    Reply *r = c->touch_kind == TOUCH_V3
-                   ? Call(c->ctx, "HSET", "!Esss", c->slots.keys[c->where[i]], c->fields[i],
-                          c->found[i])
-                   : set_keepttl(c->ctx, a->legacy, a->v2);
-    return call_ok(c->ctx, r);
+    return call_ok(c->ctx, Call(c->ctx, "HSET", "!Esss", c->slots.keys[c->where[i]],
+                                c->fields[i], c->found[i]));
 }
 
-static int writes(Admit3 *c) {
+static int writes(AdmitCall *c) {
     int wrote = c->rows > 0 || c->records > 0 || c->unlink_after;
     if (!rows(c) || !records(c)) return 0;
     if (c->unlink_after && !unlink_slot(c, c->after)) return 0;
@@ -105,7 +94,7 @@ static int writes(Admit3 *c) {
     return 1;
 }
 
-static void reply(Admit3 *c, int planned) {
+static void reply(AdmitCall *c, int planned) {
     ReplyWithArray(c->ctx, c->n);
     for (int i = 0; i < c->n; i++) {
         Admission *a = &c->a[i];
@@ -121,7 +110,7 @@ static void reply(Admit3 *c, int planned) {
     }
 }
 
-int admit_finish(Admit3 *c, int planned) {
+int admit_finish(AdmitCall *c, int planned) {
     if (planned == 1) {
         int any = c->rows > 0 || c->records > 0 || c->unlink_after || c->touch;
         constants();
@@ -132,7 +121,6 @@ int admit_finish(Admit3 *c, int planned) {
     for (int i = 0; i < c->n; i++) {
         if (c->fields[i]) FreeString(c->ctx, c->fields[i]);
         if (c->found[i]) FreeString(c->ctx, c->found[i]);
-        if (c->a[i].v2) FreeString(c->ctx, c->a[i].v2);
     }
     return OK;
 }

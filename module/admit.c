@@ -1,24 +1,23 @@
 /*
  * EMQ.ADMIT (docs/wire.md "admit"), the native twin of emq.lua's emq_admit:
  *
- *   EMQ.ADMIT <5+2n> <pending> <slot0> <slot1> <slot2> <slot3> (<row_i> <legacy_i>)×n
- *             <wire> <ttl-ms> (<kind_i> <id_i> <digest_i> <payload_i>)×n
+ *   EMQ.ADMIT <5+n> <pending> <slot0> <slot1> <slot2> <slot3> <row_i>×n
+ *             <wire> <ttl-ms> (<claim_i> <payload_i>)×n
  *   KEYS  pending emq:{q}:pending; slot0..3 emq:{q}:dedupe:0..3 (the record slots);
- *         row_i emq:{q}:job:<id_i>; legacy_i emq:{q}:dedupe:<h_i> (its v2 record, and where
- *         the record's field h_i[0..22] is read from)
+ *         row_i emq:{q}:job:<id_i> (the id is the key's tail)
  *   ARGV  wire: the identity the host expects; ttl-ms: a new record's life (1 to 15 digits);
- *         kind_i m (minted) or c (the caller's id); id_i; digest_i (16 base64url); payload_i
+ *         claim_i: the kind (m minted, c the caller's id), the payload's digest (16 base64url),
+ *         the record's field (22 base64url: h_i's first 22); payload_i
  *   reply an array of n replies, in order: [status, id] or an error element (EMQKIND,
  *         WRONGTYPE); status 1 new, 0 known with this digest, -1 another digest, 2 the proposed
  *         row exists (a caller id compares the row's payload instead: 0 and recorded, or -1)
  *   refusals of the whole call, before anything is written, in this order:
- *         ERR wrong number of arguments ...  key count, argument count, wire/ttl/kind/digest
+ *         ERR wrong number of arguments ...  key count, argument count, wire/ttl/claim
  *         EMQLAYOUT ...                      keys not one queue's layout
  *         EMQWIRE ...                        this node's {emq}:version (its own copy, read on
  *                                            every call) or the host's <wire> is not the
  *                                            module's identity
  *         ERR EMQ write-paused               the server pauses writes and the call would write
- *   numkeys 3 is the previous form (admit-v2.c).
  *
  * Key positions are variable, so the command is registered with getkeys-api and declares its
  * keys here: the server then answers MOVED / CROSSSLOT and checks ACL key patterns on them
@@ -33,13 +32,13 @@
 #include "keys.h"
 
 static const char LAYOUT[] = "EMQLAYOUT keys must be one queue's emq:{q}:pending, emq:{q}:dedupe:0 "
-                             "to 3, then emq:{q}:job:<id> and emq:{q}:dedupe:<h> per admission";
+                             "to 3, then emq:{q}:job:<id> per admission";
+#define CLAIM_LEN (1 + DIGEST_LEN + FIELD_LEN)
 
 /* What each key is used for, as ACL key permissions see it (read: ACCESS; write: UPDATE). */
 static const int PENDING_FLAGS = KEYSPEC_RW | KEYSPEC_UPDATE;                    /* ZADD */
 static const int SLOT_FLAGS = KEYSPEC_RW | KEYSPEC_ACCESS | KEYSPEC_UPDATE | KEYSPEC_DELETE;
 static const int ROW_FLAGS = KEYSPEC_RW | KEYSPEC_ACCESS | KEYSPEC_UPDATE; /* HGET, HSET */
-static const int LEGACY_FLAGS = KEYSPEC_RW | KEYSPEC_ACCESS | KEYSPEC_UPDATE; /* GET, SET */
 
 /* The key count at argv[1], when it is one and the keys are all there; else -1. */
 static long long numkeys(Str **argv, int argc) {
@@ -51,18 +50,8 @@ static long long numkeys(Str **argv, int argc) {
 /* A key-position request (routing, ACL, COMMAND GETKEYS): declares every key, by its role. */
 static void declare_keys(Ctx *ctx, Str **argv, int argc) {
     long long nk = numkeys(argv, argc);
-    if (nk == 3) { /* v2: row, pending, record */
-        KeyAtPosWithFlags(ctx, 2, ROW_FLAGS);
-        KeyAtPosWithFlags(ctx, 3, PENDING_FLAGS);
-        KeyAtPosWithFlags(ctx, 4, LEGACY_FLAGS);
-        return;
-    }
-    for (int pos = 2; pos < 2 + nk; pos++) {
-        int role = pos == 2 ? PENDING_FLAGS : pos <= 6 ? SLOT_FLAGS
-                                            : (pos - 7) % 2 == 0 ? ROW_FLAGS
-                                                                 : LEGACY_FLAGS;
-        KeyAtPosWithFlags(ctx, pos, role);
-    }
+    for (int pos = 2; pos < 2 + nk; pos++)
+        KeyAtPosWithFlags(ctx, pos, pos == 2 ? PENDING_FLAGS : pos <= 6 ? SLOT_FLAGS : ROW_FLAGS);
 }
 
 static int shape(Ctx *ctx, const char *why) {
@@ -71,8 +60,8 @@ static int shape(Ctx *ctx, const char *why) {
     return ReplyWithError(ctx, msg);
 }
 
-/* Step 1 past the counts: wire, ttl-ms, then each admission's kind and digest (emq.lua's
- * order). NULL when they are well formed, else the reason. */
+/* Step 1 past the counts: wire, ttl-ms, then each admission's claim (emq.lua's order). NULL
+ * when they are well formed, else the reason. */
 static const char *malformed(Str **args, int n, long long *ttl) {
     size_t len;
     const char *w = StringPtrLen(args[0], &len);
@@ -82,22 +71,21 @@ static const char *malformed(Str **args, int n, long long *ttl) {
     if (StringToLongLong(args[1], ttl) != OK || *ttl < 1 || *ttl > TTL_MAX)
         return ": ttl-ms must be a positive integer";
     for (int i = 0; i < n; i++) {
-        const char *k = StringPtrLen(args[2 + 4 * i], &len);
-        if (len != 1 || (k[0] != 'm' && k[0] != 'c')) return ": kind must be m or c";
-        const char *d = StringPtrLen(args[4 + 4 * i], &len);
-        if (len != DIGEST_LEN || !base64url(d, len))
-            return ": digest must be 16 base64url characters";
+        const char *k = StringPtrLen(args[2 + 2 * i], &len);
+        if (len != CLAIM_LEN || (k[0] != 'm' && k[0] != 'c') || !base64url(k + 1, len - 1))
+            return ": claim must be m or c, then 38 base64url characters";
     }
     return NULL;
 }
 
-/* Step 2: one queue's pending, its four slots in order, then row and v2 record per admission.
- * Every key starts with the pending key's "emq:{q}:", so that prefix is compared as bytes. */
-static int layout_ok(Admit3 *c, Str **keys) {
+/* Step 2: one queue's pending, its four slots in order, then a row per admission, whose tail
+ * is its id. Every key starts with the pending key's "emq:{q}:", so that prefix is compared as
+ * bytes. */
+static int layout_ok(AdmitCall *c, Str **keys) {
     c->q = queue_of(keys[0], "}:pending", &c->qlen);
     if (!c->q) return 0;
     const char *prefix = StringPtrLen(keys[0], NULL);
-    const size_t pn = 5 + c->qlen + 2, rown = pn + 4, legn = pn + 7 + DEDUPE_HASH_LEN;
+    const size_t pn = 5 + c->qlen + 2, rown = pn + 4;
     for (int s = 0; s < SLOTS; s++) {
         size_t n;
         const char *k = StringPtrLen(keys[1 + s], &n);
@@ -107,15 +95,12 @@ static int layout_ok(Admit3 *c, Str **keys) {
     }
     for (int i = 0; i < c->n; i++) {
         Admission *a = &c->a[i];
-        size_t rn, ln;
-        const char *row = StringPtrLen(a->row, &rn), *leg = StringPtrLen(a->legacy, &ln);
-        if (rn != rown + a->idn || memcmp(row, prefix, pn) != 0 || memcmp(row + pn, "job:", 4) ||
-            memcmp(row + rown, a->idp, a->idn) != 0 || ln != legn ||
-            memcmp(leg, prefix, pn) != 0 || memcmp(leg + pn, "dedupe:", 7) != 0 ||
-            !base64url(leg + pn + 7, DEDUPE_HASH_LEN))
+        size_t rn;
+        const char *row = StringPtrLen(a->row, &rn);
+        if (rn < rown || memcmp(row, prefix, pn) != 0 || memcmp(row + pn, "job:", 4) != 0)
             return 0;
-        a->h = leg + pn + 7;
-        c->fields[i] = CreateString(c->ctx, a->h, FIELD_LEN);
+        a->idp = row + rown;
+        a->idn = rn - rown;
     }
     return 1;
 }
@@ -132,16 +117,16 @@ static int wire_ok(Ctx *ctx, Str *host) {
     return 0;
 }
 
-static int admit_v3(Ctx *ctx, Str **argv, int argc, long long nk) {
+static int admit(Ctx *ctx, Str **argv, int argc, long long nk) {
     long long nargs = argc - 2 - nk, ttl;
-    if (nk < 7 || (nk - 5) % 2 != 0) return shape(ctx, "");
-    int n = (int)((nk - 5) / 2);
-    if (nargs != 2 + 4LL * n) return shape(ctx, "");
+    if (nk < 6) return shape(ctx, "");
+    int n = (int)(nk - 5);
+    if (nargs != 2 + 2LL * n) return shape(ctx, "");
     Str **keys = argv + 2, **args = argv + 2 + nk;
     const char *why = malformed(args, n, &ttl);
     if (why) return shape(ctx, why);
 
-    Admit3 c;
+    AdmitCall c;
     memset(&c, 0, sizeof c);
     c.ctx = ctx;
     c.n = n;
@@ -157,21 +142,20 @@ static int admit_v3(Ctx *ctx, Str **argv, int argc, long long nk) {
     for (int s = 0; s < SLOTS; s++) c.slots.keys[s] = keys[1 + s];
     for (int i = 0; i < n; i++) {
         Admission *a = &c.a[i];
-        a->kind = StringPtrLen(args[2 + 4 * i], NULL)[0];
-        a->id = args[3 + 4 * i];
-        a->digest = args[4 + 4 * i];
-        a->payload = args[5 + 4 * i];
-        a->row = keys[5 + 2 * i];
-        a->legacy = keys[6 + 2 * i];
-        a->idp = StringPtrLen(a->id, &a->idn);
-        a->dp = StringPtrLen(a->digest, NULL);
+        const char *claim = StringPtrLen(args[2 + 2 * i], NULL);
+        a->kind = claim[0];
+        a->dp = claim + 1;
+        a->h = claim + 1 + DIGEST_LEN;
+        a->payload = args[3 + 2 * i];
         a->pp = StringPtrLen(a->payload, &a->pn);
+        a->row = keys[5 + i];
     }
 
     if (!layout_ok(&c, keys)) {
         ReplyWithError(ctx, LAYOUT);
         return admit_finish(&c, -1);
     }
+    for (int i = 0; i < n; i++) c.fields[i] = CreateString(ctx, c.a[i].h, FIELD_LEN);
     if (!fence_ok(ctx) || !wire_ok(ctx, args[0])) return admit_finish(&c, -1);
     return admit_finish(&c, admit_plan(&c));
 }
@@ -183,6 +167,5 @@ int admit_cmd(Ctx *ctx, Str **argv, int argc) {
     }
     long long nk = numkeys(argv, argc);
     if (nk < 0) return WrongArity(ctx);
-    if (nk == 3) return admit_v2(ctx, argv, argc);
-    return admit_v3(ctx, argv, argc, nk);
+    return admit(ctx, argv, argc, nk);
 }

@@ -2,8 +2,7 @@
  * emq: the EchoMQ Valkey module (SPEC §4, §6), a product part that self-managed clusters load.
  *
  *   EMQ.ENQUEUE 2 emq:{q}:job:<id> emq:{q}:pending <id> <payload>
- *   EMQ.ADMIT <5+2n> <pending> <slot0..3> (<row_i> <legacy_i>)×n <wire> <ttl-ms>
- *             (<kind_i> <id_i> <digest_i> <payload_i>)×n      (and the v2 form, numkeys 3)
+ *   EMQ.ADMIT <5+n> <pending> <slot0..3> <row_i>×n <wire> <ttl-ms> (<claim_i> <payload_i>)×n
  *   EMQ.WIRE            (read: [module identity, this node's value or nil])
  *   EMQ.WIRE.INSTALL    (write this node's copy)
  *

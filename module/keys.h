@@ -4,8 +4,7 @@
 
 #include "api.h"
 
-#define DEDUPE_HASH_LEN 43 /* h: base64url of a sha256, unpadded */
-#define FIELD_LEN 22       /* a v3 record's field: h's first 22 characters (132 bits) */
+#define FIELD_LEN 22       /* a record's field: h's first 22 characters (132 bits) */
 #define DIGEST_LEN 16      /* a payload digest: base64url of 12 bytes */
 
 /* The queue name inside emq:{<q>}:<tail>, or NULL when `key` is not shaped so (q is 1 or more
@@ -14,8 +13,6 @@ const char *queue_of(const Str *key, const char *tail, size_t *qlen);
 /* `key` is byte for byte emq:{<q>}:<mid><rest>. */
 int key_is(const Str *key, const char *q, size_t qlen, const char *mid, const char *rest,
            size_t rlen);
-/* `key` is emq:{<q>}:dedupe:<43 base64url characters>; *h points at the 43. */
-int legacy_key_ok(const Str *key, const char *q, size_t qlen, const char **h);
 /* n bytes of A-Z a-z 0-9 - _ */
 int base64url(const char *s, size_t n);
 /* The kind gate (step 4): the id starts with JOB. */

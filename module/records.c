@@ -1,5 +1,5 @@
 /*
- * Reading v3 records exactly as emq.lua's read_slots does, because the two families must give
+ * Reading records exactly as emq.lua's read_slots does, because the two families must give
  * the same answers on the same data: a slot counts only while its header `~` reads as a number
  * above now, a record only while its own expiry does, and the first live record in slot order
  * wins. Numbers are read as Lua's tonumber() reads them, so a value neither family wrote (an

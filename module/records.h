@@ -1,4 +1,4 @@
-/* A queue's v3 idempotency records (docs/wire.md "Idempotency records"): four hashes
+/* A queue's idempotency records (docs/wire.md "Idempotency records"): four hashes
  * emq:{q}:dedupe:0..3, field = h's first 22 characters, value <id>:<digest>:<expiry ms>, field
  * `~` = the latest expiry in the slot. Read as the emq library reads them (emq.lua read_slots). */
 #ifndef EMQ_RECORDS_H

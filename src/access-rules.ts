@@ -27,12 +27,9 @@
  *   holds the inner commands of `emq_admit` (src/executors/emq.lua), each only on its keys:
  *   TIME; GET, PTTL of `{emq}:version` read-only; EXISTS, HGET, HSET on job rows; TYPE, ZADD
  *   on pending sets; HMGET, HSET, UNLINK on a queue's four record slots
- *   (`emq:{q}:dedupe:<one character>`); EXISTS, GET, SET on v2 records
- *   (`emq:{q}:dedupe:<43 characters>`: read, SET ... KEEPTTL as the duplicate touch, SET ...
- *   PX for the v2 form while an upgrade rolls). It can therefore write fields of a job row,
- *   add pending members, write or unlink record slots and write v2 records directly,
- *   bypassing the library's checks (a bad record write can make a replay admit a second
- *   job). It still cannot delete, expire, list, dump or read keys beyond those, write the
+ *   (`emq:{q}:dedupe:<one character>`). It can therefore write fields of a job row, add
+ *   pending members and write or unlink record slots directly, bypassing the library's
+ *   checks (a bad record write can make a replay admit a second job). It still cannot delete, expire, list, dump or read keys beyond those, write the
  *   identity, or load or flush functions.
  * - Script family only: EVALSHA with SCRIPT LOAD lets the user run any Lua it writes, not only
  *   the library's; each command that Lua calls is still bounded by the user's own command
@@ -54,19 +51,15 @@ const COMMAND_INFO = '+command|info';
 const FENCE_READ = '%R~{emq}:version';
 const ROWS = '~emq:{*}:job:*';
 const PENDING = '~emq:{*}:pending';
-const DEDUPE = '~emq:{*}:dedupe:*';
 /** A queue's four record slots, `emq:{q}:dedupe:0` to `:3`. */
 const SLOTS = '~emq:{*}:dedupe:?';
-/** A v2 record, `emq:{q}:dedupe:<h>`, `h` 43 base64url characters. */
-const V2_RECORDS = `~emq:{*}:dedupe:${'?'.repeat(43)}`;
-const QUEUE_KEYS = `${ROWS} ${PENDING} ${DEDUPE}`;
+const QUEUE_KEYS = `${ROWS} ${PENDING} ${SLOTS}`;
 
-/** The inner commands of `emq_admit` (v3 and the v2 form), with the reads, on their keys. */
+/** The inner commands of `emq_admit`, with the reads, on their keys. */
 const INNER = [
   `(${ROWS} +exists +hget +hset +hgetall)`,
   `(${PENDING} +type +zadd +zcard +zrange)`,
   `(${SLOTS} +hmget +hset +unlink)`,
-  `(${V2_RECORDS} +exists +get +set)`,
 ].join(' ');
 
 /** The functions' user of the function family (ElastiCache node-based; MemoryDB, Valkey 7.2+). */

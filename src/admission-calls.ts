@@ -41,7 +41,8 @@ export interface Item {
   /** The caller's id, else the current proposal. */
   id: string;
   readonly digest: string;
-  readonly legacyKey: string;
+  /** The key's record field (docs/wire.md "Idempotency records"). */
+  readonly field: string;
   proposals: number;
   loads: number;
 }
@@ -167,10 +168,9 @@ export function callsOf(round: readonly Item[]): (readonly Item[])[] {
 export function argsOf(item: Item): AdmissionArgs {
   return {
     rowKey: trustedJobKey(item.queue, item.id),
-    legacyKey: item.legacyKey,
     kind: item.kind,
-    id: item.id,
     digest: item.digest,
+    field: item.field,
     payload: item.payload,
   };
 }

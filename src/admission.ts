@@ -27,8 +27,7 @@ import {
   assertJobId,
   assertQueue,
   type KeyNamespace,
-  recordHash,
-  trustedDedupeKey,
+  recordField,
   trustedQueueKeys,
 } from './keyspace.js';
 import { classifyFailure } from './outcome-rules.js';
@@ -203,7 +202,7 @@ function itemOf(
     kind: id === undefined ? 'm' : 'c',
     id: id ?? '',
     digest: payloadDigest(payload),
-    legacyKey: trustedDedupeKey(queue, recordHash(namespace, key)),
+    field: recordField(namespace, key),
     proposals: 0,
     loads: 0,
   };

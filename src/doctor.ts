@@ -79,7 +79,7 @@ async function readAnyway(options: ConnectOptions): Promise<FenceReading[]> {
 }
 
 /**
- * An admit call on `node` whose row key is not its proposal: every family answers EMQLAYOUT
+ * An admit call on `node` whose record slots are out of order: every family answers EMQLAYOUT
  * before anything else, so the answer proves the call reaches its code there, with this user's
  * permissions, and writes nothing.
  */
@@ -91,16 +91,15 @@ async function dryAdmit(connection: Connection, node: Valkey): Promise<Check> {
   if (queue === undefined) return { name, ok: false, detail: 'the node serves no slot' };
   const command = connection.executor.admit({
     pendingKey: trustedPendingKey(queue),
-    slotKeys: trustedRecordSlotKeys(queue),
+    slotKeys: [...trustedRecordSlotKeys(queue)].reverse(),
     wire: connection.config.wire,
     ttlMs: String(connection.config.dedupeTtlMs),
     admissions: [
       {
         rowKey: `emq:{${queue}}:job:JOB00000000000`,
-        legacyKey: `emq:{${queue}}:dedupe:${'A'.repeat(43)}`,
         kind: 'm',
-        id: 'JOB00000000001',
         digest: 'A'.repeat(16),
+        field: 'A'.repeat(22),
         payload: Buffer.alloc(0),
       },
     ],

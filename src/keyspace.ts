@@ -111,14 +111,12 @@ export function recordHash(namespace: KeyNamespace, key: string): string {
   return hash('sha256', `${namespace}:${key}`, 'base64url');
 }
 
-/**
- * The key's record in the layout of v2: `emq:{q}:dedupe:<h>`. The admit call names it beside
- * every admission (it is read while an upgrade's records live, and carries `h`).
- */
-export function dedupeKey(queue: string, namespace: KeyNamespace, idempotencyKey: string): string {
-  assertQueue(queue);
-  assertIdempotencyKey(idempotencyKey);
-  return trustedDedupeKey(queue, recordHash(namespace, idempotencyKey));
+/** How many characters of `h` name a key's record in its slot (132 bits). */
+export const RECORD_FIELD_LENGTH = 22;
+
+/** A key's record field in its queue's slots: `h`'s first 22 characters (docs/wire.md). */
+export function recordField(namespace: KeyNamespace, key: string): string {
+  return recordHash(namespace, key).slice(0, RECORD_FIELD_LENGTH);
 }
 
 /** How many record slots a queue has (docs/wire.md). */
@@ -153,11 +151,6 @@ export function trustedJobKey(queue: string, id: string): string {
 /** `emq:{q}:pending` for a validated queue. */
 export function trustedPendingKey(queue: string): string {
   return `emq:{${queue}}:pending`;
-}
-
-/** `emq:{q}:dedupe:<h>` for a validated queue and a key's `h`. */
-export function trustedDedupeKey(queue: string, h: string): string {
-  return `emq:{${queue}}:dedupe:${h}`;
 }
 
 /** The record slots of a validated queue. */

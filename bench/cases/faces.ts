@@ -25,7 +25,7 @@ export type ExecutorKind = Family;
 const SQS_QUEUE = 'bench-sqs';
 const HTTP_QUEUE = 'bench-http';
 
-let serverUrls: Readonly<Record<ServerName, string>> = { module: '', plain: '' };
+let serverUrls: Readonly<Record<ServerName, string>> = { module: '', plain: '', listpack: '' };
 let container: string | undefined;
 let invocations = 0;
 
@@ -86,26 +86,29 @@ export function firstDeliveries(size: number): SQSEvent {
 
 /**
  * `acks`: EMQ_ACK_REPLICAS of the container, named in the case (1 needs a replica attached);
- * left out, the default 0 and the plain name.
+ * left out, the default 0 and the plain name. `server`: another server than the family's own
+ * (`listpack`), named in the case.
  */
 export function sqsCase(
   executor: ExecutorKind,
   size: number,
   inFlight = 1,
   acks?: number,
+  server?: ServerName,
 ): BenchCase {
   const flight = inFlight > 1 ? `, ${inFlight} in flight` : '';
   const acked = acks === undefined ? '' : `, EMQ_ACK_REPLICAS=${acks}`;
+  const listpack = server === 'listpack' ? ', rows as listpacks' : '';
   return {
-    id: `sqs.batch${size}.${executor}${inFlight > 1 ? `.x${inFlight}` : ''}${acks === undefined ? '' : `.acks${acks}`}`,
-    label: `SQS handler, batches of ${size} (${executor})${flight}${acked}`,
+    id: `sqs.batch${size}.${executor}${inFlight > 1 ? `.x${inFlight}` : ''}${acks === undefined ? '' : `.acks${acks}`}${server === undefined ? '' : `.${server}`}`,
+    label: `SQS handler, batches of ${size} (${executor})${flight}${acked}${listpack}`,
     side: 'ours',
     jobsPerUnit: size,
     inFlight,
-    server: serverOf(executor),
+    server: server ?? serverOf(executor),
     topLevel: topLevelOf(executor),
     round: async (units) => {
-      await useContainer(executor, undefined, acks ?? 0);
+      await useContainer(executor, serverUrls[server ?? serverOf(executor)], acks ?? 0);
       await sqsHandler(firstDeliveries(size), lambdaContext());
       const events = Array.from({ length: units }, () => firstDeliveries(size));
       const contexts = Array.from({ length: units }, lambdaContext);

@@ -77,12 +77,12 @@ async function admitRun(client: Valkey, batches: number): Promise<void> {
       const h = createHash('sha256')
         .update(`sqs:${randomBytes(12).toString('hex')}`)
         .digest('base64url');
-      keys.push(`emq:{${QUEUE}}:job:${id}`, `emq:{${QUEUE}}:dedupe:${h}`);
-      args.push('m', id, digest, PAYLOAD);
+      keys.push(`emq:{${QUEUE}}:job:${id}`);
+      args.push(`m${digest}${h.slice(0, 22)}`, PAYLOAD);
     }
     const reply = (await client.call(
       'EMQ.ADMIT',
-      String(5 + 2 * BATCH),
+      String(5 + BATCH),
       `emq:{${QUEUE}}:pending`,
       ...slots,
       ...keys,

@@ -9,10 +9,8 @@ import {
   admit,
   admitKeys,
   admitMany,
-  admitV2,
   awayFromBoundary,
   dedupeHash,
-  expectUnchanged,
   jobId,
   payloadDigest,
   recordOf,
@@ -78,83 +76,6 @@ describe('EMQ.ADMIT: the four slots', () => {
     ]);
     expect(await client.hget(slotKeys(q)[target] as string, '~')).toBe(String(far));
   });
-
-  it('a v2 record (string with PX) still answers, judged by its row, until it expires', async () => {
-    const q = randomQueue('v2');
-    const [old, fresh] = [jobId(801), jobId(802)];
-    expect(
-      await client.call(
-        'EMQ.ENQUEUE',
-        '2',
-        `emq:{${q}}:job:${old}`,
-        `emq:{${q}}:pending`,
-        old,
-        'p',
-      ),
-    ).toBe(1);
-    await client.set(admitKeys(q, old, 'k').dedupe, old, 'PX', HOUR);
-    expect(await expectUnchanged(client, () => admit(client, q, fresh, 'k', 'p'))).toEqual([
-      0,
-      old,
-    ]);
-    expect(await expectUnchanged(client, () => admit(client, q, fresh, 'k', 'q'))).toEqual([
-      -1,
-      old,
-    ]);
-    await client.del(`emq:{${q}}:job:${old}`); // consumed: still a duplicate
-    expect(await admit(client, q, fresh, 'k', 'q')).toEqual([0, old]);
-  });
-});
-
-describe('EMQ.ADMIT in the v2 form (3 keys), for hosts mid-upgrade', () => {
-  it('1 writes the row, the pending entry and the v2 record (SET PX); 0 and -1 as before', async () => {
-    const q = randomQueue('v2form');
-    const [id, other] = [jobId(1001), jobId(1002)];
-    const keys = admitKeys(q, id, 'k');
-    expect(await admitV2(client, q, id, 'k', 'p', 90_000)).toEqual([1, id]);
-    expect(await client.get(keys.dedupe)).toBe(id);
-    const ttl = await client.pttl(keys.dedupe);
-    expect(ttl).toBeGreaterThan(80_000);
-    expect(ttl).toBeLessThanOrEqual(90_000);
-    expect(await client.call('HGETALL', keys.row)).toEqual([
-      'state',
-      'pending',
-      'attempts',
-      '0',
-      'payload',
-      'p',
-    ]);
-    expect(await recordOf(client, q, 'k')).toBeUndefined();
-    expect(await expectUnchanged(client, () => admitV2(client, q, other, 'k', 'p'))).toEqual([
-      0,
-      id,
-    ]);
-    expect(await expectUnchanged(client, () => admitV2(client, q, other, 'k', 'q'))).toEqual([
-      -1,
-      id,
-    ]);
-    expect(await expectUnchanged(client, () => admitV2(client, q, id, 'k2', 'p'))).toEqual([2, id]);
-  });
-
-  it('sees a v3 record of its key, judged by the row: the same payload, another, consumed', async () => {
-    const q = randomQueue('v2sees');
-    const [id, other] = [jobId(1011), jobId(1012)];
-    expect(await admit(client, q, id, 'k', 'p')).toEqual([1, id]);
-    expect(await expectUnchanged(client, () => admitV2(client, q, other, 'k', 'p'))).toEqual([
-      0,
-      id,
-    ]);
-    expect(await expectUnchanged(client, () => admitV2(client, q, other, 'k', 'q'))).toEqual([
-      -1,
-      id,
-    ]);
-    await client.del(admitKeys(q, id, 'k').row);
-    expect(await expectUnchanged(client, () => admitV2(client, q, other, 'k', 'q'))).toEqual([
-      0,
-      id,
-    ]);
-    expect(await client.exists(admitKeys(q, other, 'k').row, admitKeys(q, id, 'k').dedupe)).toBe(0);
-  });
 });
 
 describe('EMQ.ADMIT writes are the plain commands, to every observer', () => {
@@ -162,7 +83,7 @@ describe('EMQ.ADMIT writes are the plain commands, to every observer', () => {
     const q = randomQueue('watch');
     const [a, b, c] = [jobId(901), jobId(902), jobId(903)];
     const cases: Array<[string[], () => Promise<unknown>]> = [
-      [[admitKeys(q, a, 'k').row], () => admit(client, q, a, 'ka', 'p')],
+      [[admitKeys(q, a).row], () => admit(client, q, a, 'ka', 'p')],
       [[`emq:{${q}}:pending`], () => admit(client, q, b, 'kb', 'p')],
       [slotKeys(q), () => admit(client, q, c, 'kc', 'p')],
     ];
@@ -175,7 +96,7 @@ describe('EMQ.ADMIT writes are the plain commands, to every observer', () => {
     }
     // A replay writes only the touch of its record: a client WATCHing the row goes on.
     const watcher = await server.client();
-    await watcher.watch(admitKeys(q, a, 'k').row, `emq:{${q}}:pending`);
+    await watcher.watch(admitKeys(q, a).row, `emq:{${q}}:pending`);
     expect(await admit(client, q, jobId(904), 'ka', 'p')).toEqual([0, a]);
     expect(await watcher.multi().get('x').exec()).toEqual([[null, null]]);
     watcher.disconnect();

@@ -1,4 +1,4 @@
-// EMQ.ADMIT v3 (docs/wire.md "admit"): n admissions of one queue per call, each judged as if
+// EMQ.ADMIT (docs/wire.md "admit"): n admissions of one queue per call, each judged as if
 // alone and in order; the row at birth, the pending entry, the record in its slot; the statuses
 // 1, 0, -1, 2 and a caller id's row compare; admissions of one call seeing each other; records
 // expiring. The slots, the v2 form and what observers see are admit-slots.test.ts; the
@@ -36,7 +36,7 @@ describe('EMQ.ADMIT: one admission', () => {
   it('1: the row (three fields, in order), the pending entry, the record in its slot; no TTL', async () => {
     const q = randomQueue('new');
     const id = jobId(1);
-    const keys = admitKeys(q, id, 'k1');
+    const keys = admitKeys(q, id);
     const before = await serverMs(client);
     expect(await admit(client, q, id, 'k1', EVERY_BYTE, 90_000)).toEqual([1, id]);
     const after = await serverMs(client);
@@ -53,7 +53,7 @@ describe('EMQ.ADMIT: one admission', () => {
     });
     expect(await client.object('ENCODING', keys.row)).toBe('hashtable');
     expect(await admit(client, q, jobId(20), 'small', 'p', 90_000)).toEqual([1, jobId(20)]);
-    expect(await client.call('HGETALL', admitKeys(q, jobId(20), 'small').row)).toEqual([
+    expect(await client.call('HGETALL', admitKeys(q, jobId(20)).row)).toEqual([
       'state',
       'pending',
       'attempts',
@@ -87,14 +87,13 @@ describe('EMQ.ADMIT: one admission', () => {
     const smallExpiry = String(small?.value).split(':')[2];
     expect(await client.hget(slot, '~')).toBe(small?.slot === record?.slot ? smallExpiry : expiry);
     for (const key of [keys.row, keys.pending, slot]) expect(await client.pttl(key)).toBe(-1);
-    expect(await client.exists(keys.dedupe)).toBe(0); // v3 writes no v2 record
   });
 
   it('1: an empty payload is a payload; an odd ttl rounds the window up', async () => {
     const q = randomQueue('empty');
     const id = jobId(2);
     expect(await admit(client, q, id, 'k', '', 3)).toEqual([1, id]);
-    expect(await client.hget(admitKeys(q, id, 'k').row, 'payload')).toBe('');
+    expect(await client.hget(admitKeys(q, id).row, 'payload')).toBe('');
     const record = await recordOf(client, q, 'k');
     const expiry = Number(String(record?.value).split(':')[2]);
     expect(record?.slot).toBe(Math.floor(expiry / 2) % 4); // W = ceil(3 / 2) = 2
@@ -106,13 +105,13 @@ describe('EMQ.ADMIT: one admission', () => {
     expect(await admit(client, q, first, 'k', EVERY_BYTE)).toEqual([1, first]);
     const reply = await expectUnchanged(client, () => admit(client, q, second, 'k', EVERY_BYTE));
     expect(reply).toEqual([0, first]);
-    expect(await client.exists(admitKeys(q, second, 'k').row)).toBe(0);
+    expect(await client.exists(admitKeys(q, second).row)).toBe(0);
   });
 
   it('0: a consumed job is not re-created, and is judged by the digest alone', async () => {
     const q = randomQueue('consumed');
     const [first, second] = [jobId(5), jobId(6)];
-    const keys = admitKeys(q, first, 'k');
+    const keys = admitKeys(q, first);
     expect(await admit(client, q, first, 'k', 'p')).toEqual([1, first]);
     await client.del(keys.row);
     await client.zrem(keys.pending, first);
@@ -124,7 +123,7 @@ describe('EMQ.ADMIT: one admission', () => {
       -1,
       first,
     ]);
-    expect(await client.exists(keys.row, admitKeys(q, second, 'k').row, keys.pending)).toBe(0);
+    expect(await client.exists(keys.row, admitKeys(q, second).row, keys.pending)).toBe(0);
   });
 
   it('-1: another digest names the first id and writes nothing, even when the row holds it', async () => {
@@ -149,7 +148,7 @@ describe('EMQ.ADMIT: one admission', () => {
       taken,
     ]);
     expect(await admit(client, q, fresh, 'my key', 'mine')).toEqual([1, fresh]);
-    expect(await client.hget(admitKeys(q, taken, 'x').row, 'payload')).toBe('theirs');
+    expect(await client.hget(admitKeys(q, taken).row, 'payload')).toBe('theirs');
   });
 
   it("2 for a caller id: the row's payload decides, 0 recording the key or -1 writing nothing", async () => {
@@ -178,7 +177,7 @@ describe('EMQ.ADMIT: one admission', () => {
     const id = jobId(14);
     expect(await admit(client, q, id, 'k', 'p')).toEqual([1, id]);
     expect(await admit(client, q, id, 'k', 'p')).toEqual([0, id]);
-    expect(await client.zcard(admitKeys(q, id, 'k').pending)).toBe(1);
+    expect(await client.zcard(admitKeys(q, id).pending)).toBe(1);
   });
 
   it('an expired record counts as absent: the key admits anew (waiting on the server clock)', async () => {
@@ -241,11 +240,10 @@ describe('EMQ.ADMIT: several admissions in one call', () => {
     expect(String(reply[0])).toMatch(/^ReplyError: EMQKIND job id must be JOB-namespaced$/);
     expect(reply[1]).toEqual([1, jobId(301)]);
 
-    // A v2 record that is not a string: WRONGTYPE for its admission only.
-    const wrong = admitKeys(q, jobId(302), 'k3').dedupe;
-    await client.hset(wrong, 'x', 'y');
+    // A caller's id whose row is not a hash: WRONGTYPE for its admission only.
+    await client.set(admitKeys(q, jobId(302)).row, 'x');
     const second = (await admitMany(client, q, [
-      { id: jobId(302), key: 'k3', payload: 'p' },
+      { id: jobId(302), key: 'k3', payload: 'p', kind: 'c' },
       { id: jobId(303), key: 'k4', payload: 'p' },
       { id: jobId(304), key: 'k2', payload: 'p' },
     ])) as unknown[];

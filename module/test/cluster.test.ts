@@ -70,31 +70,14 @@ describe('EMQ.ADMIT on a cluster', () => {
     while (queueSlot(other) === queueSlot(mine))
       other = await queueOn(a.client, a.node.port, 'mine');
     const args = admitArgs(mine, [{ id: jobId(2), key: 'k', payload: 'p' }]);
-    args[1] = admitKeys(other, jobId(2), 'k').pending;
+    args[1] = admitKeys(other, jobId(2)).pending;
     const crossText = await expectUnchanged(a.client, () =>
       refusalOf(a.client.call('EMQ.ADMIT', ...args)),
     );
     expect(crossText).toMatch(/^CROSSSLOT /);
-    // And the v2 form, whose three keys are declared too.
-    const v2 = admitKeys(mine, jobId(3), 'k');
-    const v2Text = await expectUnchanged(a.client, () =>
-      refusalOf(
-        a.client.call(
-          'EMQ.ADMIT',
-          '3',
-          v2.row,
-          admitKeys(other, 'x', 'k').pending,
-          v2.dedupe,
-          jobId(3),
-          'p',
-          '1000',
-        ),
-      ),
-    );
-    expect(v2Text).toMatch(/^CROSSSLOT /);
   });
 
-  it('a v3 call of a queue served elsewhere is MOVED whatever key decides it, the last row included', async () => {
+  it('a call of a queue served elsewhere is MOVED whatever key decides it, the last row included', async () => {
     const [a, b] = [primaries[0], primaries[1]];
     if (a === undefined || b === undefined) throw new Error('need two primaries');
     const elsewhere = await queueOn(a.client, b.node.port, 'far');
@@ -108,7 +91,7 @@ describe('EMQ.ADMIT on a cluster', () => {
     );
   });
 
-  it('declares every key with its use: COMMAND GETKEYSANDFLAGS of both forms', async () => {
+  it('declares every key with its use: COMMAND GETKEYSANDFLAGS', async () => {
     const q = 'keys';
     const args = admitArgs(q, [{ id: jobId(1), key: 'k', payload: 'p' }]);
     const keys = (await first().client.call(
@@ -124,23 +107,7 @@ describe('EMQ.ADMIT on a cluster', () => {
       ...[0, 1, 2].map((s) => [`emq:{${q}}:dedupe:${s}`, [...readWrite, 'delete']]),
       [`emq:{${q}}:dedupe:3`, [...readWrite, 'delete']],
       [`emq:{${q}}:job:${jobId(1)}`, readWrite],
-      [admitKeys(q, jobId(1), 'k').dedupe, readWrite],
     ]);
-    const v2 = admitKeys(q, jobId(2), 'k');
-    expect(
-      await first().client.call(
-        'COMMAND',
-        'GETKEYS',
-        'EMQ.ADMIT',
-        '3',
-        v2.row,
-        v2.pending,
-        v2.dedupe,
-        jobId(2),
-        'p',
-        '1000',
-      ),
-    ).toEqual([v2.row, v2.pending, v2.dedupe]);
   });
 
   it('ACL key patterns apply to the declared keys: no dedupe access is NOPERM, nothing written', async () => {
@@ -162,11 +129,6 @@ describe('EMQ.ADMIT on a cluster', () => {
           refusalOf(client.call('EMQ.ADMIT', ...args)),
         );
         expect(text, user).toMatch(/^NOPERM .*key/);
-        const v2 = admitKeys(queue, jobId(2), 'k');
-        const v2Text = await refusalOf(
-          client.call('EMQ.ADMIT', '3', v2.row, v2.pending, v2.dedupe, jobId(2), 'p', '1000'),
-        );
-        expect(v2Text, `${user}, v2 form`).toMatch(/^NOPERM /);
         client.disconnect();
       }
       const allowed = await p.node.client({ username: 'acl-queue', password: 'pw' });

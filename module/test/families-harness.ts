@@ -13,7 +13,6 @@ import {
   type Admission,
   type AdmitOptions,
   admitArgs,
-  admitKeys,
   dedupeHash,
   jobId,
   serverMs,
@@ -63,7 +62,6 @@ export const HOUR = 3_600_000;
 
 export type Step =
   | { readonly admit: readonly Admission[]; readonly options?: AdmitOptions }
-  | { readonly v2: readonly [id: string, key: string, payload: string, ttl?: string] }
   | { readonly raw: readonly (string | Buffer)[] };
 
 /** A reply with its errors as the prefix hosts match ("ERR wrong number of arguments", ...). */
@@ -79,14 +77,6 @@ function normalized(reply: unknown): unknown {
 async function run(client: Valkey, family: 'native' | 'function', step: Step): Promise<unknown> {
   try {
     if ('raw' in step) return await client.call(...(step.raw as [string, ...string[]]));
-    if ('v2' in step) {
-      const [id, key, payload, ttl] = step.v2;
-      const keys = admitKeys(current, id, key);
-      const args = ['3', keys.row, keys.pending, keys.dedupe, id, payload, ttl ?? String(HOUR)];
-      return family === 'native'
-        ? await client.call('EMQ.ADMIT', ...args)
-        : await client.call('FCALL', 'emq_admit', ...args);
-    }
     const args = admitArgs(current, step.admit, { ttlMs: HOUR, ...step.options });
     return family === 'native'
       ? await client.call('EMQ.ADMIT', ...args)

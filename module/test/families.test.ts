@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomQueue } from '../../test/support/servers.js';
 import { a, clients, field, HOUR, row, type Step, same, useFamilies } from './families-harness.js';
-import { admitArgs, admitKeys, jobId, payloadDigest, slotKeys } from './helpers.js';
+import { admitArgs, jobId, payloadDigest, slotKeys } from './helpers.js';
 
 useFamilies();
 
@@ -39,29 +39,16 @@ describe('EMQ.ADMIT and FCALL emq_admit, the same calls on the same data', () =>
     ]);
   });
 
-  it('EMQKIND and WRONGTYPE elements: id, v2 record, pending, slot', async () => {
+  it("EMQKIND and WRONGTYPE elements: id, a caller id's row, pending, slot", async () => {
     await same('elements', (q) => [
       { admit: [a(1, 'k1', 'p', { id: 'XOB1' }), a(2, 'k2', 'p')] },
-      { raw: ['HSET', admitKeys(q, 'x', 'k3').dedupe, 'f', 'v'] },
-      { admit: [a(3, 'k3', 'p'), a(4, 'k4', 'p'), a(5, 'k2', 'p')] },
+      { raw: ['SET', row(q, jobId(3)), 'x'] },
+      { admit: [a(3, 'k3', 'p', { kind: 'c' }), a(4, 'k4', 'p'), a(5, 'k2', 'p')] },
       { raw: ['DEL', `emq:{${q}}:pending`] },
       { raw: ['SET', `emq:{${q}}:pending`, 'x'] },
       { admit: [a(6, 'k6', 'p'), a(7, 'k2', 'p'), a(2, 'k7', 'p'), a(8, 'k8', 'p', { id: 'JO' })] },
       { raw: ['SET', slotKeys(q)[3] as string, 'x'] },
       { admit: [a(9, 'k9', 'p', { id: 'XOB9' }), a(10, 'k10', 'p')] },
-    ]);
-  });
-
-  it('v2 records: the same payload (0, SET KEEPTTL), another (-1), consumed (0)', async () => {
-    await same('v2records', (q) => [
-      { raw: ['HSET', row(q, jobId(1)), 'state', 'pending', 'attempts', '0', 'payload', 'p'] },
-      { raw: ['SET', admitKeys(q, 'x', 'k1').dedupe, jobId(1), 'PX', String(HOUR)] },
-      { raw: ['SET', admitKeys(q, 'x', 'k2').dedupe, jobId(1), 'PX', String(HOUR)] },
-      { raw: ['SET', admitKeys(q, 'x', 'k3').dedupe, jobId(2), 'PX', String(HOUR)] },
-      { admit: [a(3, 'k1', 'p')] },
-      { admit: [a(4, 'k2', 'other'), a(5, 'k3', 'any')] },
-      { raw: ['HDEL', row(q, jobId(1)), 'payload'] },
-      { admit: [a(6, 'k1', 'p')] }, // a row without its payload: another payload
     ]);
   });
 
@@ -181,17 +168,5 @@ describe('EMQ.ADMIT and FCALL emq_admit, the same calls on the same data', () =>
     ]);
     expect(String(m)).toBe(String(l));
     expect(String(m)).toMatch(/^ReplyError: EMQLAYOUT /);
-  });
-
-  it('the v2 form: a new key, a replay, another payload, over a v3 record', async () => {
-    await same('v2form', () => [
-      { v2: [jobId(1), 'k1', 'p'] },
-      { v2: [jobId(2), 'k1', 'p'] },
-      { v2: [jobId(3), 'k1', 'q'] },
-      { admit: [a(4, 'k2', 'p')] },
-      { v2: [jobId(5), 'k2', 'p'] }, // sees the v3 record; its touch is an HSET of it
-      { v2: [jobId(6), 'k2', 'other'] },
-      { admit: [a(7, 'k1', 'p')] }, // v3 sees the v2 record
-    ]);
   });
 });

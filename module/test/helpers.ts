@@ -7,7 +7,7 @@ import { waitFor } from '../../test/support/wait.js';
 
 export const DEFAULT_TTL_MS = 3_600_000;
 
-/** The record key's hash part: base64url(sha256(`<namespace>:<key>`)), 43 characters. */
+/** A key's h: base64url(sha256(`<namespace>:<key>`)), 43 characters; its record field is h's first 22. */
 export function dedupeHash(key: string, namespace = 'http'): string {
   return createHash('sha256').update(`${namespace}:${key}`).digest('base64url');
 }
@@ -15,24 +15,16 @@ export function dedupeHash(key: string, namespace = 'http'): string {
 export interface AdmitKeys {
   readonly row: string;
   readonly pending: string;
-  readonly dedupe: string;
 }
 
-/**
- * The keys of an admission of `id` into `queue` under idempotency key `key`: its row, the
- * pending set and `dedupe`, the key's v2 record (emq:{q}:dedupe:<h>, where v3 reads h from).
- */
-export function admitKeys(queue: string, id: string, key: string, namespace = 'http'): AdmitKeys {
-  return {
-    row: `emq:{${queue}}:job:${id}`,
-    pending: `emq:{${queue}}:pending`,
-    dedupe: `emq:{${queue}}:dedupe:${dedupeHash(key, namespace)}`,
-  };
+/** The keys of an admission of `id` into `queue`: its row and the pending set. */
+export function admitKeys(queue: string, id: string): AdmitKeys {
+  return { row: `emq:{${queue}}:job:${id}`, pending: `emq:{${queue}}:pending` };
 }
 
 export type Payload = string | Buffer;
 
-/** The queue's four record slots, emq:{q}:dedupe:0 .. :3 (v3 records). */
+/** The queue's four record slots, emq:{q}:dedupe:0 .. :3. */
 export function slotKeys(queue: string): string[] {
   return [0, 1, 2, 3].map((s) => `emq:{${queue}}:dedupe:${s}`);
 }
@@ -42,7 +34,7 @@ export function payloadDigest(payload: Payload): string {
   return createHash('sha256').update(payload).digest().subarray(0, 12).toString('base64url');
 }
 
-/** One admission of a v3 call. */
+/** One admission of a call. */
 export interface Admission {
   readonly id: string;
   readonly key: string;
@@ -61,27 +53,22 @@ export interface AdmitOptions {
 }
 
 /**
- * The arguments of a v3 admit call after the command name (docs/wire.md): numkeys, pending, the
- * four slots, row and v2 record per admission, wire, ttl-ms, then kind, id, digest, payload per
- * admission. The same for EMQ.ADMIT and FCALL emq_admit.
+ * The arguments of an admit call after the command name (docs/wire.md): numkeys, pending, the
+ * four slots, a row per admission, wire, ttl-ms, then claim (kind, digest, field) and payload
+ * per admission. The same for EMQ.ADMIT and FCALL emq_admit.
  */
 export function admitArgs(
   queue: string,
   admissions: readonly Admission[],
   options: AdmitOptions = {},
 ): (string | Buffer)[] {
-  const keys = admissions.flatMap((a) => {
-    const k = admitKeys(queue, a.id, a.key, a.namespace);
-    return [k.row, k.dedupe];
-  });
+  const keys = admissions.map((a) => admitKeys(queue, a.id).row);
   const args = admissions.flatMap((a) => [
-    a.kind ?? 'm',
-    a.id,
-    a.digest ?? payloadDigest(a.payload),
+    `${a.kind ?? 'm'}${a.digest ?? payloadDigest(a.payload)}${dedupeHash(a.key, a.namespace).slice(0, 22)}`,
     a.payload,
   ]);
   return [
-    String(5 + 2 * admissions.length),
+    String(5 + admissions.length),
     `emq:{${queue}}:pending`,
     ...slotKeys(queue),
     ...keys,
@@ -91,7 +78,7 @@ export function admitArgs(
   ];
 }
 
-/** One v3 EMQ.ADMIT call; resolves to its reply array (errors of admissions as Error elements). */
+/** One EMQ.ADMIT call; resolves to its reply array (errors of admissions as Error elements). */
 export function admitMany(
   client: Valkey,
   queue: string,
@@ -102,7 +89,7 @@ export function admitMany(
 }
 
 /**
- * A v3 EMQ.ADMIT call of one admission; resolves to its one reply [status, id] and rejects with
+ * An EMQ.ADMIT call of one admission; resolves to its one reply [status, id] and rejects with
  * the admission's error (EMQKIND, WRONGTYPE) as with the call's (EMQWIRE, EMQLAYOUT, ...).
  */
 export async function admit(
@@ -119,29 +106,7 @@ export async function admit(
   return only;
 }
 
-/** The previous form (v2): EMQ.ADMIT 3 <row> <pending> <dedupe> <id> <payload> <ttl-ms>. */
-export function admitV2(
-  client: Valkey,
-  queue: string,
-  id: string,
-  key: string,
-  payload: Payload,
-  ttlMs: number | string = DEFAULT_TTL_MS,
-): Promise<unknown> {
-  const keys = admitKeys(queue, id, key);
-  return client.call(
-    'EMQ.ADMIT',
-    '3',
-    keys.row,
-    keys.pending,
-    keys.dedupe,
-    id,
-    payload,
-    String(ttlMs),
-  );
-}
-
-/** The v3 record of `key` in `queue`: the value of field h[0..22] in the first slot holding it. */
+/** The record of `key` in `queue`: the value of field h[0..22] in the first slot holding it. */
 export async function recordOf(
   client: Valkey,
   queue: string,

@@ -154,7 +154,7 @@ describe(`atomic slot migration with the module (Valkey ${MIN_MAJOR}.1+)`, () =>
       expect(await direct.admit(queue, jobId(n), key, `payload of ${key}`)).toEqual([0, id]);
     }
     const total = landed.size;
-    const pending = admitKeys(queue, 'x', 'x').pending;
+    const pending = admitKeys(queue, 'x').pending;
     expect(await target.client.zcard(pending)).toBe(total);
     // Rows, the pending set and the record slots in use moved; nothing stayed behind.
     const slotsInUse = await target.client.exists(...slotKeys(queue));
@@ -164,7 +164,7 @@ describe(`atomic slot migration with the module (Valkey ${MIN_MAJOR}.1+)`, () =>
     );
     expect(await source.client.call('CLUSTER', 'COUNTKEYSINSLOT', String(slot))).toBe(0);
     for (const [key, id] of landed) {
-      const keys = admitKeys(queue, id, key);
+      const keys = admitKeys(queue, id);
       expect(await target.client.hget(keys.row, 'payload')).toBe(`payload of ${key}`);
       expect((await recordOf(target.client, queue, key))?.value).toMatch(new RegExp(`^${id}:`));
     }

@@ -1,9 +1,16 @@
-// The refusal tests' shared server state and steps (refusals.test.ts, refusals-v2.test.ts): a
-// standalone server with the module, the fence reinstalled before each test.
+// The refusal tests' shared server state and steps (refusals.test.ts): a standalone server with the module, the fence reinstalled before each test.
 import type { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { type ServerHandle, startStandalone } from '../../test/support/servers.js';
-import { type Admission, admitArgs, admitKeys, expectUnchanged, refusalOf } from './helpers.js';
+import {
+  type Admission,
+  admitArgs,
+  admitKeys,
+  dedupeHash,
+  expectUnchanged,
+  refusalOf,
+  slotKeys,
+} from './helpers.js';
 
 let server: ServerHandle;
 /** The test file's client (set by useRefusalServer). */
@@ -58,15 +65,18 @@ export async function breakFence(how: 'missing' | 'other' | 'ttl' | 'hash'): Pro
 
 /** State that breaks steps 5-7 at once: a record and a row, pending of the wrong type. */
 export async function laterStepsBroken(queue: string, id: string, key: string): Promise<void> {
-  const keys = admitKeys(queue, id, key);
+  const keys = admitKeys(queue, id);
   await client.set(keys.pending, 'not a zset');
-  await client.set(keys.dedupe, id, 'PX', 600_000);
+  const expiry = Date.now() + 600_000;
+  const record = `${id}:${'A'.repeat(16)}:${expiry}`;
+  await client.hset(
+    slotKeys(queue)[0] as string,
+    dedupeHash(key).slice(0, 22),
+    record,
+    '~',
+    expiry,
+  );
   await client.hset(keys.row, 'state', 'pending', 'attempts', '0', 'payload', 'other');
-}
-
-export function v2Args(queue: string, id: string, key: string, ttl = '60000'): string[] {
-  const keys = admitKeys(queue, id, key);
-  return ['EMQ.ADMIT', '3', keys.row, keys.pending, keys.dedupe, id, 'p', ttl];
 }
 
 export async function refused(args: readonly (string | Buffer)[], paused = false): Promise<string> {
@@ -87,7 +97,12 @@ export async function unchanged(
   )) as unknown[];
 }
 
-export function v3(queue: string, admissions: readonly Admission[], wire = '1', ttl = '60000') {
+export function admitCall(
+  queue: string,
+  admissions: readonly Admission[],
+  wire = '1',
+  ttl = '60000',
+) {
   return ['EMQ.ADMIT', ...admitArgs(queue, admissions, { wire, ttlMs: ttl })];
 }
 

@@ -1,16 +1,15 @@
 import type { Command } from 'iovalkey';
 
-/** One admission inside an admit call (docs/wire.md): its row, its key's v2 record, its values. */
+/** One admission inside an admit call (docs/wire.md): its row, its key's record field, its values. */
 export interface AdmissionArgs {
-  /** `emq:{q}:job:<id>`: the proposed row. */
+  /** `emq:{q}:job:<id>`: the proposed row (the call reads the id from it). */
   readonly rowKey: string;
-  /** `emq:{q}:dedupe:<h>`: the key's v2 record, which also carries `h`. */
-  readonly legacyKey: string;
   /** `m`: a minted proposal; `c`: the caller's own id. */
   readonly kind: 'm' | 'c';
-  readonly id: string;
   /** The payload's digest: 16 base64url characters. */
   readonly digest: string;
+  /** The key's record field: its `h`'s first 22 characters. */
+  readonly field: string;
   readonly payload: Buffer;
 }
 
@@ -51,7 +50,7 @@ export interface Executor {
   enqueue(call: EnqueueCall): Command;
 }
 
-/** Most admissions in one call: 9 + 6n arguments stay within Serverless's 3,999. */
+/** Most admissions in one call: an EVALSHA of n takes 11 + 3n arguments (Serverless: 3,999). */
 export const MAX_ADMISSIONS_PER_CALL = 500;
 
 /** The keys and the arguments of an admit call, in wire order (docs/wire.md). */
@@ -62,8 +61,9 @@ export function admitParts(call: AdmitCall): {
   const keys: (string | Buffer)[] = [call.pendingKey, ...call.slotKeys];
   const args: (string | Buffer)[] = [call.wire, call.ttlMs];
   for (const admission of call.admissions) {
-    keys.push(admission.rowKey, admission.legacyKey);
-    args.push(admission.kind, admission.id, admission.digest, admission.payload);
+    keys.push(admission.rowKey);
+    // The claim: kind, digest and field in one argument (one length prefix, one Lua string).
+    args.push(admission.kind + admission.digest + admission.field, admission.payload);
   }
   return { keys, args };
 }

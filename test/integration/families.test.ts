@@ -10,13 +10,13 @@ import { scriptAdmit } from '../../src/executors/script.js';
 import {
   type AdmissionArgs,
   type AdmitCall,
-  dedupeKey,
   install,
   jobKey,
   LIBRARY_SOURCE,
   mintJobId,
   payloadDigest,
   pendingKey,
+  recordField,
   recordSlotKeys,
   SCRIPT_SOURCE,
 } from '../../src/index.js';
@@ -63,10 +63,9 @@ function admission(queue: string, spec: Spec): AdmissionArgs {
   const payload = Buffer.from(spec.payload);
   return {
     rowKey: `emq:{${queue}}:job:${spec.id}`,
-    legacyKey: dedupeKey(queue, spec.kind === 'c' ? 'id' : 'call', spec.key),
     kind: spec.kind,
-    id: spec.id,
     digest: payloadDigest(payload),
+    field: recordField(spec.kind === 'c' ? 'id' : 'call', spec.key),
     payload,
   };
 }
@@ -211,47 +210,6 @@ describe.each(['standalone', 'cluster'] as const)('on a %s target with the modul
     expect(seen.native?.records).toHaveLength(5);
   });
 
-  it('judges the v2 form of a call alike, and sees v3 records from it', async () => {
-    const conn = await connectTo(target());
-    const replies: Record<string, unknown[]> = {};
-    for (const family of ['native', 'function'] as const) {
-      const queue = randomQueue(`v2-${family}`);
-      const v3 = call(queue, [{ kind: 'm', id: A, key: 'k1', payload: 'p' }]);
-      await send(conn.client, FAMILIES[family](v3));
-      const legacy = (v3.admissions[0] as AdmissionArgs).legacyKey;
-      const v2 = (id: string, payload: string, key = legacy) =>
-        family === 'native'
-          ? ['EMQ.ADMIT', '3', jobKey(queue, id), pendingKey(queue), key, id, payload, '60000']
-          : [
-              'FCALL',
-              'emq_admit',
-              '3',
-              jobKey(queue, id),
-              pendingKey(queue),
-              key,
-              id,
-              payload,
-              '60000',
-            ];
-      const other = dedupeKey(queue, 'call', 'v2-only');
-      replies[family] = [
-        await conn.client.call(...(v2(B, 'p') as [string, ...string[]])),
-        await conn.client.call(...(v2(B, 'q') as [string, ...string[]])),
-        await conn.client.call(...(v2(C, 'p', other) as [string, ...string[]])),
-        plain(
-          await send(
-            conn.client,
-            FAMILIES[family](call(queue, [{ kind: 'm', id: D, key: 'v2-only', payload: 'p' }])),
-          ),
-        ),
-      ];
-      expect(await conn.client.get(other)).toBe(C);
-      expect(await conn.client.pttl(other)).toBeGreaterThan(0);
-    }
-    expect(replies.native).toEqual([[0, A], [-1, A], [1, C], [[0, C]]]);
-    expect(replies.function).toEqual(replies.native);
-  });
-
   it.each([
     ['a key count that does not fit', (c: AdmitCall) => ({ ...c, admissions: [] }), 'ERR'],
     [
@@ -270,10 +228,10 @@ describe.each(['standalone', 'cluster'] as const)('on a %s target with the modul
       'EMQLAYOUT',
     ],
     [
-      'a row that is not the proposal',
+      'a row key that is not a job row',
       (c: AdmitCall) => ({
         ...c,
-        admissions: c.admissions.map((a) => ({ ...a, id: mintJobId() })),
+        admissions: c.admissions.map((a) => ({ ...a, rowKey: a.rowKey.replace(':job:', ':jab:') })),
       }),
       'EMQLAYOUT',
     ],
@@ -290,6 +248,14 @@ describe.each(['standalone', 'cluster'] as const)('on a %s target with the modul
       (c: AdmitCall) => ({
         ...c,
         admissions: c.admissions.map((a) => ({ ...a, digest: 'short' })),
+      }),
+      'ERR',
+    ],
+    [
+      'a field that is not base64url',
+      (c: AdmitCall) => ({
+        ...c,
+        admissions: c.admissions.map((a) => ({ ...a, field: `${a.field.slice(0, 21)}=` })),
       }),
       'ERR',
     ],
@@ -321,7 +287,6 @@ describe.each(['standalone', 'cluster'] as const)('on a %s target with the modul
       'a record slot that is not a hash',
       (q: string) => ['set', recordSlotKeys(q)[2] as string, 'x'],
     ],
-    ['a v2 record that is not a string', (q: string) => ['rpush', dedupeKey(q, 'call', 'k'), 'x']],
   ])('refuses %s per admission, alike, and writes nothing', async (_, spoil) => {
     const conn = await connectTo(target());
     const replies: Record<string, unknown> = {};

@@ -39,7 +39,8 @@ const Q = keysOf('q');
 const ROW = Q.row(ID);
 const PENDING = Q.pending;
 const SLOT = Q.slots[0] as string;
-const V2_RECORD = Q.v2Record(recordHash('http', 'protected'));
+/** A dedupe key other than the four record slots (the retired per-key record's name): no grant. */
+const NOT_A_SLOT = `emq:{q}:dedupe:${recordHash('http', 'protected')}`;
 
 const NOPERM = /^NOPERM /;
 /** A refusal inside a script: the ACL checks each command the Lua calls. */
@@ -75,7 +76,7 @@ function never(kind: ServerKind): Case[] {
     ['PEXPIRE of a job row', ['PEXPIRE', ROW, '1']],
     ['PEXPIRE of {emq}:version', ['PEXPIRE', FENCE_KEY, '1']],
     ['DUMP of a job row', ['DUMP', ROW]],
-    ['UNLINK of a v2 record', ['UNLINK', V2_RECORD]],
+    ['UNLINK of a dedupe key other than the slots', ['UNLINK', NOT_A_SLOT]],
     ['UNLINK of a job row', ['UNLINK', ROW]],
     ['a key outside the queues (SET)', ['SET', 'other', '1']],
     ['a key outside the queues (GET)', ['GET', 'other']],
@@ -122,7 +123,7 @@ function functionsRefusals(kind: ServerKind): Case[] {
         ['EVALSHA of the library', ['EVALSHA', SCRIPT_SHA, '2', ROW, PENDING, 'enqueue', ID, 'p']],
         ['HSET of a job row', ['HSET', ROW, 'state', 'pending']],
         ['ZADD to a pending set', ['ZADD', PENDING, '0', ID]],
-        ['SET of a v2 record', ['SET', V2_RECORD, ID]],
+        ['SET of a dedupe key other than the slots', ['SET', NOT_A_SLOT, ID]],
         ['HSET of a record slot', ['HSET', SLOT, 'f', 'v']],
       ];
     case 'function':
@@ -130,8 +131,8 @@ function functionsRefusals(kind: ServerKind): Case[] {
         ...common,
         ['EVALSHA of the library', ['EVALSHA', SCRIPT_SHA, '2', ROW, PENDING, 'enqueue', ID, 'p']],
         ['SCRIPT LOAD', ['SCRIPT', 'LOAD', 'return 1']],
-        ['HSET of a v2 record (its slots only)', ['HSET', V2_RECORD, 'f', 'v']],
-        ['SET over a record slot (v2 records only)', ['SET', SLOT, 'x']],
+        ['HSET of a dedupe key other than the slots', ['HSET', NOT_A_SLOT, 'f', 'v']],
+        ['SET over a record slot', ['SET', SLOT, 'x']],
         ['UNLINK of a pending set', ['UNLINK', PENDING]],
         // emq purge is an operator's: its inner TYPE/HSCAN/HDEL of slots are not granted.
         ['FCALL emq_purge', ['FCALL', 'emq_purge', '4', ...Q.slots, '100', '0:0'], IN_SCRIPT],
@@ -141,8 +142,8 @@ function functionsRefusals(kind: ServerKind): Case[] {
         ...common,
         ['WAIT (Serverless has none)', ['WAIT', '1', '10'], UNKNOWN],
         ['FCALL of the library', ['FCALL', 'emq_enqueue', '2', ROW, PENDING, ID, 'p'], UNKNOWN],
-        ['HSET of a v2 record (its slots only)', ['HSET', V2_RECORD, 'f', 'v']],
-        ['SET over a record slot (v2 records only)', ['SET', SLOT, 'x']],
+        ['HSET of a dedupe key other than the slots', ['HSET', NOT_A_SLOT, 'f', 'v']],
+        ['SET over a record slot', ['SET', SLOT, 'x']],
         [
           'the library purge',
           ['EVALSHA', SCRIPT_SHA, '4', ...Q.slots, 'purge', '100', '0:0'],
@@ -181,7 +182,10 @@ function installerRefusals(kind: ServerKind): Case[] {
       ? ([
           ['SET of {emq}:version (EMQ.WIRE.INSTALL writes it)', ['SET', FENCE_KEY, '2']],
           ['EMQ.ENQUEUE', ['EMQ.ENQUEUE', '2', ROW, PENDING, ID, 'p']],
-          ['EMQ.ADMIT', ['EMQ.ADMIT', '3', ROW, PENDING, V2_RECORD, ID, 'p', '1000']],
+          [
+            'EMQ.ADMIT',
+            ['EMQ.ADMIT', '6', PENDING, ...Q.slots, ROW, WIRE, '1000', `m${'A'.repeat(38)}`, 'p'],
+          ],
         ] as const)
       : []),
   ];
@@ -216,7 +220,7 @@ async function protect(kind: ServerKind, handle: ServerHandle | ClusterHandle): 
   await admin.hset(ROW, 'state', 'pending', 'attempts', '0', 'payload', 'p');
   await admin.zadd(PENDING, 0, ID);
   await admin.hset(SLOT, '~', String(Date.now() + 3_600_000), 'f', `${ID}:AAAAAAAAAAAAAAAA:1`);
-  await admin.set(V2_RECORD, ID, 'PX', 3_600_000);
+  await admin.set(NOT_A_SLOT, ID, 'PX', 3_600_000);
   admin.disconnect();
 }
 
@@ -303,22 +307,22 @@ describe.each(
   if (kind.family !== 'native') {
     // The price of the function and script families, stated in the README: a library's inner
     // calls run under the caller's ACL, so its writes are granted on their own keys too.
-    it('lets the functions user write a row field, a pending member, a record slot and a v2 record directly, and nothing wider', async () => {
+    it('lets the functions user write a row field, a pending member and a record slot directly, and nothing wider', async () => {
       // The protected queue's slot, so a cluster's owner answers; undone below.
       const row = Q.row('JOB0KHTOWnGLuD');
       const slot = Q.slots[3] as string;
-      const v2 = Q.v2Record(recordHash('http', 'direct'));
+      const other = `emq:{q}:dedupe:${recordHash('http', 'direct')}`;
       const allowed = [
         ['HSET', row, 'state', 'pending'],
         ['ZADD', PENDING, '0', 'JOBx'],
         ['HSET', slot, 'f', 'v'],
         ['UNLINK', slot],
-        ['SET', v2, 'JOBx', 'PX', '60000'],
       ];
       const refused = [
         ['HDEL', row, 'state'],
         ['UNLINK', row],
-        ['UNLINK', v2],
+        ['SET', other, 'JOBx', 'PX', '60000'],
+        ['UNLINK', other],
         ['EXPIRE', slot, '1'],
         ['ZREM', PENDING, 'JOBx'],
       ];
@@ -327,7 +331,7 @@ describe.each(
       for (const command of refused)
         expect(await attempt(server(), FUNCTIONS_USER, command)).toMatch(NOPERM);
       const admin = await server().client();
-      await admin.del(row, v2, slot);
+      await admin.del(row, other, slot);
       await admin.zrem(PENDING, 'JOBx');
       admin.disconnect();
     });

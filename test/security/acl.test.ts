@@ -3,8 +3,7 @@
 // standalone and cluster, the users run under the rules read from the synthesized template
 // (acl-setup.ts) and send the calls of docs/wire.md as raw commands (raw-calls.ts). The
 // installer installs identity and library; the functions' user passes every connect-time
-// read, admits every outcome of a v3 call, the v2 form and a v2 record, unlinks a dead
-// record slot, trips the fence, reads back, and confirms with WAIT where the family has it.
+// read, admits every outcome of an admit call, unlinks a dead record slot, trips the fence, reads back, and confirms with WAIT where the family has it.
 // What they are refused is acl-refusals.test.ts.
 import type { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,7 +28,6 @@ import {
 } from './acl-setup.js';
 import {
   admitCall,
-  admitV2Call,
   clientAs,
   command,
   enqueueCall,
@@ -37,7 +35,6 @@ import {
   jobId,
   keysOf,
   ownerOf,
-  recordHash,
   SCRIPT_SHA,
   SCRIPT_SOURCE,
   send,
@@ -219,7 +216,7 @@ describe.each(KINDS)('on an $name', (kind) => {
     });
 
     when(library)(
-      'admits every outcome of one v3 call, then a duplicate (touch), a conflict and a caller id',
+      'admits every outcome of one admit call, then a duplicate (touch), a conflict and a caller id',
       async () => {
         const { queue, node } = await queueOn(targetOf(setup()), 'acl-v3');
         const k = keysOf(queue);
@@ -282,26 +279,6 @@ describe.each(KINDS)('on an $name', (kind) => {
       },
     );
 
-    when(library)(
-      'answers the v2 form and reads a v2 record from a v3 call, touching it (SET KEEPTTL)',
-      async () => {
-        const { queue, node } = await queueOn(targetOf(setup()), 'acl-v2');
-        const [g, h, i] = [jobId(), jobId(), jobId()];
-        expect(await run(node, 'admit', admitV2Call(queue, g, 'k5', 'five'))).toEqual([1, g]);
-        expect(await run(node, 'admit', admitV2Call(queue, h, 'k5', 'five'))).toEqual([0, g]);
-        expect(
-          await run(
-            node,
-            'admit',
-            admitCall(queue, [{ kind: 'm', id: i, key: 'k5', payload: 'five' }]),
-          ),
-        ).toEqual([[0, g]]);
-        const legacy = keysOf(queue).v2Record(recordHash('http', 'k5'));
-        const ttl = await asHarness(node, (client) => client.pttl(legacy));
-        expect(ttl).toBeGreaterThan(0);
-      },
-    );
-
     when(library)('unlinks dead record slots as it writes', async () => {
       const { queue, node } = await queueOn(targetOf(setup()), 'acl-purge');
       const k = keysOf(queue);
@@ -330,15 +307,10 @@ describe.each(KINDS)('on an $name', (kind) => {
         const { queue, node } = await queueOn(targetOf(setup()), 'acl-native');
         const [a, b] = [jobId(), jobId()];
         expect(await run(node, 'enqueue', enqueueCall(queue, a, 'one'))).toBe(1);
-        expect(await run(node, 'admit', admitV2Call(queue, b, 'k1', 'two'))).toEqual([1, b]);
-        expect(await run(node, 'admit', admitV2Call(queue, jobId(), 'k1', 'two'))).toEqual([0, b]);
-        // The v3 form passes the ACL, whatever the module built here answers to it.
-        const v3 = await run(
-          node,
-          'admit',
-          admitCall(queue, [{ kind: 'm', id: jobId(), key: 'k2', payload: 'p' }]),
-        );
-        expect(String(v3)).not.toMatch(REFUSED);
+        const admitOf = (id: string) =>
+          run(node, 'admit', admitCall(queue, [{ kind: 'm', id, key: 'k1', payload: 'two' }]));
+        expect(await admitOf(b)).toEqual([[1, b]]);
+        expect(await admitOf(jobId())).toEqual([[0, b]]);
       },
     );
 
@@ -405,21 +377,15 @@ describe.each(KINDS)('on an $name', (kind) => {
         expect(String(reply)).not.toMatch(REFUSED);
       const queue = randomQueue('acl-wait');
       const id = jobId();
-      const first = library
-        ? admitCall(queue, [{ kind: 'm', id, key: 'w', payload: 'confirmed' }])
-        : admitV2Call(queue, id, 'w', 'confirmed');
-      const again = library
-        ? admitCall(queue, [{ kind: 'm', id: jobId(), key: 'w', payload: 'confirmed' }])
-        : admitV2Call(queue, jobId(), 'w', 'confirmed');
+      const first = admitCall(queue, [{ kind: 'm', id, key: 'w', payload: 'confirmed' }]);
+      const again = admitCall(queue, [{ kind: 'm', id: jobId(), key: 'w', payload: 'confirmed' }]);
       const replies = await as(primary, FUNCTIONS_USER, async (client) => [
         await send(client, command(kind.family, 'admit', first)),
         await send(client, ['WAIT', '1', '5000']),
         await send(client, command(kind.family, 'admit', again)),
         await send(client, ['WAIT', '1', '5000']),
       ]);
-      const status = library ? [[1, id]] : [1, id];
-      const duplicate = library ? [[0, id]] : [0, id];
-      expect(replies).toEqual([status, 1, duplicate, 1]);
+      expect(replies).toEqual([[[1, id]], 1, [[0, id]], 1]);
     },
   );
 });

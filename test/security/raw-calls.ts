@@ -1,4 +1,4 @@
-// The v3 calls of docs/wire.md as raw commands, per family, built here from the contract
+// The calls of docs/wire.md as raw commands, per family, built here from the contract
 // alone (not from the core, which is rewritten in parallel): the ACL tests send exactly
 // what a host sends, as the user the stack deploys.
 import { createHash, randomBytes } from 'node:crypto';
@@ -40,7 +40,6 @@ export const keysOf = (queue: string) => ({
   pending: `emq:{${queue}}:pending`,
   slots: [0, 1, 2, 3].map((slot) => `emq:{${queue}}:dedupe:${slot}`),
   row: (id: string) => `emq:{${queue}}:job:${id}`,
-  v2Record: (h: string) => `emq:{${queue}}:dedupe:${h}`,
 });
 
 export interface Admission {
@@ -60,27 +59,12 @@ export interface Call {
 /** `admit` of docs/wire.md: n admissions of one queue in one call. */
 export function admitCall(queue: string, admissions: readonly Admission[], ttlMs = TTL_MS): Call {
   const k = keysOf(queue);
-  const hashOf = (a: Admission) => recordHash(a.kind === 'c' ? 'id' : 'http', a.key);
+  // The claim: kind, payload digest, then the record field (h's first 22 characters).
+  const claimOf = (a: Admission) =>
+    `${a.kind}${payloadDigest(a.payload)}${recordHash(a.kind === 'c' ? 'id' : 'http', a.key).slice(0, 22)}`;
   return {
-    keys: [
-      k.pending,
-      ...k.slots,
-      ...admissions.flatMap((a) => [k.row(a.id), k.v2Record(hashOf(a))]),
-    ],
-    args: [
-      WIRE,
-      ttlMs,
-      ...admissions.flatMap((a) => [a.kind, a.id, payloadDigest(a.payload), a.payload]),
-    ],
-  };
-}
-
-/** The previous (v2) form of admit: one admission, row, pending and its v2 record key. */
-export function admitV2Call(queue: string, id: string, key: string, payload: string): Call {
-  const k = keysOf(queue);
-  return {
-    keys: [k.row(id), k.pending, k.v2Record(recordHash('http', key))],
-    args: [id, payload, TTL_MS],
+    keys: [k.pending, ...k.slots, ...admissions.map((a) => k.row(a.id))],
+    args: [WIRE, ttlMs, ...admissions.flatMap((a) => [claimOf(a), a.payload])],
   };
 }
 

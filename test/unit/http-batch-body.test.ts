@@ -8,14 +8,7 @@ import {
   MAX_BATCH_JOBS,
   parseBatch,
 } from '../../functions/http/batch-body.js';
-import {
-  configure,
-  dedupeKey,
-  InvalidInputError,
-  jobIdAt,
-  mintJobId,
-  recordHash,
-} from '../../src/index.js';
+import { configure, InvalidInputError, jobIdAt, mintJobId, recordField } from '../../src/index.js';
 
 const REQUEST_ID = '0f4c2e8a-5b1d-4c3e-9a7f-0000000000bb';
 const CONFIG = configure({ maxPayloadBytes: 16 });
@@ -108,10 +101,10 @@ describe('checkedBatch', () => {
       jobs: [{ payload: 'a', id }, { payload: 'b', idempotencyKey: 'order-1' }, { payload: 'c' }],
     });
     expect(prepared.faults).toEqual([]);
-    expect(prepared.items.map((item) => item.legacyKey)).toEqual([
-      dedupeKey('orders', 'id', id),
-      dedupeKey('orders', 'http', 'order-1'),
-      `emq:{orders}:dedupe:${recordHash('call', `${REQUEST_ID}:2`)}`,
+    expect(prepared.items.map((item) => item.field)).toEqual([
+      recordField('id', id),
+      recordField('http', 'order-1'),
+      recordField('call', `${REQUEST_ID}:2`),
     ]);
   });
 

@@ -1,15 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
   assertCallerIdTime,
+  assertIdempotencyKey,
   assertJobId,
   assertQueue,
-  dedupeKey,
   fenceKey,
   InvalidInputError,
   jobIdAt,
   jobKey,
   pendingKey,
   queueSlot,
+  recordField,
+  recordSlotKeys,
   slotOf,
 } from '../../src/index.js';
 
@@ -122,18 +124,16 @@ describe('keys', () => {
     expect(fenceKey).toBe('{emq}:version');
   });
 
-  it('names a dedupe record by the base64url sha256 of namespace:key', () => {
-    expect(dedupeKey('orders', 'call', 'abc')).toBe(
-      'emq:{orders}:dedupe:cOfVtpSr_o7e35VdlTWH8uxpYtMiSZrnpGRrV6t_S0I',
-    );
-    expect(dedupeKey('orders', 'http', 'abc')).not.toBe(dedupeKey('orders', 'sqs', 'abc'));
+  it('names a record by the first 22 characters of the base64url sha256 of namespace:key', () => {
+    expect(recordField('call', 'abc')).toBe('cOfVtpSr_o7e35VdlTWH8u');
+    expect(recordField('http', 'abc')).not.toBe(recordField('sqs', 'abc'));
   });
 
   it('refuses to build a key for an invalid queue or id', () => {
     expect(codeOf(() => jobKey('a:b', id))).toBe('EMQ_INVALID_QUEUE');
     expect(codeOf(() => jobKey('orders', 'JOBX'))).toBe('EMQ_INVALID_ID');
-    expect(codeOf(() => dedupeKey('orders', 'http', ''))).toBe('EMQ_INVALID_REQUEST');
-    expect(codeOf(() => dedupeKey('orders', 'http', 'k'.repeat(257)))).toBe('EMQ_INVALID_REQUEST');
+    expect(codeOf(() => assertIdempotencyKey(''))).toBe('EMQ_INVALID_REQUEST');
+    expect(codeOf(() => assertIdempotencyKey('k'.repeat(257)))).toBe('EMQ_INVALID_REQUEST');
   });
 
   it('puts every key of a queue on one slot', () => {
@@ -141,7 +141,7 @@ describe('keys', () => {
       const slot = queueSlot(queue);
       expect(slotOf(jobKey(queue, id))).toBe(slot);
       expect(slotOf(pendingKey(queue))).toBe(slot);
-      expect(slotOf(dedupeKey(queue, 'sqs', 'message-1'))).toBe(slot);
+      for (const key of recordSlotKeys(queue)) expect(slotOf(key)).toBe(slot);
     }
   });
 
