@@ -97,12 +97,14 @@ const RULES: readonly Rule[] = [
       ),
   },
   {
-    test: /^(WRONGPASS|NOAUTH|NOPERM)\b/,
-    make: (options, text) =>
+    test: /^NOPERM\b/,
+    make: (options, text) => new ConfigError(refusedToUser(text), options),
+  },
+  {
+    test: /^(WRONGPASS|NOAUTH)\b/,
+    make: (options) =>
       new ConfigError(
-        /^NOPERM/.test(text)
-          ? "The Valkey user may not run a command this host sends; fix the user's ACL rules."
-          : 'Valkey refused to authenticate the user; fix the credentials (EMQ_USERNAME and the password or secret).',
+        'Valkey refused to authenticate the user; fix the credentials (EMQ_USERNAME and the password or secret).',
         options,
       ),
   },
@@ -135,6 +137,20 @@ const RULES: readonly Rule[] = [
     make: unavailable,
   },
 ];
+
+/**
+ * What a NOPERM means. Each family's users hold exactly that family's calls
+ * (src/access-rules.ts), so the usual cause is a host sending another family's calls than the
+ * user was given; the user and the command, as the server names them, say which.
+ */
+function refusedToUser(text: string): string {
+  const named = /^NOPERM User (\S+) has no permissions to run the '([^']+)' command/.exec(text);
+  const what =
+    named === null
+      ? "Valkey refused a key or command this host sends to the connection's user"
+      : `Valkey refused '${named[2]}' to user '${named[1]}'`;
+  return `${what}: its ACL rules are another family's than this host's calls, or lack one. Set EMQ_EXECUTOR to the family the user was given (function, script or native), or give the user that family's rules (docs/security.md).`;
+}
 
 function textsOf(failure: unknown): string[] {
   if (failure instanceof Error) {
