@@ -7,6 +7,7 @@ import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import { Cluster, type ClusterOptions, type RedisOptions, Valkey } from 'iovalkey';
 import type { Config } from './config.js';
 import { ConfigError, UnavailableError } from './outcomes.js';
+import { sentCredentials } from './url-credentials.js';
 
 /** TLS settings beyond the configuration's CA (a client certificate, a server name). */
 export type ClientTls = Pick<TlsOptions, 'ca' | 'servername' | 'cert' | 'key'>;
@@ -48,8 +49,7 @@ export async function openWithin(
 function nodeOptions(config: Config, url: URL, tls: ClientTls | undefined): RedisOptions {
   const secure = url.protocol === 'rediss:';
   return {
-    username: config.username ?? (decodeURIComponent(url.username) || undefined),
-    password: config.password ?? (decodeURIComponent(url.password) || undefined),
+    ...sentCredentials(config, url),
     tls: secure
       ? { ...(config.tlsCa === undefined ? {} : { ca: config.tlsCa }), ...tls }
       : undefined,

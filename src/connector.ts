@@ -18,6 +18,7 @@ import { fenceKey } from './keyspace.js';
 import { classifyFailure } from './outcome-rules.js';
 import { ConfigError, type EmqError, FenceError } from './outcomes.js';
 import { nodeClientOf, nodeNameOf } from './transport.js';
+import { type SentCredentials, sentCredentials } from './url-credentials.js';
 
 export type Warn = (event: string, fields: Readonly<Record<string, string>>) => void;
 
@@ -128,12 +129,21 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
  */
 function explain(failure: EmqError, lastError: unknown, config: Config): EmqError {
   const text = lastError instanceof Error ? lastError.message : '';
-  const user = config.username ?? config.iam?.userId ?? 'default';
-  if (/^(WRONGPASS|NOAUTH)\b/.test(text) || /^(WRONGPASS|NOAUTH)\b/.test(failureText(failure))) {
-    const sent = config.password !== undefined || config.iam !== undefined || config.secretArn;
+  const refusal =
+    /^(WRONGPASS|NOAUTH)\b/.exec(text) ?? /^(WRONGPASS|NOAUTH)\b/.exec(failureText(failure));
+  if (refusal !== null) {
+    // WRONGPASS answers credentials that were sent (EMQ_*, a secret, an IAM token or the
+    // URL's own); NOAUTH a connection that sent none, or a cluster node's later command after
+    // a refusal.
+    const { username, password } = urlCredentials(config);
+    const sent =
+      refusal[1] === 'WRONGPASS' ||
+      password !== undefined ||
+      config.iam !== undefined ||
+      config.secretArn !== undefined;
     return new ConfigError(
       sent
-        ? `Valkey refused to authenticate user '${user}': check its password (EMQ_PASSWORD or the secret of EMQ_SECRET_ARN) or its IAM token settings, and that the user exists and is on.`
+        ? `Valkey refused to authenticate user '${username ?? config.iam?.userId ?? 'default'}': check its password (in the URL, EMQ_PASSWORD or the secret of EMQ_SECRET_ARN) or its IAM token settings, and that the user exists and is on.`
         : `Valkey wants credentials and none were sent: set EMQ_USERNAME and EMQ_PASSWORD (or EMQ_SECRET_ARN, or EMQ_IAM_AUTH).`,
       { cause: lastError ?? failure },
     );
@@ -154,6 +164,15 @@ function explain(failure: EmqError, lastError: unknown, config: Config): EmqErro
     if (seen instanceof ConfigError) return seen;
   }
   return failure;
+}
+
+/** The credentials the connection sent, as the client's options took them from the first URL. */
+function urlCredentials(config: Config): SentCredentials {
+  try {
+    return sentCredentials(config, new URL(config.urls[0] ?? ''));
+  } catch {
+    return { username: config.username, password: config.password };
+  }
 }
 
 /** Connection errors a retry cannot mend: refused credentials, the wrong cluster mode. */

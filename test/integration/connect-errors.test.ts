@@ -75,6 +75,18 @@ describe.each(['standalone', 'cluster'] as const)(
       expect((failure as Error).message).not.toContain('wrong-password');
     });
 
+    it('refuses a wrong password given in the URL as wrong credentials, naming the URL’s user', async () => {
+      const { urls, cluster: isCluster } = seeds(target());
+      const failure = await connect({
+        urls: urls.map((url) => url.replace('redis://', 'redis://app:wrong-password@')),
+        cluster: isCluster,
+        connectTimeoutMs: 2_000,
+      }).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(ConfigError);
+      expect((failure as Error).message).toMatch(/^Valkey refused to authenticate user 'app': /);
+      expect((failure as Error).message).not.toContain('wrong-password');
+    });
+
     it('says that none were sent when the server wants credentials and none were given', async () => {
       const failure = await connect({ ...seeds(target()), connectTimeoutMs: 2_000 }).catch(
         (error: unknown) => error,

@@ -1,0 +1,18 @@
+/**
+ * The user and password a connection sends: EMQ_USERNAME and EMQ_PASSWORD where set, else the
+ * ones written in the URL. One rule for the client's options and for the message that names
+ * the user a server refused.
+ */
+import type { Config } from './config.js';
+
+export interface SentCredentials {
+  readonly username: string | undefined;
+  readonly password: string | undefined;
+}
+
+export function sentCredentials(config: Config, url: URL): SentCredentials {
+  return {
+    username: config.username ?? (decodeURIComponent(url.username) || undefined),
+    password: config.password ?? (decodeURIComponent(url.password) || undefined),
+  };
+}
