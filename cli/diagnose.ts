@@ -67,6 +67,11 @@ export async function diagnose(error: unknown, attempt: Attempt): Promise<unknow
         'EMQ_CONFIG',
         `Cannot connect to ${where}: the server wants credentials. Set EMQ_USERNAME and EMQ_PASSWORD (or EMQ_SECRET_ARN).`,
       );
+    case 'not-valkey':
+      return new CliFailure(
+        'EMQ_CONFIG',
+        `Cannot connect to ${where}: something listens on that port but does not answer as Valkey does. Check the port in --url or EMQ_URL (npm start prints Valkey's), and use rediss:// for a server that wants TLS.`,
+      );
     case 'answered':
       if (probe.clusterEnabled && !attempt.cluster) return clusterMismatch(where, true);
       if (!probe.clusterEnabled && attempt.cluster) return clusterMismatch(where, false);
@@ -91,7 +96,7 @@ function causeText(error: Error): string {
 }
 
 type Probe =
-  | { readonly kind: 'refused' | 'unknown-host' | 'silent' | 'auth' | 'skipped' }
+  | { readonly kind: 'refused' | 'unknown-host' | 'silent' | 'auth' | 'not-valkey' | 'skipped' }
   | { readonly kind: 'answered'; readonly clusterEnabled: boolean };
 
 /** Sends `INFO cluster` inline over plain TCP; a TLS URL is not probed. */
@@ -118,7 +123,12 @@ function probeServer(url: string, timeoutMs: number): Promise<Probe> {
       else if (/cluster_enabled:(\d)/.test(reply)) {
         done({ kind: 'answered', clusterEnabled: /cluster_enabled:1/.test(reply) });
       } else if (reply.startsWith('-')) done({ kind: 'skipped' });
+      // INFO's answer is a bulk string ($<length>); an error starts with `-`.
+      else if (!reply.startsWith('$')) done({ kind: 'not-valkey' });
     });
+    // A server that answers and hangs up, or hangs up at once, settles the probe too: the
+    // timeout above only runs while the socket is open.
+    socket.once('close', () => done({ kind: 'not-valkey' }));
     socket.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'ECONNREFUSED') done({ kind: 'refused' });
       else if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN')

@@ -14,13 +14,10 @@ export async function main(): Promise<never> {
   }
   const io = processIo();
   const args = process.argv.slice(2);
-  let code: ExitCode;
-  try {
-    code = await run(args, io);
-  } catch {
-    // Every failure a command can meet is printed by the command; this is a bug in the CLI,
-    // still printed the way the command line asked for (JSON on stdout with --json).
-    code = printFailure(
+  // Every failure a command can meet is printed by the command; this is a bug in the CLI,
+  // still printed the way the command line asked for (JSON on stdout with --json).
+  const unexpected = () =>
+    printFailure(
       io,
       { json: wantsJson(args) },
       {
@@ -30,9 +27,23 @@ export async function main(): Promise<never> {
         exitCode: EXIT_FAILED,
       },
     );
+  // A command left waiting on something that can no longer happen (nothing is pending in the
+  // event loop) would otherwise end with Node's own exit 13 and a screen of the bundle's code.
+  process.once('beforeExit', () => void exitWith(unexpected()));
+  let code: ExitCode;
+  try {
+    code = await run(args, io);
+  } catch {
+    code = unexpected();
   }
-  // Exit as soon as the output is out: after a failed connect iovalkey keeps a timer alive
-  // for about two seconds, which a one-shot command should not wait for.
+  return exitWith(code);
+}
+
+/**
+ * Exits as soon as the output is out: after a failed connect iovalkey keeps a timer alive for
+ * about two seconds, which a one-shot command should not wait for.
+ */
+async function exitWith(code: ExitCode): Promise<never> {
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
   process.exit(code);
 }

@@ -6,9 +6,10 @@
  */
 import { Command } from 'commander';
 import { openCredentials } from '../../functions/shared/open-credentials.js';
-import { checkTarget } from '../../src/index.js';
+import { type Check, type Config, checkTarget } from '../../src/index.js';
 import { type ConnectionFlags, configFrom, withConnectionFlags } from '../connection.js';
-import { EXIT_FAILED, EXIT_OK, exitCodesText } from '../failures.js';
+import { diagnose } from '../diagnose.js';
+import { EXIT_FAILED, EXIT_OK, exitCodesText, reportOf } from '../failures.js';
 import type { CommandResult, OutputFlags } from '../output.js';
 import type { Session } from '../session.js';
 
@@ -30,18 +31,37 @@ export function doctorCommand(session: Session): Command {
 async function doctor(session: Session, flags: DoctorFlags): Promise<CommandResult> {
   const config = configFrom(session.io.env, flags);
   const report = await checkTarget({ ...config, ...(await openCredentials(config)) });
-  const rows = report.checks.map(
+  const checks = await Promise.all(
+    report.checks.map((check) => explained(check, report.failure, config)),
+  );
+  const rows = checks.map(
     (check) => `${check.ok ? 'ok ' : 'NO '} ${check.name}: ${check.detail}\n`,
   );
   return {
     json: {
       ok: report.ok,
       executor: report.executor,
-      checks: report.checks,
+      checks,
       nodes: report.nodes,
     },
     text: rows.join(''),
     note: report.ok ? undefined : 'emq: some checks failed; what to do is on each NO line.',
     exitCode: report.ok ? EXIT_OK : EXIT_FAILED,
   };
+}
+
+/**
+ * A connect check that failed, told as the other commands tell it: what is at the address
+ * (nothing, not Valkey, a server in the other cluster mode) and what to change.
+ */
+async function explained(check: Check, failure: unknown, config: Config): Promise<Check> {
+  if (check.ok || check.name !== 'connect' || failure === undefined) return check;
+  const told = reportOf(
+    await diagnose(failure, {
+      urls: config.urls,
+      cluster: config.cluster,
+      timeoutMs: config.connectTimeoutMs,
+    }),
+  );
+  return { ...check, detail: `${told.code}: ${told.message}` };
 }

@@ -2,9 +2,11 @@
 // cause and the fix; that a fence mismatch is not labelled retryable to an operator; and that
 // a setup refusal found at connect (memory policy, missing module) is a failure, exit 1: the
 // connection was attempted, so it is not usage.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { install } from '../../src/index.js';
-import { assertBuilt, emq } from '../support/cli.js';
+import { assertBuilt, emq, STACK_FRAME } from '../support/cli.js';
 import { connectTo } from '../support/emq.js';
 import {
   type ClusterHandle,
@@ -18,6 +20,9 @@ let server: ServerHandle;
 let cluster: ClusterHandle;
 let evicting: ServerHandle;
 let moduleless: ServerHandle;
+/** A port that is not Valkey's: an HTTP server answers 400 to anything else and hangs up. */
+let web: Server;
+let webUrl: string;
 
 beforeAll(async () => {
   assertBuilt();
@@ -29,6 +34,9 @@ beforeAll(async () => {
     extraArgs: ['--maxmemory-policy', 'allkeys-lru'],
   });
   moduleless = await startStandalone();
+  web = createServer((_, response) => response.end());
+  await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+  webUrl = `redis://127.0.0.1:${(web.address() as AddressInfo).port}`;
   for (const target of [evicting, moduleless]) {
     const connection = await connectTo(target, { checkFence: false });
     await install(connection);
@@ -40,6 +48,7 @@ afterAll(async () => {
   await cluster?.stop();
   await evicting?.stop();
   await moduleless?.stop();
+  await new Promise((resolve) => web?.close(resolve));
 });
 
 interface Failure {
@@ -68,6 +77,38 @@ describe('emq connection failures', () => {
     expect(error.message).toMatch(/nothing listens.*Check the port/);
     expect(error.message).not.toContain('hunter2');
     expect(error.message).not.toContain('ops@');
+  });
+
+  it.each([['pending', 'q'], ['get', 'q', 'JOB0SaFbT0LuLE'], ['enqueue', 'q', 'x'], ['install']])(
+    'says a port that answers is not Valkey, without a crash: %s',
+    async (...args) => {
+      const text = await emq([...args, '--url', webUrl]);
+      expect(text.code).toBe(1);
+      expect(text.stdout).toBe('');
+      expect(text.stderr).toBe(
+        `emq: EMQ_CONFIG: Cannot connect to ${webUrl}: something listens on that port but does not answer as Valkey does. Check the port in --url or EMQ_URL (npm start prints Valkey's), and use rediss:// for a server that wants TLS.\n`,
+      );
+      const { exit, error } = await failure([...args, '--url', webUrl]);
+      expect(exit).toBe(1);
+      expect(error).toMatchObject({ code: 'EMQ_CONFIG', retryable: false });
+    },
+  );
+
+  it('tells in emq doctor what is at a wrong port and what to do, not only "retry"', async () => {
+    const port = await freePort();
+    for (const [url, told] of [
+      [
+        `redis://127.0.0.1:${port}`,
+        /^NO {2}connect: EMQ_UNAVAILABLE: .*nothing listens on that port.*Check the port/,
+      ],
+      [webUrl, /^NO {2}connect: EMQ_CONFIG: .*does not answer as Valkey does\. Check the port/],
+    ] as const) {
+      const run = await emq(['doctor', '--url', url]);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(told);
+      expect(run.stdout).not.toMatch(/retry the request/);
+      expect(run.stderr).not.toMatch(STACK_FRAME);
+    }
   });
 
   it('says to drop --cluster against a single server, as a permanent fault', async () => {
