@@ -7,6 +7,7 @@
 import { isUtf8 } from 'node:buffer';
 import {
   type Config,
+  EmqError,
   type EnqueueRequest,
   InvalidInputError,
   type Prepared,
@@ -58,8 +59,63 @@ export function checkedBatch(
 ): Prepared {
   const requests = parseBatch(queue, body);
   const prepared = prepare(config, requests, invocation);
-  if (prepared.faults.length > 0) throw batchRefusal(prepared.faults, requests.length);
+  const faults = [...prepared.faults];
+  for (const fault of sharedKeyFaults(requests)) {
+    if (!faults.some(({ index }) => index === fault.index)) faults.push(fault);
+  }
+  if (faults.length > 0) {
+    throw batchRefusal(
+      faults.sort((a, b) => a.index - b.index),
+      requests.length,
+    );
+  }
   return prepared;
+}
+
+/**
+ * Items of one body that share an id, or an idempotencyKey, with different payloads (SPEC
+ * §8a, v4): a key is one job, so such a body is malformed, each of those items named. With
+ * equal payloads the items stay: the later one answers as the duplicate of the earlier.
+ */
+function sharedKeyFaults(
+  requests: readonly RequestOrFault[],
+): { readonly index: number; readonly error: InvalidInputError }[] {
+  const byKey = new Map<string, { index: number; request: EnqueueRequest }[]>();
+  requests.forEach((request, index) => {
+    if (request instanceof EmqError) return;
+    const key =
+      request.id !== undefined
+        ? `id ${request.id}`
+        : request.idempotencyKey === undefined
+          ? undefined
+          : `key ${request.idempotencyKey}`;
+    if (key === undefined) return;
+    const same = byKey.get(key);
+    if (same === undefined) byKey.set(key, [{ index, request }]);
+    else same.push({ index, request });
+  });
+  const faults: { index: number; error: InvalidInputError }[] = [];
+  for (const same of byKey.values()) {
+    const [first] = same;
+    if (first === undefined || same.every(({ request }) => samePayload(request, first.request))) {
+      continue;
+    }
+    const field = first.request.id === undefined ? 'idempotencyKey' : 'id';
+    const items = same.map(({ index }) => index).join(', ');
+    for (const { index } of same) {
+      faults.push({
+        index,
+        error: malformed(
+          `Items ${items} share one "${field}" with different payloads: one ${field} is one job. Give each job its own ${field}, or send the job once.`,
+        ),
+      });
+    }
+  }
+  return faults;
+}
+
+function samePayload(a: EnqueueRequest, b: EnqueueRequest): boolean {
+  return Buffer.from(a.payload).equals(Buffer.from(b.payload));
 }
 
 /** The body's items as requests (or their shape faults), in order. Throws BatchRefusal. */

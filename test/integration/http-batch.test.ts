@@ -135,22 +135,33 @@ describe.each(TOPOLOGIES)('on $name', ({ start, executor }) => {
       ];
       const first = await invoke(batchEvent(format, queue, { jobs }));
       const firstResults = first.body.results as { id: string }[];
+      // A later request: within one body, another payload for a key is a malformed body.
       const replay = await invoke(
         batchEvent(format, queue, {
-          jobs: [...jobs, { payload: 'other', id }, { payload: 'c', idempotencyKey: 'k-1' }],
+          jobs: [...jobs, { payload: 'other', id: mintJobId() }],
         }),
       );
       expect(replay.response.statusCode).toBe(200);
-      const [same, keyed, conflict, mismatch] = replay.body.results as Record<string, unknown>[];
+      const [same, keyed] = replay.body.results as Record<string, unknown>[];
       expect(same).toEqual({ id, status: 'duplicate' });
       expect(keyed).toEqual({ id: firstResults[1]?.id, status: 'duplicate' });
+      const others = await invoke(
+        batchEvent(format, queue, {
+          jobs: [
+            { payload: 'other', id },
+            { payload: 'c', idempotencyKey: 'k-1' },
+          ],
+        }),
+      );
+      expect(others.response.statusCode).toBe(200);
+      const [conflict, mismatch] = others.body.results as Record<string, unknown>[];
       expect(conflict?.error).toMatchObject({
         status: 409,
         code: 'EMQ_CONFLICT',
         retryable: false,
       });
       expect(mismatch?.error).toMatchObject({ status: 422, code: 'EMQ_IDEMPOTENCY_MISMATCH' });
-      expect((await jobsOf(reader, queue)).rows).toHaveLength(2);
+      expect((await jobsOf(reader, queue)).rows).toHaveLength(3);
     });
 
     it.each([
@@ -173,6 +184,52 @@ describe.each(TOPOLOGIES)('on $name', ({ start, executor }) => {
       expect(response.headers['content-type']).toBe('application/problem+json');
       expect(problem).toMatchObject({ retryable: false });
       expect(await digest()).toEqual(before);
+    });
+
+    it('refuses items sharing a key or an id with different payloads before any write', async () => {
+      const queue = randomQueue(`batch-shared-${format}`);
+      const id = mintJobId();
+      const before = await digest();
+      for (const jobs of [
+        [
+          { payload: 'first', idempotencyKey: 'order-1' },
+          { payload: 'other', idempotencyKey: 'order-1' },
+        ],
+        [
+          { payload: 'first', id },
+          { payload: 'other', id },
+        ],
+      ]) {
+        const { response, body } = await invoke(batchEvent(format, queue, { jobs }));
+        expect(response.statusCode).toBe(400);
+        expect(body).toMatchObject({ code: 'EMQ_INVALID_REQUEST', retryable: false });
+        expect((body.items as { index: number }[]).map((item) => item.index)).toEqual([0, 1]);
+      }
+      expect(await digest()).toEqual(before);
+    });
+
+    it('answers a later item that repeats a key or an id with the same payload as its duplicate', async () => {
+      const queue = randomQueue(`batch-repeat-${format}`);
+      const id = mintJobId();
+      const { response, body } = await invoke(
+        batchEvent(format, queue, {
+          jobs: [
+            { payload: 'same', idempotencyKey: 'order-1' },
+            { payload: 'same', id },
+            { payload: 'same', idempotencyKey: 'order-1' },
+            { payload: 'same', id },
+          ],
+        }),
+      );
+      expect(response.statusCode).toBe(200);
+      const results = body.results as { id: string; status: string }[];
+      expect(results[0]?.status).toBe('enqueued');
+      expect(results.slice(1)).toEqual([
+        { id, status: 'enqueued' },
+        { id: results[0]?.id, status: 'duplicate' },
+        { id, status: 'duplicate' },
+      ]);
+      expect((await jobsOf(reader, queue)).rows).toHaveLength(2);
     });
 
     it('refuses an Idempotency-Key on the batch itself, writing nothing', async () => {

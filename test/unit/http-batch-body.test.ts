@@ -152,6 +152,49 @@ describe('checkedBatch', () => {
     expect(error.message).toMatch(/7 of 8 jobs are invalid.*nothing was written/);
   });
 
+  it('refuses items that share a key or an id with different payloads, naming each of them', () => {
+    const id = mintJobId();
+    const error = refusal(() =>
+      check({
+        jobs: [
+          { payload: 'a', idempotencyKey: 'order-1' },
+          { payload: 'ok', idempotencyKey: 'order-2' },
+          { payload: 'b', idempotencyKey: 'order-1' },
+          { payload: 'x', id },
+          { payload: 'eA==', encoding: 'base64', id },
+          { payload: 'y', id },
+          // Another namespace: an id and a key that read the same are two keys.
+          { payload: 'c', idempotencyKey: id },
+        ],
+      }),
+    );
+    expect(error.status).toBe(400);
+    const items = (error as BatchRefusal).items;
+    expect(items.map((item) => [item.index, item.code])).toEqual([
+      [0, 'EMQ_INVALID_REQUEST'],
+      [2, 'EMQ_INVALID_REQUEST'],
+      [3, 'EMQ_INVALID_REQUEST'],
+      [4, 'EMQ_INVALID_REQUEST'],
+      [5, 'EMQ_INVALID_REQUEST'],
+    ]);
+    expect(items[0]?.detail).toBe(
+      'Items 0, 2 share one "idempotencyKey" with different payloads: one idempotencyKey is one job. Give each job its own idempotencyKey, or send the job once.',
+    );
+    expect(items[2]?.detail).toMatch(/^Items 3, 4, 5 share one "id" with different payloads/);
+    expect(error.message).toMatch(/^5 of 7 jobs are invalid \(items: 0, 2, 3, 4, 5\)/);
+  });
+
+  it('keeps items that share a key with the same payload, as bytes: the later is a duplicate', () => {
+    const prepared = check({
+      jobs: [
+        { payload: 'x', idempotencyKey: 'order-1' },
+        { payload: 'eA==', encoding: 'base64', idempotencyKey: 'order-1' },
+      ],
+    });
+    expect(prepared.faults).toEqual([]);
+    expect(prepared.items).toHaveLength(2);
+  });
+
   it('answers 413 when only payload sizes are at fault', () => {
     const error = refusal(() => check({ jobs: [{ payload: 'x'.repeat(17) }, { payload: 'ok' }] }));
     expect(error.code).toBe('EMQ_PAYLOAD_TOO_LARGE');
