@@ -4,6 +4,7 @@
 # Called by ../install-valkey.sh; all progress goes to stderr.
 set -euo pipefail
 print_path="${1:-0}"
+. "$(dirname "$0")/apt-archive.sh"
 
 have_valkey8() {
   command -v valkey-server >/dev/null 2>&1 &&
@@ -15,10 +16,15 @@ install() {
     . /etc/os-release
     suite="${VERSION_CODENAME:-bookworm}"
     if [ "${ID:-}" = debian ] && [ "$suite" = bookworm ]; then
-      if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-        cat >/etc/apt/sources.list.d/bookworm-backports.sources <<'SOURCES'
+      if ! debian_archive_uri bookworm-backports >/dev/null; then
+        # The backports suite of the archive this machine already uses for bookworm.
+        archive="$(debian_archive_uri bookworm)" || {
+          echo 'install-valkey.sh: no apt source of this machine serves bookworm, so there is no Debian archive to take bookworm-backports from; add one to /etc/apt/sources.list.d/' >&2
+          exit 1
+        }
+        cat >/etc/apt/sources.list.d/bookworm-backports.sources <<SOURCES
 Types: deb
-URIs: http://deb.debian.org/debian
+URIs: $archive
 Suites: bookworm-backports
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
@@ -35,7 +41,8 @@ SOURCES
   else
     cat >&2 <<'HELP'
 Valkey 8 is not installed and this script cannot install it here.
-  Debian 12 (as root):  echo 'deb http://deb.debian.org/debian bookworm-backports main' > /etc/apt/sources.list.d/backports.list
+  Debian 12 (as root):  add the bookworm-backports suite of your Debian archive (the URI
+                        your bookworm entry in /etc/apt uses) to /etc/apt/sources.list.d/, then
                         apt-get update && apt-get install -t bookworm-backports valkey-server valkey-tools
   Ubuntu 24.04+:        sudo apt-get install valkey-server valkey-tools
   macOS:                brew install valkey

@@ -6,12 +6,13 @@
 # Why a private loader: sid's valkey-server needs glibc 2.38 and bookworm has 2.36, so the
 # wrappers in <prefix>/bin exec <prefix>'s ld-linux-x86-64.so.2 with --library-path pointing
 # only at the prefix. Why a private apt state: sid must never reach the system's sources.
-# EMQ_VALKEY_SID_MIRROR may name another archive holding 9.1.2 (for example a
-# snapshot.debian.org URL) once sid has moved on.
+# Sid comes from the Debian archive this machine's apt already uses (apt-archive.sh);
+# EMQ_VALKEY_SID_MIRROR may name another archive holding 9.1.2 (an archive snapshot, once sid
+# has moved on).
 set -euo pipefail
 print_path="${1:-0}"
 want=9.1.2
-mirror="${EMQ_VALKEY_SID_MIRROR:-http://deb.debian.org/debian}"
+. "$(dirname "$0")/apt-archive.sh"
 cache="${EMQ_VALKEY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/emq-valkey}"
 prefix="$cache/valkey-$want"
 arch="$(dpkg --print-architecture 2>/dev/null || echo unknown)"
@@ -35,6 +36,15 @@ install() {
   for tool in apt-get dpkg-deb; do
     command -v "$tool" >/dev/null || { echo "install-valkey.sh: Valkey $want needs $tool (Debian/Ubuntu)" >&2; exit 1; }
   done
+  mirror="${EMQ_VALKEY_SID_MIRROR:-}"
+  if [ -z "$mirror" ]; then
+    # shellcheck disable=SC1091
+    [ -r /etc/os-release ] && . /etc/os-release
+    if [ "${ID:-}" != debian ] || ! mirror="$(debian_archive_uri "${VERSION_CODENAME:-}")"; then
+      echo "install-valkey.sh: Valkey $want comes from Debian sid, taken from the Debian archive this machine's apt uses, and none is configured here; set EMQ_VALKEY_SID_MIRROR to a Debian archive's URI" >&2
+      exit 1
+    fi
+  fi
   work="$(mktemp -d "$cache/.install.XXXXXX")"
   trap 'rm -rf "$work"' EXIT
   mkdir -p "$work/apt/lists/partial" "$work/apt/cache/archives/partial" "$work/debs" "$work/root"
@@ -49,7 +59,7 @@ install() {
   candidate="$(apt-cache "${apt_opts[@]}" policy valkey-server | awk '/Candidate:/ {print $2}')"
   case "$candidate" in
     "$want"-*) ;;
-    *) echo "install-valkey.sh: $mirror sid offers valkey-server '$candidate', not $want; set EMQ_VALKEY_SID_MIRROR to an archive that has it (e.g. a snapshot.debian.org URL)" >&2; exit 1 ;;
+    *) echo "install-valkey.sh: $mirror sid offers valkey-server '$candidate', not $want; set EMQ_VALKEY_SID_MIRROR to an archive that has it (an archive snapshot from when sid had it)" >&2; exit 1 ;;
   esac
   (cd "$work/debs" && apt-get "${apt_opts[@]}" download valkey-server="$candidate" valkey-tools="$candidate" "${packages[@]:2}" >&2)
   for deb in "$work/debs"/*.deb; do dpkg-deb -x "$deb" "$work/root"; done
