@@ -6,6 +6,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda
 import type { InvokeOptions } from './function-process.js';
 import { readBody, toEvent, writeResult } from './http-event.js';
 import { LOOPBACK } from './ports.js';
+import { type DeployedRoute, routed } from './template.js';
 
 /** The handler as the local server calls it: an HTTP API event in, a result out. */
 export type HttpHandler = (
@@ -24,14 +25,19 @@ export interface LocalHttp {
   close(): Promise<void>;
 }
 
+/** What API Gateway's HTTP API answers a request no route matches. */
+const NOT_FOUND = '{"message":"Not Found"}';
+
 /**
- * Listens on 127.0.0.1:`port`. Rejects when the port is taken. `documents` are JSON texts
- * served by GET at their exact path (the OpenAPI document at `/openapi.json`), before the
- * function sees the request. Default: none.
+ * Listens on 127.0.0.1:`port`. Rejects when the port is taken. `routes` are the ones the
+ * stack deploys: any other request is answered 404 as API Gateway answers it, and never
+ * reaches the function. `documents` are JSON texts served by GET at their exact path (the
+ * OpenAPI document at `/openapi.json`), before routing. Default: none.
  */
 export async function serveHttp(
   handler: HttpHandler,
   port: number,
+  routes: readonly DeployedRoute[],
   documents: Readonly<Record<string, string>> = {},
 ): Promise<LocalHttp> {
   // The requests under way, each until its answer has been written out (or its socket lost).
@@ -41,6 +47,13 @@ export async function serveHttp(
     if (document !== undefined) {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(document);
+      return;
+    }
+    const path = (request.url ?? '/').split('?')[0] as string;
+    if (!routed(routes, request.method ?? 'GET', path)) {
+      request.resume();
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end(NOT_FOUND);
       return;
     }
     const requestId = randomUUID();

@@ -1,9 +1,11 @@
 /**
  * The local SQS loop (`npm start -- --sqs`): an SQS-compatible server from npm (fauxqs), a
  * source queue and a DLQ with a redrive policy, and a poller that does what Lambda's event
- * source mapping does: receive batches (MaxNumberOfMessages 10, all attributes), invoke the
- * real SQS handler, delete what it handled, and leave its batch item failures to come back
- * after the visibility timeout, until the redrive policy moves them to the DLQ.
+ * source mapping does with the stack's settings (batch size, batching window,
+ * ReportBatchItemFailures): gather a batch (receives of at most 10, all attributes), invoke
+ * the real SQS handler, delete what it handled, and leave its batch item failures to come back
+ * after the visibility timeout, until the redrive policy moves them to the DLQ. Without
+ * ReportBatchItemFailures, Lambda ignores the list: an answer deletes the whole batch.
  */
 import {
   CreateQueueCommand,
@@ -14,13 +16,15 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { EventSourceSettings } from './template.js';
 
-/** The event source mapping's settings this loop copies. */
+/** The local queues' settings. */
 export const LOCAL_SQS = {
   region: 'us-east-1',
   queueName: 'emq-local',
   dlqName: 'emq-local-dlq',
-  batchSize: 10,
+  /** SQS's most messages per receive. */
+  maxPerReceive: 10,
   /** Short, so a retried record comes back while you watch (the stack deploys 6 × the timeout). */
   visibilityTimeoutSeconds: 5,
   /** The stack's redrive policy. */
@@ -43,6 +47,7 @@ export async function startLocalSqs(
   port: number,
   invoke: SqsInvoke,
   onError: (message: string) => void,
+  eventSource: EventSourceSettings,
   visibilityTimeoutSeconds: number = LOCAL_SQS.visibilityTimeoutSeconds,
 ): Promise<LocalSqs> {
   // Loaded here, not at the top: the emulator imports node:sqlite, and Node prints its
@@ -78,7 +83,7 @@ export async function startLocalSqs(
   const loop = (async () => {
     while (running) {
       try {
-        await pollOnce(client, queueUrl, sourceArn, invoke);
+        await pollOnce(client, queueUrl, sourceArn, invoke, eventSource);
       } catch (error) {
         if (running) onError(`sqs poller: ${error instanceof Error ? error.name : 'Error'}`);
       }
@@ -97,40 +102,63 @@ export async function startLocalSqs(
   };
 }
 
-/** One receive, one invocation, one delete of the handled records. */
+/** One batch gathered, one invocation, one delete of the handled records. */
 export async function pollOnce(
   client: SQSClient,
   queueUrl: string,
   sourceArn: string,
   invoke: SqsInvoke,
+  eventSource: EventSourceSettings,
 ): Promise<number> {
-  const { Messages = [] } = await client.send(
-    new ReceiveMessageCommand({
-      QueueUrl: queueUrl,
-      MaxNumberOfMessages: LOCAL_SQS.batchSize,
-      WaitTimeSeconds: LOCAL_SQS.waitTimeSeconds,
-      MessageSystemAttributeNames: ['All'],
-      MessageAttributeNames: ['All'],
-    }),
-  );
-  if (Messages.length === 0) return 0;
-  const records = Messages.map((message) => recordOf(message, sourceArn));
+  const messages = await gather(client, queueUrl, eventSource);
+  if (messages.length === 0) return 0;
+  const records = messages.map((message) => recordOf(message, sourceArn));
   const { batchItemFailures } = await invoke({ Records: records });
   // ReportBatchItemFailures: only the listed records come back; the rest are deleted.
-  const failed = new Set(batchItemFailures.map((failure) => failure.itemIdentifier));
+  const failed = new Set(
+    eventSource.reportBatchItemFailures
+      ? batchItemFailures.map((failure) => failure.itemIdentifier)
+      : [],
+  );
   const handled = records.filter((record) => !failed.has(record.messageId));
-  if (handled.length > 0) {
+  for (let at = 0; at < handled.length; at += LOCAL_SQS.maxPerReceive) {
     await client.send(
       new DeleteMessageBatchCommand({
         QueueUrl: queueUrl,
-        Entries: handled.map((record, index) => ({
+        Entries: handled.slice(at, at + LOCAL_SQS.maxPerReceive).map((record, index) => ({
           Id: `d${index}`,
           ReceiptHandle: record.receiptHandle,
         })),
       }),
     );
   }
-  return Messages.length;
+  return messages.length;
+}
+
+/**
+ * Receives until the batch is full or its window has passed (at once with no window), as the
+ * event source mapping gathers a batch before it invokes.
+ */
+async function gather(
+  client: SQSClient,
+  queueUrl: string,
+  { batchSize, batchingWindowSeconds }: EventSourceSettings,
+): Promise<Message[]> {
+  const messages: Message[] = [];
+  const closes = Date.now() + batchingWindowSeconds * 1_000;
+  do {
+    const { Messages = [] } = await client.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: Math.min(LOCAL_SQS.maxPerReceive, batchSize - messages.length),
+        WaitTimeSeconds: LOCAL_SQS.waitTimeSeconds,
+        MessageSystemAttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      }),
+    );
+    messages.push(...Messages);
+  } while (messages.length < batchSize && Date.now() < closes);
+  return messages;
 }
 
 /** A received message as the event source mapping hands it to Lambda. */

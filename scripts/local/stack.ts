@@ -22,6 +22,8 @@ import { LOOPBACK } from './ports.js';
 import { type ProjectFiles, projectFiles } from './project.js';
 import { LOCAL_SQS, type LocalSqs, startLocalSqs } from './sqs-loop.js';
 import { claim, release, writeState } from './state.js';
+import { synthesizedSettings } from './synthesis.js';
+import type { EventSourceSettings } from './template.js';
 import { startValkey, versionOf } from './valkey.js';
 
 /** An environment, as process.env is one. */
@@ -89,8 +91,13 @@ export class LocalStack {
     const { options, projectDir } = this;
     const files = projectFiles(projectDir);
     const user = userSettings(this.env);
+    // What the stack deploys: its routes, its functions' environments, its event source.
+    const deployed = await synthesizedSettings(projectDir, this.print);
+    if (options.sqs && deployed.sqs === undefined) {
+      throw new StackError('The stack deploys no SQS event source, so --sqs has nothing to run.');
+    }
     // Settings are checked before anything starts: a bad EMQ_WIRE fails here, not at a request.
-    const { wire } = loadConfig(user);
+    const { wire } = loadConfig({ ...deployed.httpEnv, ...user });
     if (!existsSync(files.module)) {
       throw new StackError(
         `The EchoMQ module is not built (${files.module}): run \`npm run build:module\`.`,
@@ -118,24 +125,35 @@ export class LocalStack {
       modulePath: files.module,
       wire,
     });
-    // What every function is configured with, as a deployment's environment configures it.
-    const env = {
+    // Each function's environment is the one the stack gives it, with the connection
+    // variables replaced by the local servers' and the user's own settings on top.
+    const local = (deployedEnv: Environment) => ({
+      ...deployedEnv,
       ...user,
       EMQ_URL: valkey.urls.join(','),
       EMQ_CLUSTER: String(valkey.cluster),
       // Locally every record line is worth seeing (with the id to `emq get`); Lambda's default is INFO.
       AWS_LAMBDA_LOG_LEVEL: user.AWS_LAMBDA_LOG_LEVEL ?? 'DEBUG',
-    };
+    });
+    const env = local(deployed.httpEnv);
     // The functions start beside the fence install: neither opens a connection before a
     // request, and the HTTP front, which sends the first, starts after all three.
     const [fence, http] = await Promise.all([
       installLocalFence(env),
       this.#startFunction('http', env, files),
-      options.sqs ? this.#startSqs(options.sqsPort ?? 0, env, files) : undefined,
+      deployed.sqs === undefined || !options.sqs
+        ? undefined
+        : this.#startSqs(
+            options.sqsPort ?? 0,
+            local(deployed.sqs.env),
+            deployed.sqs.eventSource,
+            files,
+          ),
     ]);
     this.#http = await serveHttp(
       (event, invocation) => http.invoke(event, invocation),
       options.httpPort,
+      deployed.routes,
       { [OPENAPI_ROUTE]: openapiJson(projectDir, `http://${LOOPBACK}:${options.httpPort}`) },
     );
 
@@ -161,7 +179,12 @@ export class LocalStack {
   }
 
   /** The SQS server, its queues and the poller; the SQS function dead-letters to its DLQ. */
-  async #startSqs(port: number, env: Environment, files: ProjectFiles): Promise<void> {
+  async #startSqs(
+    port: number,
+    env: Environment,
+    eventSource: EventSourceSettings,
+    files: ProjectFiles,
+  ): Promise<void> {
     let sqsFunction: FunctionProcess | undefined;
     this.#sqs = await startLocalSqs(
       port,
@@ -172,6 +195,7 @@ export class LocalStack {
         return (await sqsFunction.invoke(event, { timeoutMs: 30_000 })) as SQSBatchResponse;
       },
       (message) => this.print(message),
+      eventSource,
     );
     // Its DLQ and where SQS is (AWS_ENDPOINT_URL_SQS is the SDK's own setting); the local
     // server takes any credentials.

@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { synthesizedSettings } from '../../scripts/local/synthesis.js';
+import { type DeployedSettings, routed } from '../../scripts/local/template.js';
 import { valkeyVersionLine } from '../../scripts/valkey/cli.js';
 import { type Connection, connect, readJob } from '../../src/index.js';
 import { alive } from '../support/alive.js';
@@ -17,7 +19,10 @@ import { jobsOf } from '../support/emq.js';
 import { freePorts, randomQueue } from '../support/servers.js';
 import { waitFor } from '../support/wait.js';
 
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const START = fileURLToPath(new URL('../../dist/scripts/start/index.mjs', import.meta.url));
+/** An upper bound for a synthesis of the stack on a loaded 2-core machine, never a speed assertion. */
+const SYNTHESIS_MS = 240_000;
 const READY = 'Ctrl-C stops everything.';
 
 interface StackState {
@@ -37,9 +42,15 @@ interface Started {
 const running = new Set<ChildProcess>();
 const folders: string[] = [];
 
-beforeAll(() => {
+/** What the stack deploys, as the local stack reads it from the synthesized template. */
+let deployed: DeployedSettings;
+
+beforeAll(async () => {
   if (!existsSync(START)) throw new Error(`${START} is missing: run \`npm run build\` first.`);
-});
+  // The first synthesis after a change to infra/ takes tens of seconds; the stacks below
+  // then start from the kept result, within their own bound.
+  deployed = await synthesizedSettings(ROOT);
+}, SYNTHESIS_MS);
 
 afterAll(async () => {
   // Only when a test failed before its own stop: the servers die with the script (pdeathsig).
@@ -199,6 +210,7 @@ describe('local stack, standalone', () => {
   it("runs the HTTP function in its own process with exactly the stack's environment", async () => {
     const mine = Object.entries(userEnv).filter(([name]) => !OWNED.includes(name));
     expect(await environOf(pidOf(stack.state, 'http function'))).toEqual({
+      ...deployed.httpEnv,
       ...Object.fromEntries(mine),
       EMQ_URL: `redis://127.0.0.1:${valkeyPort}`,
       EMQ_CLUSTER: 'false',
@@ -209,6 +221,30 @@ describe('local stack, standalone', () => {
       'http function',
       `valkey-server:${valkeyPort}`,
     ]);
+  });
+
+  it('answers 404 as API Gateway does for what the stack does not route, before the function', async () => {
+    for (const [method, path] of [
+      ['DELETE', '/queues/q/jobs/JOB0SaFbT0LuLE'],
+      ['POST', '/queues/q/other'],
+      ['GET', '/'],
+    ] as const) {
+      expect(routed(deployed.routes, method, path)).toBe(false);
+      const response = await fetch(`${stack.state.http}${path}`, { method });
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ message: 'Not Found' });
+      // The function stamps every answer with its request id; API Gateway's 404 has none.
+      expect(response.headers.get('x-request-id')).toBeNull();
+    }
+    // Every route the stack deploys reaches the function (it answers in problem+json or JSON).
+    for (const { method, path } of deployed.routes) {
+      const concrete = path.replace('{queue}', 'q').replace('{id}', 'JOB0SaFbT0LuLE');
+      const response = await fetch(`${stack.state.http}${concrete}`, {
+        method,
+        ...(method === 'GET' || method === 'HEAD' ? {} : { body: 'x' }),
+      });
+      expect(response.headers.get('x-request-id'), `${method} ${path}`).not.toBeNull();
+    }
   });
 
   it("prints the function's log lines, made readable, as it writes them", async () => {

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { synthesizedSettings } from '../../scripts/local/synthesis.js';
 import { freePorts } from '../support/servers.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -23,6 +24,7 @@ const CLI = join(ROOT, 'dist/cli/emq/index.mjs');
 const READY = 'Ctrl-C stops everything.';
 /** Upper bounds for a loaded 2-core machine, never a speed assertion. */
 const STACK_UP_MS = 60_000;
+const SYNTHESIS_MS = 240_000;
 const LOG_LINE_MS = 30_000;
 const COMMAND_MS = 60_000;
 /** What the README's addresses mean: the stack's defaults. */
@@ -110,11 +112,14 @@ interface Stack {
 const running = new Set<ChildProcess>();
 const folders: string[] = [];
 
-beforeAll(() => {
+beforeAll(async () => {
   for (const file of [START, CLI]) {
     if (!existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\` first.`);
   }
-});
+  // The stack serves what the synthesized stack deploys; the first synthesis after a change
+  // to infra/ takes tens of seconds, and every start below then reads the kept result.
+  await synthesizedSettings(ROOT);
+}, SYNTHESIS_MS);
 
 afterAll(async () => {
   // Only where a test failed before its own stop: the servers die with the script.

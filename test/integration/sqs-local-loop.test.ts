@@ -70,6 +70,7 @@ beforeAll(async () => {
       return (await handler(event, localContext({ functionName: 'emq-sqs' }))) as SQSBatchResponse;
     },
     (message) => errors.push(message),
+    { batchSize: 10, batchingWindowSeconds: 0, reportBatchItemFailures: true },
     1,
   );
   client = new SQSClient({
