@@ -7,6 +7,7 @@ import {
   GetQueueAttributesCommand,
   type Message,
   ReceiveMessageCommand,
+  SendMessageBatchCommand,
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
@@ -224,5 +225,65 @@ describe('the emulator keeps the SQS limits the face relies on', () => {
     const second = await receiveAll(QueueUrl);
     expect(first[0]?.Attributes?.ApproximateReceiveCount).toBe('1');
     expect(second[0]?.Attributes?.ApproximateReceiveCount).toBe('2');
+  });
+});
+
+describe('the local SQS loop with the event source settings of another stack', () => {
+  let other: LocalSqs;
+  let otherClient: SQSClient;
+  const batches: string[][] = [];
+
+  beforeAll(async () => {
+    // Records are gathered up to the batch size within the window; without
+    // ReportBatchItemFailures, Lambda deletes the whole batch whatever the answer lists.
+    other = await startLocalSqs(
+      0,
+      async (event) => {
+        batches.push(event.Records.map((record) => record.body));
+        return { batchItemFailures: [{ itemIdentifier: event.Records[0]?.messageId ?? '' }] };
+      },
+      (message) => errors.push(message),
+      { batchSize: 25, batchingWindowSeconds: 20, reportBatchItemFailures: false },
+      1,
+    );
+    otherClient = new SQSClient({
+      endpoint: other.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+  });
+
+  afterAll(async () => {
+    await other?.close();
+    otherClient?.destroy();
+  });
+
+  it('invokes with one batch of 25 gathered over receives of 10, and deletes it all', async () => {
+    const bodies = Array.from({ length: 25 }, (_, index) => `record ${index}`);
+    for (let at = 0; at < bodies.length; at += 10) {
+      await otherClient.send(
+        new SendMessageBatchCommand({
+          QueueUrl: other.queueUrl,
+          Entries: bodies.slice(at, at + 10).map((body, index) => ({
+            Id: `m${index}`,
+            MessageBody: body,
+          })),
+        }),
+      );
+    }
+    await waitFor('the queue to be empty', 30_000, async () => {
+      const { Attributes } = await otherClient.send(
+        new GetQueueAttributesCommand({ QueueUrl: other.queueUrl, AttributeNames: ['All'] }),
+      );
+      const left =
+        Number(Attributes?.ApproximateNumberOfMessages) +
+        Number(Attributes?.ApproximateNumberOfMessagesNotVisible);
+      return left === 0 && batches.length > 0 ? undefined : `${left} messages left`;
+    });
+    expect(batches.map((batch) => [...batch].sort())).toEqual([[...bodies].sort()]);
+    const letters = await otherClient.send(
+      new ReceiveMessageCommand({ QueueUrl: other.dlqUrl, WaitTimeSeconds: 0 }),
+    );
+    expect(letters.Messages ?? []).toEqual([]);
   });
 });
