@@ -14,6 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { build, type OutputFile } from 'esbuild';
+import { linkForNpx } from './npx-link.js';
 
 interface Entry {
   /** The source file. */
@@ -106,6 +107,8 @@ async function buildTypes(): Promise<void> {
 }
 
 await Promise.all([...ENTRIES.map(bundle), buildPublicEntries()]);
+const unlinked = linkForNpx(process.cwd());
+if (unlinked !== undefined) console.warn(`build: npx emq is not linked yet: ${unlinked}`);
 console.log(
   `build: ${ENTRIES.length} bundles and ${Object.keys(PUBLIC_ENTRIES).length} package entries in dist/`,
 );
