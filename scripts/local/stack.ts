@@ -2,8 +2,9 @@
  * The local stack, in order: Valkey (standalone or cluster, with the module), the fence, the
  * functions, each in a process of its own as Lambda runs it (scripts/local/function-process.ts),
  * and the HTTP front (and SQS loop) that invoke them. Stopping goes the other way and always
- * ends every process it started. The functions' environment is the one built here, from the
- * user's: this process's own is only read.
+ * ends every process it started. The functions' environments, routes and event source are
+ * the synthesized stack's (synthesis.ts), with the user's settings and the local servers'
+ * address: this process's own environment is only read.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -125,8 +126,8 @@ export class LocalStack {
       modulePath: files.module,
       wire,
     });
-    // Each function's environment is the one the stack gives it, with the connection
-    // variables replaced by the local servers' and the user's own settings on top.
+    // Each function's environment is the one the stack gives it (template.ts leaves out the
+    // target's variables), the user's own settings on top, and the local servers' address.
     const local = (deployedEnv: Environment) => ({
       ...deployedEnv,
       ...user,
