@@ -43,6 +43,26 @@ async function pointAt(server: ServerHandle): Promise<void> {
   process.env.AWS_SECRET_ACCESS_KEY = 'local';
 }
 
+/** A client of a local SQS server. */
+function clientOf(server: LocalSqs): SQSClient {
+  return new SQSClient({
+    endpoint: server.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+}
+
+/** Messages in a queue, visible or in flight. */
+async function messagesIn(sqsClient: SQSClient, queueUrl: string): Promise<number> {
+  const { Attributes } = await sqsClient.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['All'] }),
+  );
+  return (
+    Number(Attributes?.ApproximateNumberOfMessages) +
+    Number(Attributes?.ApproximateNumberOfMessagesNotVisible)
+  );
+}
+
 async function receiveAll(queueUrl: string): Promise<Message[]> {
   const { Messages = [] } = await client.send(
     new ReceiveMessageCommand({
@@ -74,11 +94,7 @@ beforeAll(async () => {
     { batchSize: 10, batchingWindowSeconds: 0, reportBatchItemFailures: true },
     1,
   );
-  client = new SQSClient({
-    endpoint: sqs.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  client = clientOf(sqs);
   await pointAt(fenced);
 });
 
@@ -112,12 +128,7 @@ describe('the local SQS loop', () => {
       await reader.close();
     }
     await waitFor('the message to be deleted', 30_000, async () => {
-      const { Attributes } = await client.send(
-        new GetQueueAttributesCommand({ QueueUrl: sqs.queueUrl, AttributeNames: ['All'] }),
-      );
-      const left =
-        Number(Attributes?.ApproximateNumberOfMessages) +
-        Number(Attributes?.ApproximateNumberOfMessagesNotVisible);
+      const left = await messagesIn(client, sqs.queueUrl);
       return left === 0 ? undefined : `${left} messages left`;
     });
   });
@@ -246,11 +257,7 @@ describe('the local SQS loop with the event source settings of another stack', (
       { batchSize: 25, batchingWindowSeconds: 20, reportBatchItemFailures: false },
       1,
     );
-    otherClient = new SQSClient({
-      endpoint: other.endpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
+    otherClient = clientOf(other);
   });
 
   afterAll(async () => {
@@ -272,12 +279,7 @@ describe('the local SQS loop with the event source settings of another stack', (
       );
     }
     await waitFor('the queue to be empty', 30_000, async () => {
-      const { Attributes } = await otherClient.send(
-        new GetQueueAttributesCommand({ QueueUrl: other.queueUrl, AttributeNames: ['All'] }),
-      );
-      const left =
-        Number(Attributes?.ApproximateNumberOfMessages) +
-        Number(Attributes?.ApproximateNumberOfMessagesNotVisible);
+      const left = await messagesIn(otherClient, other.queueUrl);
       return left === 0 && batches.length > 0 ? undefined : `${left} messages left`;
     });
     expect(batches.map((batch) => [...batch].sort())).toEqual([[...bodies].sort()]);
