@@ -57,9 +57,14 @@ Ctrl-C stops everything.
 }
 
 function sqsLines(sqs: LocalSqs, cli: string, at: string): string {
+  const { batchSize, batchingWindowSeconds, reportBatchItemFailures } = sqs.eventSource;
+  const window = batchingWindowSeconds > 0 ? ` within ${batchingWindowSeconds} s` : '';
+  const failures = reportBatchItemFailures
+    ? 'ReportBatchItemFailures'
+    : 'no ReportBatchItemFailures';
   return `
-SQS (fauxqs at ${sqs.endpoint}, polled like an event source mapping: batches of 10,
-ReportBatchItemFailures, visibility 5 s, to the DLQ after 5 receives):
+SQS (fauxqs at ${sqs.endpoint}, polled as the stack's event source mapping: batches of up to
+${batchSize}${window}, ${failures}, visibility 5 s, to the DLQ after 5 receives):
   Queue    ${sqs.queueUrl}
   DLQ      ${sqs.dlqUrl}
   ${cli} send ${sqs.queueUrl} 'hello from sqs' --queue demo

@@ -39,6 +39,8 @@ export interface LocalSqs {
   readonly endpoint: string;
   readonly queueUrl: string;
   readonly dlqUrl: string;
+  /** The event source mapping's settings it polls with. */
+  readonly eventSource: EventSourceSettings;
   close(): Promise<void>;
 }
 
@@ -93,6 +95,7 @@ export async function startLocalSqs(
     endpoint: server.address,
     queueUrl,
     dlqUrl,
+    eventSource,
     close: async () => {
       running = false;
       await loop;
