@@ -20,6 +20,7 @@ import { localContext } from '../../scripts/local/lambda-context.js';
 import { type LocalSqs, startLocalSqs } from '../../scripts/local/sqs-loop.js';
 import { install, readJob } from '../../src/index.js';
 import { connectTo, jobsOf } from '../support/emq.js';
+import { DEFAULT_EVENT_SOURCE } from '../support/functions.js';
 import { randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
 import { waitFor } from '../support/wait.js';
 
@@ -91,7 +92,7 @@ beforeAll(async () => {
       return (await handler(event, localContext({ functionName: 'emq-sqs' }))) as SQSBatchResponse;
     },
     (message) => errors.push(message),
-    { batchSize: 10, batchingWindowSeconds: 0, reportBatchItemFailures: true },
+    DEFAULT_EVENT_SOURCE,
     1,
   );
   client = clientOf(sqs);

@@ -17,6 +17,16 @@ import { freePort } from './ports.js';
 import type { ServerHandle } from './types.js';
 import { waitFor } from './wait.js';
 
+/** The front routes every request to the function, as a Function URL does. */
+const EVERY_ROUTE = [{ method: 'ANY', path: '$default' }] as const;
+
+/** The event source mapping of the default stack: batches of 10, ReportBatchItemFailures. */
+export const DEFAULT_EVENT_SOURCE = {
+  batchSize: 10,
+  batchingWindowSeconds: 0,
+  reportBatchItemFailures: true,
+} as const;
+
 /** What every function is given: where Valkey is, and a PATH. */
 function baseEnv(server: ServerHandle, extra: Readonly<Record<string, string>>) {
   return { PATH: process.env.PATH, EMQ_URL: server.url, ...extra };
@@ -60,6 +70,7 @@ export async function startHttpFace(
   const front = await serveHttp(
     (event, invocation) => http.invoke(event, invocation),
     await freePort(),
+    EVERY_ROUTE,
   );
   return {
     url: front.url,
@@ -100,6 +111,7 @@ export async function startSqsFace(
       return (await sqsFunction.invoke(event, { timeoutMs: 30_000 })) as SQSBatchResponse;
     },
     (message) => log.push(message),
+    DEFAULT_EVENT_SOURCE,
     1,
   );
   sqsFunction = await startFunction(children, {
