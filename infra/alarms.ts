@@ -5,7 +5,6 @@
  * is configured.
  */
 import { Duration } from 'aws-cdk-lib';
-import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -28,8 +27,10 @@ const METRICS_PER_ALARM = 10;
 
 export interface EchoMqAlarmsProps {
   readonly functions: Readonly<Record<string, lambda.IFunction>>;
-  readonly deadLetters: sqs.IQueue;
-  readonly stage: apigw.HttpStage;
+  /** The DLQ, where there is an SQS face. */
+  readonly deadLetters: sqs.IQueue | undefined;
+  /** 5xx answers of the API the construct made, where it made one. */
+  readonly apiServerErrors: cloudwatch.IMetric | undefined;
   /** The cache's metrics, where the stack owns the cache. Default: none (no cache alarms). */
   readonly cache?: CacheMetrics | undefined;
   /** SNS topic the alarms notify. Default: none. */
@@ -43,14 +44,16 @@ export class EchoMqAlarms extends Construct {
 
   constructor(scope: Construct, id: string, props: EchoMqAlarmsProps) {
     super(scope, id);
-    this.add(
-      'DeadLettersNotEmpty',
-      'Messages wait in the DLQ: permanently failed records or records SQS gave up on.',
-      props.deadLetters.metricApproximateNumberOfMessagesVisible({
-        period: Duration.minutes(1),
-        statistic: 'Maximum',
-      }),
-    );
+    if (props.deadLetters !== undefined) {
+      this.add(
+        'DeadLettersNotEmpty',
+        'Messages wait in the DLQ: permanently failed records or records SQS gave up on.',
+        props.deadLetters.metricApproximateNumberOfMessagesVisible({
+          period: Duration.minutes(1),
+          statistic: 'Maximum',
+        }),
+      );
+    }
     for (const [name, fn] of Object.entries(props.functions)) {
       this.add(
         `${name}Errors`,
@@ -63,11 +66,13 @@ export class EchoMqAlarms extends Construct {
         fn.metricThrottles({ period: PERIOD }),
       );
     }
-    this.add(
-      'Api5xx',
-      'The HTTP API answered 5xx (Valkey unavailable or refusing, or a function failure).',
-      props.stage.metricServerError({ period: PERIOD, statistic: 'Sum' }),
-    );
+    if (props.apiServerErrors !== undefined) {
+      this.add(
+        'Api5xx',
+        'The HTTP API answered 5xx (Valkey unavailable or refusing, or a function failure).',
+        props.apiServerErrors,
+      );
+    }
 
     if (props.cache !== undefined) this.addCacheAlarms(props.cache);
 

@@ -2,14 +2,15 @@
  * One Lambda function from a prebuilt bundle: nodejs22.x on arm64, inside the VPC with the
  * functions' security group, its own log group with retention, and the cache wiring.
  */
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { BUNDLE_HANDLER, type BundleName, bundlePath } from './bundles.js';
-import type { EchoMqCache } from './cache/cache.js';
+import type { CacheTarget } from './cache/cache.js';
+import { environmentProblems } from './environment.js';
 import type { EchoMqNetwork } from './network.js';
-import type { ResolvedSettings, RuntimeName } from './settings.js';
+import { InvalidSettingsError, type ResolvedSettings, type RuntimeName } from './settings.js';
 
 export interface BundledFunctionProps {
   readonly bundle: BundleName;
@@ -20,11 +21,12 @@ export interface BundledFunctionProps {
   readonly environment: Readonly<Record<string, string>>;
   readonly settings: ResolvedSettings;
   readonly network: EchoMqNetwork;
-  readonly cache: EchoMqCache;
+  readonly cache: CacheTarget;
   /**
    * Whose cache credentials the function reads: the functions' user (IAM tokens where the
-   * cache has `cacheAuth=iam`), or the installer's own, always a password (EMQ_SECRET_ARN then
-   * names the installer's secret where the cache has one). Default `'functions'`.
+   * cache has `cacheAuth=iam`), or the installer's own: a password where the cache has an
+   * installer user (EMQ_SECRET_ARN then names its secret), else the functions' credentials (an
+   * existing cache: the operator's one secret or IAM user). Default `'functions'`.
    */
   readonly credentials?: 'functions' | 'installer';
 }
@@ -43,7 +45,21 @@ export class BundledFunction extends Construct {
     super(scope, id);
     const { settings, network, cache } = props;
     const installer = props.credentials === 'installer';
-    const iam = installer ? undefined : cache.iamAuth;
+    const installerSecretArn = installer ? cache.installerSecretArn : undefined;
+    const iam = installerSecretArn === undefined ? cache.iamAuth : undefined;
+    const environment = {
+      ...cache.connectionEnvironment,
+      ...(installerSecretArn === undefined ? {} : { EMQ_SECRET_ARN: installerSecretArn }),
+      ...iam?.environment,
+      ...props.environment,
+    };
+    // The runtime's own loadConfig judges what the function will read at cold start.
+    const refused = environmentProblems(environment, Stack.of(this).region);
+    if (refused.length > 0) {
+      throw new InvalidSettingsError(
+        refused.map((problem) => `${props.bundle} function: ${problem}`),
+      );
+    }
     this.logGroup = new logs.LogGroup(this, 'Logs', {
       retention: settings.logRetentionDays,
       removalPolicy: settings.keepLogsOnDelete ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
@@ -56,18 +72,13 @@ export class BundledFunction extends Construct {
       architecture: lambda.Architecture.ARM_64,
       timeout: Duration.seconds(props.timeoutSeconds),
       memorySize: props.memoryMiB,
-      environment: {
-        ...cache.connectionEnvironment,
-        ...(installer && cache.installerSecretArn !== undefined
-          ? { EMQ_SECRET_ARN: cache.installerSecretArn }
-          : {}),
-        ...iam?.environment,
-        ...props.environment,
-      },
+      environment,
       logGroup: this.logGroup,
       vpc: network.vpc,
       vpcSubnets: network.functionSubnets,
       securityGroups: network.functionsSecurityGroups,
+      // X-Ray's default sampling: the first request each second and 5 % of the rest.
+      tracing: settings.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
     });
     // Each role reads only its own secret: the installer never the functions', nor they its.
     // With IAM the functions' role may connect to the cache as its user, and reads no secret.
@@ -75,10 +86,24 @@ export class BundledFunction extends Construct {
     else if (iam !== undefined) iam.grantConnect(this.function);
     else cache.grantCredentials(this.function);
 
+    const runtimeReason = `The bundles target Node 22 (esbuild target node22; the handlers run on Node 22 and 24); ${settings.runtime} is a supported Lambda runtime the deployment chose.`;
+    Validations.of(this.function).acknowledge({ id: 'AwsSolutions-L1', reason: runtimeReason });
     Validations.of(this.function).acknowledge({
-      id: 'AwsSolutions-L1',
-      reason: `The bundles target Node 22 (esbuild target node22; the handlers run on Node 22 and 24); ${settings.runtime} is a supported Lambda runtime the deployment chose.`,
+      id: 'Serverless-LambdaLatestVersion',
+      reason: runtimeReason,
     });
+    Validations.of(this.function).acknowledge({
+      id: 'Serverless-LambdaDLQ',
+      reason:
+        'Nothing invokes this function asynchronously: API Gateway and Function URLs wait for its answer, the SQS event source polls and leaves failed records to the queue (whose redrive policy moves them to the DLQ, where the function also sends what it refuses), and the custom resource framework waits for the installer. An asynchronous DLQ would never receive anything.',
+    });
+    if (settings.tracing) {
+      Validations.of(this.function).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords take no resource-level scope (the CDK grants them on *).',
+      });
+    }
     for (const policy of ['AWSLambdaBasicExecutionRole', 'AWSLambdaVPCAccessExecutionRole']) {
       Validations.of(this.function).acknowledge({
         id: `AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/${policy}]`,

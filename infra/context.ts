@@ -2,58 +2,33 @@
  * Reads the deployment's choices from CDK context (`-c key=value` or cdk.json "context") into
  * settings, collecting every problem, including keys that do not fit the chosen cache or auth.
  */
+import { SETTING_NAMES, SETTINGS } from '../src/settings-table.js';
+import { CACHE_KINDS, CACHE_REGISTRY, type CacheKind, cacheKind } from './cache/registry.js';
 import { closestKey, unknownKeys } from './context-keys.js';
-import {
-  CACHE_KINDS,
-  type CacheAuth,
-  type CacheKind,
-  type CacheSettings,
-  type Durability,
-  type EchoMqSettings,
-  RUNTIMES,
-  type RuntimeName,
-} from './settings.js';
+import { type EchoMqSettings, RUNTIMES, type RuntimeName } from './settings.js';
 
 /** Reads one context value; `node.tryGetContext` fits. */
 export type ContextReader = (key: string) => unknown;
 
 /** Context keys that only mean something for one cache kind. */
-const CACHE_KEYS: Readonly<Record<CacheKind, readonly string[]>> = {
-  elasticache: ['nodeType', 'shards', 'replicasPerShard', 'engineVersion', 'durability'],
-  serverless: ['serverlessEngineVersion', 'dataStorageMaxGb', 'ecpuPerSecondMax'],
-  existing: [
-    'valkeyEndpoint',
-    'valkeyCluster',
-    'valkeySecretArn',
-    'vpcId',
-    'subnetIds',
-    'securityGroupIds',
-  ],
-  selfmanaged: [
-    'moduleArtifact',
-    'selfManagedShards',
-    'selfManagedReplicas',
-    'instanceType',
-    'dataVolumeGiB',
-    'replacedNodes',
-  ],
-};
+const CACHE_KEYS = Object.fromEntries(
+  CACHE_KINDS.map((kind) => [kind, CACHE_REGISTRY[kind].contextKeys]),
+) as Readonly<Record<CacheKind, readonly string[]>>;
 const JWT_KEYS = ['jwtIssuer', 'jwtAudience'];
 /** The cache kinds that offer IAM authentication (`-c cacheAuth=iam`). */
-const IAM_KINDS: readonly string[] = ['elasticache', 'serverless'];
+const IAM_KINDS: readonly string[] = CACHE_KINDS.filter(
+  (kind) => CACHE_REGISTRY[kind].offersIamAuth,
+);
 
 /** Every context key the app reads, for the README and for typo hints. */
 export const CONTEXT_KEYS = [
   'cache',
   'cacheAuth',
-  ...CACHE_KEYS.elasticache,
-  ...CACHE_KEYS.serverless,
-  ...CACHE_KEYS.existing,
-  ...CACHE_KEYS.selfmanaged,
+  ...Object.values(CACHE_KEYS).flat(),
   'auth',
   ...JWT_KEYS,
-  'wire',
-  'defaultQueue',
+  // The EMQ_* tunables: one key per row of the settings table.
+  ...SETTING_NAMES,
   'throttleRate',
   'throttleBurst',
   'maxConcurrency',
@@ -63,17 +38,15 @@ export const CONTEXT_KEYS = [
   'fifo',
   'visibilityTimeoutSeconds',
   'maxReceiveCount',
-  'dedupeTtlMs',
-  'ackReplicas',
-  'ackTimeoutMs',
   'interfaceEndpoints',
+  'tracing',
   'runtime',
   'logRetentionDays',
   'keepLogsOnDelete',
   'alarmTopicArn',
   'bundleDir',
   'stackName',
-] as const;
+];
 
 /**
  * @param keys every context key present (`node.getAllContext()`); each one the app does not
@@ -121,7 +94,7 @@ export function settingsFromContext(
   const kind = text('cache') ?? 'elasticache';
   // An unknown kind is one problem: every key that would depend on the kind is left unjudged
   // (and out of the settings), so a typo does not also report each of them.
-  const known = CACHE_KINDS.some((cacheKind) => cacheKind === kind);
+  const known = CACHE_KINDS.some((name) => name === kind);
   if (!known) {
     problems.push(
       `cache must be one of ${CACHE_KINDS.join(', ')}; got '${kind}' (did you mean '${closestKey(kind, CACHE_KINDS)}'?).`,
@@ -147,18 +120,18 @@ export function settingsFromContext(
     }
   }
 
-  const cache = cacheFromContext(kind, { text, number, flag, list }, cacheAuth);
+  const cache = known
+    ? cacheKind(kind as CacheKind).fromContext({ text, number, flag, list }, cacheAuth)
+    : undefined;
   const settings: EchoMqSettings = {
     ...(cache === undefined ? {} : { cache }),
     bundleDir: text('bundleDir'),
-    emq: {
-      wire: text('wire'),
-      defaultQueue: text('defaultQueue'),
-      dedupeTtlMs: number('dedupeTtlMs'),
-      // Judged against the kind's replicas: left out with an unknown kind.
-      ...(known ? { ackReplicas: number('ackReplicas') } : {}),
-      ackTimeoutMs: number('ackTimeoutMs'),
-    },
+    emq: Object.fromEntries(
+      SETTING_NAMES
+        // ackReplicas is judged against the kind's replicas: left out with an unknown kind.
+        .filter((name) => known || name !== 'ackReplicas')
+        .map((name) => [name, SETTINGS[name].kind === 'integer' ? number(name) : text(name)]),
+    ),
     http: {
       auth:
         auth === 'jwt'
@@ -187,6 +160,7 @@ export function settingsFromContext(
         : {}),
     },
     runtime: runtimeOf(text('runtime'), problems),
+    tracing: flag('tracing'),
     logRetentionDays: number('logRetentionDays'),
     keepLogsOnDelete: flag('keepLogsOnDelete'),
     alarmTopicArn: text('alarmTopicArn'),
@@ -207,62 +181,6 @@ function misplaced(key: string, owner: string, kind: string, value: string | und
     return `durability applies only to cache=${owner} (ElastiCache for Valkey 9.x node-based); cache=${kind} is not a cache the stack can give a durability log.`;
   }
   return `${key} applies only to cache=${owner}.`;
-}
-
-interface Readers {
-  text(key: string): string | undefined;
-  number(key: string): number | undefined;
-  flag(key: string): boolean | undefined;
-  list(key: string): string[] | undefined;
-}
-
-function cacheFromContext(
-  kind: string,
-  read: Readers,
-  cacheAuth: string | undefined,
-): CacheSettings | undefined {
-  // Checked with the other values in cache-settings.ts, so a typo is listed with every problem.
-  const auth = cacheAuth === undefined ? {} : { cacheAuth: cacheAuth as CacheAuth };
-  switch (kind) {
-    case 'elasticache':
-      return {
-        kind,
-        ...auth,
-        nodeType: read.text('nodeType'),
-        shards: read.number('shards'),
-        replicasPerShard: read.number('replicasPerShard'),
-        engineVersion: read.text('engineVersion'),
-        // Checked in durability-settings.ts with the engine and node type it must fit.
-        durability: read.text('durability') as Durability | undefined,
-      };
-    case 'serverless':
-      return {
-        kind,
-        ...auth,
-        majorEngineVersion: read.text('serverlessEngineVersion'),
-        dataStorageMaxGb: read.number('dataStorageMaxGb'),
-        ecpuPerSecondMax: read.number('ecpuPerSecondMax'),
-      };
-    case 'existing':
-      return {
-        kind,
-        urls: read.list('valkeyEndpoint') ?? [],
-        cluster: read.flag('valkeyCluster'),
-        secretArn: read.text('valkeySecretArn'),
-      };
-    case 'selfmanaged':
-      return {
-        kind,
-        moduleArtifact: read.text('moduleArtifact'),
-        shards: read.number('selfManagedShards'),
-        replicasPerShard: read.number('selfManagedReplicas'),
-        instanceType: read.text('instanceType'),
-        dataVolumeGiB: read.number('dataVolumeGiB'),
-        replacedNodes: read.list('replacedNodes')?.map(Number),
-      };
-    default:
-      return undefined;
-  }
 }
 
 /** `min,max` of provisionedPollers. */

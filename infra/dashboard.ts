@@ -15,7 +15,8 @@ import type { CacheMetrics, DurabilityLogMetrics } from './cache/cache.js';
 export const FACE_METRICS_NAMESPACE = 'EchoMQ/Lambda';
 
 export interface EchoMqDashboardProps {
-  readonly deadLetters: sqs.IQueue;
+  /** The DLQ, where there is an SQS face. */
+  readonly deadLetters: sqs.IQueue | undefined;
   /** The cache's metrics, where the stack owns the cache. Default: no cache row. */
   readonly cache?: CacheMetrics | undefined;
 }
@@ -68,12 +69,17 @@ export class EchoMqDashboard extends Construct {
           face('BatchDuration', { Face: 'sqs' }, 'p50'),
           face('BatchDuration', { Face: 'sqs' }, 'p99'),
         ]),
-        graph('DLQ depth', [
-          props.deadLetters.metricApproximateNumberOfMessagesVisible({
-            period: PERIOD,
-            statistic: 'Maximum',
-          }),
-        ]),
+        graph(
+          'DLQ depth',
+          props.deadLetters === undefined
+            ? []
+            : [
+                props.deadLetters.metricApproximateNumberOfMessagesVisible({
+                  period: PERIOD,
+                  statistic: 'Maximum',
+                }),
+              ],
+        ),
       ],
     ];
     if (props.cache !== undefined) {

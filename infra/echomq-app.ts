@@ -1,35 +1,35 @@
 /**
  * The CDK app of echomq-lambda: settings from context, every problem reported at once, one
- * stack, and the AwsSolutions checks of cdk-nag run at synthesis.
+ * stack holding one EchoMq, and cdk-nag's AwsSolutions and Serverless checks run at synthesis.
  */
 import { App, type AppProps, type Environment, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
-import { missingBundles } from './bundles.js';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import { EchoMqAppStack } from './app-stack.js';
 import { settingsFromContext } from './context.js';
-import { InvalidSettingsError, resolveSettings } from './settings.js';
-import { EchoMqStack } from './stack.js';
+import { checkedSettings } from './settings.js';
 
 export interface EchoMqAppOptions extends AppProps {
   /** Where the stack deploys. Default: CDK_DEFAULT_ACCOUNT/REGION when both are set, else environment-agnostic. */
   readonly env?: Environment | undefined;
 }
 
-export function createEchoMqApp(options: EchoMqAppOptions = {}): { app: App; stack: EchoMqStack } {
+export function createEchoMqApp(options: EchoMqAppOptions = {}): {
+  app: App;
+  stack: EchoMqAppStack;
+} {
   const { env = defaultEnvironment(), ...appProps } = options;
   const app = new App(appProps);
   const fromContext = settingsFromContext(
     (key) => app.node.tryGetContext(key),
     Object.keys(app.node.getAllContext()),
   );
-  const { settings, problems } = resolveSettings(fromContext.settings);
-  const all = [...fromContext.problems, ...problems, ...missingBundles(settings.bundleDir)];
-  if (all.length > 0) throw new InvalidSettingsError(all);
+  checkedSettings(fromContext.settings, fromContext.problems);
 
-  const stack = new EchoMqStack(app, fromContext.stackName, {
+  const stack = new EchoMqAppStack(app, fromContext.stackName, {
     settings: fromContext.settings,
     ...(env === undefined ? {} : { env }),
   });
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
   return { app, stack };
 }
 

@@ -1,18 +1,71 @@
 /**
- * The EMQ_* variables (src/config.ts) that every function shares. The cache adds where Valkey is
- * (EMQ_URL, EMQ_CLUSTER, EMQ_EXECUTOR, EMQ_SECRET_ARN); a password is never among them.
+ * The functions' EMQ_* environment: the tunables from the settings table (src/settings-table.ts),
+ * and the runtime's own loadConfig as the judge of it at synthesis, so an environment that
+ * synthesizes is one every function accepts at cold start.
  */
-import type { ResolvedSettings } from './settings.js';
+import { Token } from 'aws-cdk-lib';
+import { loadConfig } from '../src/config.js';
+import { ConfigError } from '../src/outcomes.js';
+import {
+  SETTING_NAMES,
+  SETTINGS,
+  type SettingValues,
+  settingOfEnv,
+} from '../src/settings-table.js';
 
-export function emqEnvironment(settings: ResolvedSettings): Record<string, string> {
-  const { emq } = settings;
-  return {
-    EMQ_WIRE: emq.wire,
-    EMQ_MAX_PAYLOAD_BYTES: String(emq.maxPayloadBytes),
-    EMQ_DEDUPE_TTL_MS: String(emq.dedupeTtlMs),
-    EMQ_COMMAND_TIMEOUT_MS: String(emq.commandTimeoutMs),
-    EMQ_CONNECT_TIMEOUT_MS: String(emq.connectTimeoutMs),
-    EMQ_ACK_REPLICAS: String(emq.ackReplicas),
-    EMQ_ACK_TIMEOUT_MS: String(emq.ackTimeoutMs),
-  };
+/** Every tunable with its value, for the functions of one face (`sqs` adds the SQS-only rows). */
+export function emqEnvironment(
+  values: Required<SettingValues>,
+  face: 'http' | 'sqs' | 'fence',
+): Record<string, string> {
+  return Object.fromEntries(
+    SETTING_NAMES.filter((name) => SETTINGS[name].faces === 'all' || face === 'sqs').map((name) => [
+      SETTINGS[name].env,
+      String(values[name]),
+    ]),
+  );
+}
+
+/**
+ * One problem per tunable the runtime refuses on its own, then (when each is acceptable) what
+ * it refuses of them together (a WAIT longer than the command timeout), each naming the setting.
+ */
+export function settingsProblems(values: Required<SettingValues>): string[] {
+  const alone = SETTING_NAMES.flatMap((name) =>
+    refusal({ [SETTINGS[name].env]: String(values[name]) }),
+  );
+  if (alone.length > 0) return alone;
+  return refusal(emqEnvironment(values, 'sqs'));
+}
+
+/**
+ * What the runtime refuses in a function's whole environment. Values only known at deploy (an
+ * endpoint's address, a secret's ARN) are left to their defaults: they come from resources, not
+ * from a choice. AWS_REGION is what Lambda sets in every function.
+ */
+export function environmentProblems(
+  environment: Readonly<Record<string, string>>,
+  region: string,
+): string[] {
+  const known = Object.entries(environment).filter(([, value]) => !Token.isUnresolved(value));
+  const lambdaRegion = Token.isUnresolved(region) ? 'us-east-1' : region;
+  return refusal({ ...Object.fromEntries(known), AWS_REGION: lambdaRegion });
+}
+
+function refusal(environment: Record<string, string>): string[] {
+  try {
+    loadConfig(environment);
+    return [];
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return [named(error.message)];
+  }
+}
+
+/** The runtime names variables; a deployment chooses settings: name both. */
+function named(message: string): string {
+  return message.replace(/\bEMQ_[A-Z_]+\b/g, (env) => {
+    const name = settingOfEnv(env);
+    return name === undefined ? env : `${name} (${env})`;
+  });
 }

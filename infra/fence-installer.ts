@@ -9,7 +9,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { BundledFunction } from './bundled-function.js';
-import type { EchoMqCache } from './cache/cache.js';
+import type { CacheTarget } from './cache/cache.js';
 import { emqEnvironment } from './environment.js';
 import type { EchoMqNetwork } from './network.js';
 import type { ResolvedSettings } from './settings.js';
@@ -17,7 +17,7 @@ import type { ResolvedSettings } from './settings.js';
 export interface FenceInstallerProps {
   readonly settings: ResolvedSettings;
   readonly network: EchoMqNetwork;
-  readonly cache: EchoMqCache;
+  readonly cache: CacheTarget;
 }
 
 /** The CloudFormation type of the fence resource. */
@@ -39,7 +39,7 @@ export class FenceInstaller extends Construct {
       // A fresh cluster may need a while before every primary answers; the handler retries.
       timeoutSeconds: 300,
       memoryMiB: 256,
-      environment: emqEnvironment(settings),
+      environment: emqEnvironment(settings.emq, 'fence'),
     });
 
     const provider = new Provider(this, 'Provider', {
@@ -69,6 +69,17 @@ export class FenceInstaller extends Construct {
       reason:
         'The CDK custom resource framework chooses its own runtime for its dispatcher function; it runs no project code.',
     });
+    for (const id of [
+      'Serverless-LambdaDLQ',
+      'Serverless-LambdaDefaultMemorySize',
+      'Serverless-LambdaTracing',
+    ]) {
+      Validations.of(framework).acknowledge({
+        id,
+        reason:
+          "The CDK custom resource framework's dispatcher: CloudFormation invokes it and waits; it runs no project code and its size, tracing and failure handling are the framework's.",
+      });
+    }
     Validations.of(framework).acknowledge({
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
       reason: 'The AWS-maintained minimum for the framework dispatcher to write its logs.',

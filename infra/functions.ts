@@ -1,12 +1,12 @@
 /**
  * The two faces: the HTTP function behind the API and the SQS function fed by the source
- * queue (batches of 10, partial batch responses, bounded concurrency).
+ * queue (batches of 10, partial batch responses, bounded concurrency). Either may be left out.
  */
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { BundledFunction } from './bundled-function.js';
-import type { EchoMqCache } from './cache/cache.js';
+import type { CacheTarget } from './cache/cache.js';
 import { emqEnvironment } from './environment.js';
 import type { EchoMqNetwork } from './network.js';
 import type { EchoMqQueues } from './queues.js';
@@ -15,46 +15,52 @@ import type { ResolvedSettings } from './settings.js';
 export interface EchoMqFunctionsProps {
   readonly settings: ResolvedSettings;
   readonly network: EchoMqNetwork;
-  readonly cache: EchoMqCache;
-  readonly queues: EchoMqQueues;
+  readonly cache: CacheTarget;
+  /** Make the HTTP function. */
+  readonly http: boolean;
+  /** The SQS face's queues; undefined: no SQS function. */
+  readonly queues: EchoMqQueues | undefined;
 }
 
 export class EchoMqFunctions extends Construct {
-  readonly http: lambda.Function;
-  readonly sqs: lambda.Function;
-  /** Polling starts when this exists; the stack makes it wait for the fence. */
-  readonly sqsEventSource: lambda.EventSourceMapping;
+  readonly http: lambda.Function | undefined;
+  readonly sqs: lambda.Function | undefined;
+  /** Polling starts when this exists; the construct makes it wait for the fence. */
+  readonly sqsEventSource: lambda.EventSourceMapping | undefined;
 
   constructor(scope: Construct, id: string, props: EchoMqFunctionsProps) {
     super(scope, id);
     const { settings, network, cache, queues } = props;
     const shared = { settings, network, cache };
 
-    this.http = new BundledFunction(this, 'Http', {
-      ...shared,
-      bundle: 'http',
-      description: 'echomq-lambda HTTP face: POST/PUT/GET /queues/{queue}/jobs',
-      timeoutSeconds: settings.http.timeoutSeconds,
-      memoryMiB: settings.http.memoryMiB,
-      environment: emqEnvironment(settings),
-    }).function;
+    this.http = props.http
+      ? new BundledFunction(this, 'Http', {
+          ...shared,
+          bundle: 'http',
+          description: 'echomq-lambda HTTP face: POST/PUT/GET/HEAD /queues/{queue}/jobs...',
+          timeoutSeconds: settings.http.timeoutSeconds,
+          memoryMiB: settings.http.memoryMiB,
+          environment: emqEnvironment(settings.emq, 'http'),
+        }).function
+      : undefined;
 
-    this.sqs = new BundledFunction(this, 'Sqs', {
+    if (queues === undefined) return;
+    const sqsFunction = new BundledFunction(this, 'Sqs', {
       ...shared,
       bundle: 'sqs',
       description: 'echomq-lambda SQS face: records become jobs',
       timeoutSeconds: settings.sqs.timeoutSeconds,
       memoryMiB: settings.sqs.memoryMiB,
       environment: {
-        ...emqEnvironment(settings),
-        EMQ_DEFAULT_QUEUE: settings.emq.defaultQueue,
+        ...emqEnvironment(settings.emq, 'sqs'),
         EMQ_DLQ_URL: queues.deadLetters.queueUrl,
       },
     }).function;
-    queues.deadLetters.grantSendMessages(this.sqs);
-    queues.source.grantConsumeMessages(this.sqs);
+    this.sqs = sqsFunction;
+    queues.deadLetters.grantSendMessages(sqsFunction);
+    queues.source.grantConsumeMessages(sqsFunction);
     this.sqsEventSource = new lambda.EventSourceMapping(this, 'SqsEventSource', {
-      target: this.sqs,
+      target: sqsFunction,
       eventSourceArn: queues.source.queueArn,
       batchSize: settings.sqs.batchSize,
       ...(settings.sqs.maxBatchingWindowSeconds > 0
@@ -72,6 +78,11 @@ export class EchoMqFunctions extends Construct {
               maximumPollers: settings.sqs.provisionedPollers.max,
             },
           }),
+    });
+    Validations.of(this.sqsEventSource).acknowledge({
+      id: 'Serverless-LambdaEventSourceMappingDestination',
+      reason:
+        "Lambda offers no on-failure destination for SQS event sources: a record that keeps failing goes to the source queue's DLQ by its redrive policy, and one the function refuses it sends to the DLQ itself.",
     });
   }
 }

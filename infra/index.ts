@@ -1,6 +1,25 @@
-/**
- * `echomq-lambda/cdk`: the constructs a CDK app composes (SPEC §12). Today the stack and its
- * settings; the `EchoMq` construct takes this entry's place.
- */
-export { type EchoMqSettings, InvalidSettingsError, resolveSettings } from './settings.js';
-export { EchoMqStack, type EchoMqStackProps } from './stack.js';
+/** `echomq-lambda/cdk`: the EchoMq construct and what its props are made of (SPEC §12). */
+
+export { SETTINGS, type SettingName, type SettingValues } from '../src/settings-table.js';
+export type { ExistingIamAuth } from './cache/kinds/existing.js';
+export { CACHE_KINDS, type CacheKind } from './cache/registry.js';
+export {
+  EchoMq,
+  type EchoMqOptions,
+  type EchoMqProps,
+  type EchoMqSqs,
+} from './echomq.js';
+export {
+  EchoMqCache,
+  type ElastiCacheOptions,
+  type ExistingOptions,
+  type SelfManagedOptions,
+  type ServerlessOptions,
+} from './echomq-cache.js';
+export type { EchoMqHttp } from './http-face.js';
+export {
+  type ApiAuth,
+  type HttpSettings,
+  InvalidSettingsError,
+  type SqsSettings,
+} from './settings.js';

@@ -1,20 +1,27 @@
 /**
- * The SQS face's queues: the source queue and its dead-letter queue, both encrypted and
- * reachable over TLS only. The DLQ takes what SQS gives up on after maxReceiveCount receives and
- * what the function itself sends as permanently failed (EMQ_DLQ_URL).
+ * The SQS face's queues, where the construct makes them: the source queue and its dead-letter
+ * queue, both encrypted and reachable over TLS only, kept when the stack is deleted (pending
+ * records are jobs not yet admitted) unless the removal policy says otherwise. The DLQ takes
+ * what SQS gives up on after maxReceiveCount receives and what the function itself sends as
+ * permanently failed (EMQ_DLQ_URL).
  */
-import { Duration } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ResolvedSettings } from './settings.js';
 
 export interface EchoMqQueuesProps {
   readonly settings: ResolvedSettings;
+  readonly removalPolicy: RemovalPolicy;
+  /** The user's source queue. Default: a new one. */
+  readonly source?: sqs.IQueue | undefined;
+  /** The user's DLQ. Default: a new one. */
+  readonly deadLetters?: sqs.IQueue | undefined;
 }
 
 export class EchoMqQueues extends Construct {
-  readonly source: sqs.Queue;
-  readonly deadLetters: sqs.Queue;
+  readonly source: sqs.IQueue;
+  readonly deadLetters: sqs.IQueue;
 
   constructor(scope: Construct, id: string, props: EchoMqQueuesProps) {
     super(scope, id);
@@ -22,20 +29,33 @@ export class EchoMqQueues extends Construct {
     // A FIFO source redrives only into a FIFO DLQ; the function sends dead letters with their
     // group id and messageId as the deduplication id (functions/sqs/dlq.ts).
     const fifo = settings.fifo ? { fifo: true } : {};
-    this.deadLetters = new sqs.Queue(this, 'DeadLetters', {
-      ...fifo,
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      // The longest SQS keeps anything: time for an operator to look and redrive.
-      retentionPeriod: Duration.days(14),
-    });
-    this.source = new sqs.Queue(this, 'Source', {
-      ...fifo,
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      visibilityTimeout: Duration.seconds(settings.visibilityTimeoutSeconds),
-      retentionPeriod: Duration.days(4),
-      deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: settings.maxReceiveCount },
-    });
+    this.deadLetters =
+      props.deadLetters ??
+      new sqs.Queue(this, 'DeadLetters', {
+        ...fifo,
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        // The longest SQS keeps anything: time for an operator to look and redrive.
+        retentionPeriod: Duration.days(14),
+        removalPolicy: props.removalPolicy,
+      });
+    if (this.deadLetters instanceof sqs.Queue && props.deadLetters === undefined) {
+      Validations.of(this.deadLetters).acknowledge({
+        id: 'Serverless-SQSRedrivePolicy',
+        reason:
+          'This is the dead-letter queue: its messages stay 14 days for an operator to read and redrive; a DLQ of its own would only move them.',
+      });
+    }
+    this.source =
+      props.source ??
+      new sqs.Queue(this, 'Source', {
+        ...fifo,
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        visibilityTimeout: Duration.seconds(settings.visibilityTimeoutSeconds),
+        retentionPeriod: Duration.days(4),
+        deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: settings.maxReceiveCount },
+        removalPolicy: props.removalPolicy,
+      });
   }
 }

@@ -7,15 +7,17 @@
  */
 
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { DEFAULTS } from '../src/config.js';
+import { SETTING_NAMES, SETTINGS, type SettingValues } from '../src/settings-table.js';
 import { checkAckReplicas, defaultAckReplicas } from './ack-settings.js';
 import { defaultBundleDir } from './bundle-dir.js';
+import { missingBundles } from './bundles.js';
 import {
   type CacheSettings,
   type Resolved,
   type ResolvedCache,
   resolveCache,
 } from './cache-settings.js';
+import { settingsProblems } from './environment.js';
 import { type NetworkSettings, type ResolvedNetwork, resolveNetwork } from './network-settings.js';
 import { checkDedupeTtl, type ResolvedSqs, resolveSqs, type SqsSettings } from './sqs-settings.js';
 
@@ -36,34 +38,15 @@ export {
   type ServerlessCacheSettings,
 } from './cache-settings.js';
 export { DURABILITIES, type Durability } from './durability-settings.js';
-export type { NetworkSettings } from './network-settings.js';
+export type { NetworkSettings, ResolvedNetwork } from './network-settings.js';
 export type { SqsSettings } from './sqs-settings.js';
 
-/** The EMQ_* tunables every function receives (see src/config.ts for their meaning). */
-export interface EmqSettings {
-  /** `EMQ_WIRE`, also the identity the fence installer writes. Default `'1'`. */
-  readonly wire?: string;
-  /** `EMQ_DEFAULT_QUEUE` of the SQS function. Default `'default'`. */
-  readonly defaultQueue?: string;
-  /** `EMQ_MAX_PAYLOAD_BYTES`. Default `262144`. */
-  readonly maxPayloadBytes?: number;
-  /** `EMQ_DEDUPE_TTL_MS`. Default `3600000`. */
-  readonly dedupeTtlMs?: number;
-  /** `EMQ_COMMAND_TIMEOUT_MS`. Default `2000`. */
-  readonly commandTimeoutMs?: number;
-  /** `EMQ_CONNECT_TIMEOUT_MS`. Default `3000`. */
-  readonly connectTimeoutMs?: number;
-  /**
-   * `EMQ_ACK_REPLICAS` (SPEC §11): replicas that must confirm each write before it is
-   * acknowledged. Default `1` where the stack knows every shard has a replica and no log
-   * confirms writes (elasticache with durability async or off, selfmanaged with replicas),
-   * else `0` (elasticache with durability=sync, existing, serverless, no replicas).
-   * Serverless refuses anything but 0 (it has no WAIT).
-   */
-  readonly ackReplicas?: number;
-  /** `EMQ_ACK_TIMEOUT_MS`: how long WAIT may wait for them. Default `1000`. */
-  readonly ackTimeoutMs?: number;
-}
+/**
+ * The EMQ_* tunables every function receives: one field per row of the settings table
+ * (src/settings-table.ts: env name, default, bounds). `ackReplicas` defaults by the cache
+ * (ack-settings.ts) where the table's 0 would leave a replica-backed write unconfirmed.
+ */
+export type EmqSettings = SettingValues;
 
 export type ApiAuth =
   | { readonly kind: 'iam' }
@@ -107,6 +90,8 @@ export interface EchoMqSettings {
   readonly network?: NetworkSettings;
   /** Lambda runtime of every function. Default `'nodejs22.x'`. */
   readonly runtime?: RuntimeName;
+  /** X-Ray active tracing on the functions and the API stage (X-Ray's default sampling). Default `true`. */
+  readonly tracing?: boolean;
   /** Days every log group keeps events (a CloudWatch Logs retention value). Default `30`. */
   readonly logRetentionDays?: number;
   /** Keep log groups when the stack is deleted. Default `false` (a teardown leaves nothing). */
@@ -118,11 +103,12 @@ export interface EchoMqSettings {
 export interface ResolvedSettings {
   readonly cache: ResolvedCache;
   readonly bundleDir: string;
-  readonly emq: Resolved<EmqSettings>;
+  readonly emq: Required<EmqSettings>;
   readonly http: Resolved<HttpSettings>;
   readonly sqs: ResolvedSqs;
   readonly network: ResolvedNetwork;
   readonly runtime: RuntimeName;
+  readonly tracing: boolean;
   readonly logRetentionDays: RetentionDays;
   readonly keepLogsOnDelete: boolean;
   readonly alarmTopicArn: string | undefined;
@@ -145,31 +131,10 @@ export function resolveSettings(input: EchoMqSettings = {}): {
 
   const resolvedCache = resolveCache(input.cache ?? { kind: 'elasticache' }, check, int);
 
-  const emq = {
-    wire: input.emq?.wire ?? DEFAULTS.wire,
-    defaultQueue: input.emq?.defaultQueue ?? DEFAULTS.defaultQueue,
-    maxPayloadBytes: input.emq?.maxPayloadBytes ?? DEFAULTS.maxPayloadBytes,
-    dedupeTtlMs: input.emq?.dedupeTtlMs ?? DEFAULTS.dedupeTtlMs,
-    commandTimeoutMs: input.emq?.commandTimeoutMs ?? DEFAULTS.commandTimeoutMs,
-    connectTimeoutMs: input.emq?.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
-    ackReplicas: input.emq?.ackReplicas ?? defaultAckReplicas(resolvedCache),
-    ackTimeoutMs: input.emq?.ackTimeoutMs ?? DEFAULTS.ackTimeoutMs,
-  };
-  checkAckReplicas(emq.ackReplicas, resolvedCache, check, int);
-  int('ackTimeoutMs', emq.ackTimeoutMs, 1, 60_000);
-  check(/^[\x21-\x7e]{1,64}$/.test(emq.wire), 'wire must be 1 to 64 printable ASCII characters.');
-  check(
-    /^[A-Za-z0-9._-]{1,64}$/.test(emq.defaultQueue),
-    'defaultQueue must be a queue name: 1 to 64 of A-Z a-z 0-9 . _ -',
-  );
-  // An SQS message is at most 256 KiB and a synchronous Lambda request at most 6 MB.
-  int('maxPayloadBytes', emq.maxPayloadBytes, 0, 6_000_000);
-  int('dedupeTtlMs', emq.dedupeTtlMs, 1_000, 2_592_000_000);
-  int('commandTimeoutMs', emq.commandTimeoutMs, 1, 60_000);
-  int('connectTimeoutMs', emq.connectTimeoutMs, 1, 60_000);
-  // A self-managed cluster loads the module with the identity the functions expect.
-  const cache: ResolvedCache =
-    resolvedCache.kind === 'selfmanaged' ? { ...resolvedCache, wire: emq.wire } : resolvedCache;
+  const emq = resolveEmq(input.emq, resolvedCache);
+  checkAckReplicas(emq.ackReplicas, resolvedCache, check);
+  for (const problem of settingsProblems(emq)) check(false, problem);
+  const cache = resolvedCache;
 
   const auth = input.http?.auth ?? { kind: 'iam' };
   if (auth.kind === 'jwt') {
@@ -221,6 +186,7 @@ export function resolveSettings(input: EchoMqSettings = {}): {
       sqs,
       network,
       runtime,
+      tracing: input.tracing ?? true,
       logRetentionDays,
       keepLogsOnDelete: input.keepLogsOnDelete ?? false,
       alarmTopicArn,
@@ -229,10 +195,37 @@ export function resolveSettings(input: EchoMqSettings = {}): {
   };
 }
 
+/** Each tunable as given, else its row's default (ackReplicas: the cache's, ack-settings.ts). */
+function resolveEmq(input: EmqSettings = {}, cache: ResolvedCache): Required<EmqSettings> {
+  const defaults = Object.fromEntries(SETTING_NAMES.map((name) => [name, SETTINGS[name].default]));
+  const given = Object.fromEntries(
+    Object.entries(input).filter(([, value]) => value !== undefined && value !== ''),
+  ) as EmqSettings;
+  return {
+    ...(defaults as Required<EmqSettings>),
+    ackReplicas: defaultAckReplicas(cache),
+    ...given,
+  };
+}
+
 function retentionChoices(): string {
   return Object.values(RetentionDays)
     .filter((value) => typeof value === 'number')
     .join(', ');
+}
+
+/**
+ * Resolves settings and checks them with the bundles and any `more` problems the caller
+ * found; throws every problem at once.
+ */
+export function checkedSettings(
+  input: EchoMqSettings,
+  more: readonly string[] = [],
+): ResolvedSettings {
+  const { settings, problems } = resolveSettings(input);
+  const all = [...more, ...problems, ...missingBundles(settings.bundleDir)];
+  if (all.length > 0) throw new InvalidSettingsError(all);
+  return settings;
 }
 
 /** Thrown with every problem of a settings object, one per line. */

@@ -5,10 +5,10 @@
  */
 import { relative } from 'node:path';
 import { AssetManifestArtifact, type CloudAssembly } from 'aws-cdk-lib/cx-api';
-import type { ResolvedCache } from './settings.js';
-import type { EchoMqStack } from './stack.js';
+import type { EchoMqAppStack } from './app-stack.js';
+import { moduleOf } from './cache/registry.js';
 
-export function synthSummary(assembly: CloudAssembly, stack: EchoMqStack): string {
+export function synthSummary(assembly: CloudAssembly, stack: EchoMqAppStack): string {
   const artifact = assembly.getStackByName(stack.stackName);
   const here = (path: string) => relative(process.cwd(), path) || '.';
   const manifests = artifact.dependencies.filter(
@@ -23,34 +23,11 @@ export function synthSummary(assembly: CloudAssembly, stack: EchoMqStack): strin
   );
   const { settings } = stack;
   const { cache } = settings;
+  const { cacheAuth, durability } = moduleOf(cache).describe(cache);
   return [
-    `echomq-lambda: synthesized stack ${stack.stackName} (cache=${cache.kind}, cacheAuth=${cacheAuthOf(cache)}, durability=${durabilityOf(cache)}, executor ${stack.cache.connectionEnvironment.EMQ_EXECUTOR}, runtime ${settings.runtime}, auth=${settings.http.auth.kind})`,
+    `echomq-lambda: synthesized stack ${stack.stackName} (cache=${cache.kind}, cacheAuth=${cacheAuth}, durability=${durability}, executor ${stack.echoMq.cache.connectionEnvironment.EMQ_EXECUTOR}, runtime ${settings.runtime}, auth=${settings.http.auth.kind})`,
     `  template: ${here(artifact.templateFullPath)}`,
     `  assets (${assets.length}):`,
     ...assets,
   ].join('\n');
-}
-
-/** How the functions authenticate to the cache: `-c cacheAuth`, or what the kind allows. */
-function cacheAuthOf(cache: ResolvedCache): string {
-  if (cache.kind === 'elasticache' || cache.kind === 'serverless') return cache.cacheAuth;
-  if (cache.kind === 'existing') return cache.secretArn === undefined ? 'none' : 'password';
-  return 'password';
-}
-
-/**
- * What keeps an acknowledged write: ElastiCache's log mode; `none` on Serverless (AWS offers
- * no durability there); the self-managed nodes' AOF; `server` where the stack cannot see it.
- */
-function durabilityOf(cache: ResolvedCache): string {
-  switch (cache.kind) {
-    case 'elasticache':
-      return cache.durability;
-    case 'serverless':
-      return 'none';
-    case 'selfmanaged':
-      return 'aof-everysec';
-    case 'existing':
-      return 'server';
-  }
 }

@@ -5,6 +5,7 @@
  */
 import { assertQueue } from './keyspace.js';
 import { ConfigError, EmqError } from './outcomes.js';
+import { type IntegerSettingName, SETTINGS } from './settings-table.js';
 
 /** The server-side families of SPEC §4, and `auto`: the first one the servers run. */
 export const EXECUTORS = ['auto', 'native', 'function', 'script'] as const;
@@ -61,21 +62,24 @@ export interface Config {
   readonly iam: IamAuthConfig | undefined;
 }
 
-/** Every default, defined once: loadConfig, connect() and the CDK stack (infra) read these. */
+/**
+ * Every default: the tunables' from their rows in settings-table.ts (which the CDK construct
+ * reads too), the connection's here.
+ */
 export const DEFAULTS: Config = {
   urls: ['redis://127.0.0.1:6379'],
   cluster: false,
   executor: 'auto',
-  wire: '1',
-  defaultQueue: 'default',
+  wire: SETTINGS.wire.default,
+  defaultQueue: SETTINGS.defaultQueue.default,
   dlqUrl: undefined,
-  maxPayloadBytes: 262_144,
-  dedupeTtlMs: 3_600_000,
-  commandTimeoutMs: 2_000,
-  connectTimeoutMs: 3_000,
-  ackReplicas: 0,
-  ackTimeoutMs: 1_000,
-  callerIdMaxAgeMs: 86_400_000,
+  maxPayloadBytes: SETTINGS.maxPayloadBytes.default,
+  dedupeTtlMs: SETTINGS.dedupeTtlMs.default,
+  commandTimeoutMs: SETTINGS.commandTimeoutMs.default,
+  connectTimeoutMs: SETTINGS.connectTimeoutMs.default,
+  ackReplicas: SETTINGS.ackReplicas.default,
+  ackTimeoutMs: SETTINGS.ackTimeoutMs.default,
+  callerIdMaxAgeMs: SETTINGS.callerIdMaxAgeMs.default,
   username: undefined,
   password: undefined,
   secretArn: undefined,
@@ -83,19 +87,13 @@ export const DEFAULTS: Config = {
   iam: undefined,
 };
 
-/**
- * The bounds every number must keep: what the server accepts (a record's life in ms has at
- * most 15 digits), what Node's timers take (2^31 - 1 ms), and what a Lambda request can carry.
- */
-export const LIMITS = {
-  maxPayloadBytes: { min: 0, max: 6 * 1024 * 1024 },
-  dedupeTtlMs: { min: 1_000, max: 999_999_999_999_999 },
-  commandTimeoutMs: { min: 1, max: 2_147_483_647 },
-  connectTimeoutMs: { min: 1, max: 2_147_483_647 },
-  ackReplicas: { min: 0, max: 1_000 },
-  ackTimeoutMs: { min: 1, max: 2_147_483_647 },
-  callerIdMaxAgeMs: { min: 0, max: 2_147_483_647_000 },
-} as const satisfies Record<string, { min: number; max: number }>;
+/** The bounds every number must keep, from the settings table. */
+export const LIMITS: Readonly<Record<IntegerSettingName, { min: number; max: number }>> =
+  Object.fromEntries(
+    Object.entries(SETTINGS).flatMap(([name, row]) =>
+      row.kind === 'integer' ? [[name, { min: row.min, max: row.max }]] : [],
+    ),
+  ) as Record<IntegerSettingName, { min: number; max: number }>;
 
 /** The whole configuration from defaults and the fields given: for code that builds one itself. */
 export function configure(fields: Partial<Config> = {}): Config {
@@ -113,22 +111,22 @@ export function loadConfig(env: Env = process.env): Config {
     const value = env[name]?.trim();
     return value === undefined || value === '' ? undefined : value;
   };
-  const number = (name: string, key: keyof typeof LIMITS): number =>
-    integer(name, read(name), DEFAULTS[key], LIMITS[key]);
+  const number = (key: IntegerSettingName): number =>
+    integer(SETTINGS[key].env, read(SETTINGS[key].env), DEFAULTS[key], LIMITS[key]);
   const config: Config = {
     urls: urls(read('EMQ_URL') ?? DEFAULTS.urls.join(',')),
     cluster: flag('EMQ_CLUSTER', read('EMQ_CLUSTER') ?? String(DEFAULTS.cluster)),
     executor: oneOf('EMQ_EXECUTOR', read('EMQ_EXECUTOR') ?? DEFAULTS.executor, EXECUTORS),
-    wire: wire(read('EMQ_WIRE') ?? DEFAULTS.wire),
-    defaultQueue: queue(read('EMQ_DEFAULT_QUEUE') ?? DEFAULTS.defaultQueue),
+    wire: wire(read(SETTINGS.wire.env) ?? DEFAULTS.wire),
+    defaultQueue: queue(read(SETTINGS.defaultQueue.env) ?? DEFAULTS.defaultQueue),
     dlqUrl: dlqUrl(read('EMQ_DLQ_URL')),
-    maxPayloadBytes: number('EMQ_MAX_PAYLOAD_BYTES', 'maxPayloadBytes'),
-    dedupeTtlMs: number('EMQ_DEDUPE_TTL_MS', 'dedupeTtlMs'),
-    commandTimeoutMs: number('EMQ_COMMAND_TIMEOUT_MS', 'commandTimeoutMs'),
-    connectTimeoutMs: number('EMQ_CONNECT_TIMEOUT_MS', 'connectTimeoutMs'),
-    ackReplicas: number('EMQ_ACK_REPLICAS', 'ackReplicas'),
-    ackTimeoutMs: number('EMQ_ACK_TIMEOUT_MS', 'ackTimeoutMs'),
-    callerIdMaxAgeMs: number('EMQ_CALLER_ID_MAX_AGE_MS', 'callerIdMaxAgeMs'),
+    maxPayloadBytes: number('maxPayloadBytes'),
+    dedupeTtlMs: number('dedupeTtlMs'),
+    commandTimeoutMs: number('commandTimeoutMs'),
+    connectTimeoutMs: number('connectTimeoutMs'),
+    ackReplicas: number('ackReplicas'),
+    ackTimeoutMs: number('ackTimeoutMs'),
+    callerIdMaxAgeMs: number('callerIdMaxAgeMs'),
     username: read('EMQ_USERNAME'),
     password: read('EMQ_PASSWORD'),
     secretArn: read('EMQ_SECRET_ARN'),

@@ -8,7 +8,7 @@ import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type { IDependable } from 'constructs';
 import type { ExecutorChoice } from '../../src/config.js';
-import type { CacheKind } from '../settings.js';
+import type { CacheKind } from './registry.js';
 
 /** The EMQ_* variables that say where Valkey is and how to talk to it; never a password. */
 export interface CacheConnectionEnvironment {
@@ -66,7 +66,7 @@ export interface DurabilityLogMetrics {
   readonly throttled: readonly cloudwatch.IMetric[];
 }
 
-export interface EchoMqCache {
+export interface CacheTarget {
   readonly kind: CacheKind;
   /** What to watch, where the stack owns the cache and CloudWatch has its metrics. */
   readonly metrics?: CacheMetrics;

@@ -6,36 +6,39 @@
  * chosen durability (durability-settings.ts): cluster mode, Multi-AZ, replicas and TLS,
  * which durability needs, are always deployed.
  */
-import { Validations } from 'aws-cdk-lib';
+import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elasticache from 'aws-cdk-lib/aws-elasticache';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IDependable } from 'constructs';
-import { INSTALLER_ACCESS_STRING } from '../cache-settings.js';
+import type { ExecutorChoice } from '../../src/config.js';
 import { cfnDurability } from '../durability-settings.js';
-import type { EchoMqNetwork } from '../network.js';
-import type { ElastiCacheSettings } from '../settings.js';
+import { type ElastiCacheSettings, INSTALLER_ACCESS_STRING } from '../elasticache-settings.js';
+import { keptAs } from '../removal.js';
 import type {
   CacheConnectionEnvironment,
   CacheIamAuth,
   CacheMetrics,
-  EchoMqCache,
+  CacheTarget,
 } from './cache.js';
 import { replicationGroupMetrics } from './cache-metrics.js';
 import { noEvictionParameterGroup } from './engine.js';
-import { EXECUTOR_OF } from './executor.js';
 import { cacheIamAuth } from './iam-auth.js';
+import type { CacheNetwork } from './network.js';
 import { createRbacUsers, rbacIdPrefix } from './rbac.js';
 
 export interface ElastiCacheValkeyProps {
   readonly settings: Required<ElastiCacheSettings>;
-  readonly network: EchoMqNetwork;
+  readonly network: CacheNetwork;
+  readonly executor: ExecutorChoice;
+  /** On delete or replacement. Default: a final snapshot. */
+  readonly removalPolicy?: RemovalPolicy | undefined;
 }
 
 export { APP_USERNAME, INSTALLER_USERNAME } from './rbac.js';
 
-export class ElastiCacheValkey extends Construct implements EchoMqCache {
+export class ElastiCacheValkey extends Construct implements CacheTarget {
   readonly kind = 'elasticache';
   readonly connectionEnvironment: CacheConnectionEnvironment;
   readonly endpoint: string;
@@ -105,6 +108,8 @@ export class ElastiCacheValkey extends Construct implements EchoMqCache {
       autoMinorVersionUpgrade: true,
     });
     this.replicationGroup.addResourceDependency(userGroup);
+    // The queue's rows live here: a delete or a replacement keeps a final snapshot by default.
+    this.replicationGroup.applyRemovalPolicy(keptAs(props.removalPolicy, RemovalPolicy.SNAPSHOT));
     Validations.of(this.replicationGroup).acknowledge({
       id: 'AwsSolutions-AEC6',
       reason:
@@ -117,7 +122,7 @@ export class ElastiCacheValkey extends Construct implements EchoMqCache {
     this.connectionEnvironment = {
       EMQ_URL: `rediss://${address}:${port}`,
       EMQ_CLUSTER: 'true',
-      EMQ_EXECUTOR: EXECUTOR_OF.elasticache,
+      EMQ_EXECUTOR: props.executor,
       // With cacheAuth=iam the functions hold no password: iamAuth adds what they sign for.
       ...(this.credentials === undefined ? {} : { EMQ_SECRET_ARN: this.credentials.secretArn }),
     };

@@ -1,54 +1,68 @@
 /**
- * A Valkey endpoint the stack does not own: any Valkey 7.2 or later, MemoryDB included. The
- * functions run EMQ_EXECUTOR=auto: the native family where every primary loads the EchoMQ
- * module, else the function family, decided at connect; the operator's user needs that
- * family's rules (src/access-rules.ts). The stack only opens egress to its ports and, when a
- * secret is named, lets the functions read it.
+ * A Valkey endpoint the construct does not own: any Valkey 7.2 or later, MemoryDB included. The
+ * functions run the executor the settings name (`auto` by default: the native family where
+ * every primary loads the EchoMQ module, else the function family, decided at connect); the
+ * operator's user needs that family's rules (src/access-rules.ts). The construct opens egress
+ * to the endpoint's ports, admits the functions in the cache's security group where it is
+ * given, and lets the functions read the secret or sign IAM tokens for the user.
  */
+import { ArnFormat, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import type * as iam from 'aws-cdk-lib/aws-iam';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IDependable } from 'constructs';
-import type { ExistingCacheSettings } from '../settings.js';
-import type { CacheConnectionEnvironment, EchoMqCache } from './cache.js';
-import { EXECUTOR_OF } from './executor.js';
+import type { CacheConnectionEnvironment, CacheIamAuth, CacheTarget } from './cache.js';
+import type { ResolvedExisting } from './kinds/existing.js';
 
 export interface ExistingValkeyProps {
-  /** Normalised URLs (scheme://host:port), as resolveSettings returns them. */
-  readonly settings: Required<Omit<ExistingCacheSettings, 'secretArn'>> &
-    Pick<ExistingCacheSettings, 'secretArn'>;
+  /** Normalised URLs (scheme://host:port), as the kind's resolve returns them. */
+  readonly settings: ResolvedExisting;
 }
 
-export class ExistingValkey extends Construct implements EchoMqCache {
+export class ExistingValkey extends Construct implements CacheTarget {
   readonly kind = 'existing';
   readonly connectionEnvironment: CacheConnectionEnvironment;
   readonly endpoint: string;
-  /** Nothing to wait for: the endpoint exists before the stack. */
+  /** Nothing to wait for but the rules this construct adds: the endpoint exists before it. */
   readonly ready: IDependable = this;
   readonly credentials: secretsmanager.ISecret | undefined;
+  readonly iamAuth: CacheIamAuth | undefined;
   private readonly ports: number[];
+  private readonly securityGroup: ec2.ISecurityGroup | undefined;
 
   constructor(scope: Construct, id: string, props: ExistingValkeyProps) {
     super(scope, id);
     const { settings } = props;
     this.credentials =
-      settings.secretArn === undefined
+      settings.secret ??
+      (settings.secretArn === undefined
         ? undefined
-        : secretsmanager.Secret.fromSecretCompleteArn(this, 'Credentials', settings.secretArn);
+        : secretsmanager.Secret.fromSecretCompleteArn(this, 'Credentials', settings.secretArn));
+    this.securityGroup = settings.securityGroup;
     this.ports = [...new Set(settings.urls.map((url) => Number(new URL(url).port)))];
     this.endpoint = settings.urls.map((url) => new URL(url).host).join(',');
     this.connectionEnvironment = {
       EMQ_URL: settings.urls.join(','),
       EMQ_CLUSTER: settings.cluster ? 'true' : 'false',
-      EMQ_EXECUTOR: EXECUTOR_OF.existing,
+      EMQ_EXECUTOR: settings.executor,
       ...(this.credentials === undefined ? {} : { EMQ_SECRET_ARN: this.credentials.secretArn }),
     };
+    this.iamAuth = settings.iam === undefined ? undefined : existingIamAuth(this, settings.iam);
   }
 
   allowConnectionsFrom(group: ec2.ISecurityGroup): void {
-    // The addresses behind the endpoint are not known at synthesis; the port is.
     for (const port of this.ports) {
-      group.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(port), 'echomq-lambda to Valkey');
+      if (this.securityGroup === undefined) {
+        // The addresses behind the endpoint are not known at synthesis; the port is.
+        group.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(port), 'echomq-lambda to Valkey');
+      } else {
+        // Both sides: egress from the functions' group, ingress on the cache's.
+        this.securityGroup.connections.allowFrom(
+          group,
+          ec2.Port.tcp(port),
+          'echomq-lambda functions to Valkey',
+        );
+      }
     }
   }
 
@@ -60,6 +74,40 @@ export class ExistingValkey extends Construct implements EchoMqCache {
   readonly installerSecretArn = undefined;
 
   grantInstallerCredentials(grantee: iam.IGrantable): void {
-    this.grantCredentials(grantee);
+    if (this.iamAuth === undefined) this.grantCredentials(grantee);
+    else this.iamAuth.grantConnect(grantee);
   }
+}
+
+/** `elasticache:Connect` on the named cache and user, and what the functions sign tokens for. */
+function existingIamAuth(
+  scope: Construct,
+  auth: NonNullable<ResolvedExisting['iam']>,
+): CacheIamAuth {
+  const stack = Stack.of(scope);
+  const serverless = auth.serverless ?? false;
+  const arn = (resource: string, resourceName: string) =>
+    stack.formatArn({
+      service: 'elasticache',
+      resource,
+      resourceName,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+  const resources = [
+    arn(serverless ? 'serverlesscache' : 'replicationgroup', auth.cacheName.toLowerCase()),
+    arn('user', auth.userId),
+  ];
+  return {
+    environment: {
+      EMQ_IAM_AUTH: 'true',
+      EMQ_USERNAME: auth.userId,
+      EMQ_IAM_CACHE_NAME: auth.cacheName.toLowerCase(),
+      EMQ_IAM_SERVERLESS: serverless ? 'true' : 'false',
+    },
+    grantConnect: (grantee) => {
+      grantee.grantPrincipal.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: ['elasticache:Connect'], resources }),
+      );
+    },
+  };
 }

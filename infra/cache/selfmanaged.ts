@@ -23,6 +23,7 @@ import {
   CfnWaitCondition,
   CfnWaitConditionHandle,
   Fn,
+  RemovalPolicy,
   Stack,
   Token,
   Validations,
@@ -32,11 +33,12 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IDependable } from 'constructs';
-import { SELFMANAGED_INSTALLER_ACCESS_STRING } from '../cache-settings.js';
-import type { EchoMqNetwork } from '../network.js';
-import type { ResolvedCache } from '../settings.js';
-import type { CacheConnectionEnvironment, EchoMqCache } from './cache.js';
-import { EXECUTOR_OF } from './executor.js';
+import { INSTALLER_RULES_NATIVE } from '../../src/access-rules.js';
+import type { ExecutorChoice } from '../../src/config.js';
+import { keptAs } from '../removal.js';
+import type { CacheConnectionEnvironment, CacheTarget } from './cache.js';
+import type { ResolvedSelfManaged } from './kinds/selfmanaged.js';
+import type { CacheNetwork } from './network.js';
 import { ClusterNode, DATA_DEVICE } from './selfmanaged/cluster-node.js';
 import { addNodeEndpoints } from './selfmanaged/endpoints.js';
 import { placeNodes } from './selfmanaged/layout.js';
@@ -44,11 +46,14 @@ import { instanceArchitecture, moduleArchitecture } from './selfmanaged/module-a
 import { createNodeSecrets } from './selfmanaged/node-secrets.js';
 import { nodeUserData } from './selfmanaged/user-data.js';
 
-export type SelfManagedSettings = Extract<ResolvedCache, { kind: 'selfmanaged' }>;
-
 export interface SelfManagedValkeyProps {
-  readonly settings: SelfManagedSettings;
-  readonly network: EchoMqNetwork;
+  readonly settings: ResolvedSelfManaged;
+  readonly network: CacheNetwork;
+  /** The identity the nodes load the module with: the functions' EMQ_WIRE. */
+  readonly wire: string;
+  readonly executor: ExecutorChoice;
+  /** What becomes of the data volumes when the stack is deleted. Default: a snapshot of each. */
+  readonly removalPolicy?: RemovalPolicy | undefined;
 }
 
 export { APP_USERNAME, INSTALLER_USERNAME } from './selfmanaged/node-secrets.js';
@@ -64,7 +69,7 @@ export interface SelfManagedConnectionEnvironment extends CacheConnectionEnviron
   readonly EMQ_TLS_CA: string;
 }
 
-export class SelfManagedValkey extends Construct implements EchoMqCache {
+export class SelfManagedValkey extends Construct implements CacheTarget {
   readonly kind = 'selfmanaged';
   readonly connectionEnvironment: SelfManagedConnectionEnvironment;
   readonly endpoint: string;
@@ -171,14 +176,14 @@ export class SelfManagedValkey extends Construct implements EchoMqCache {
       EMQ_NODES: seeds.join(' '),
       EMQ_SHARDS: String(settings.shards),
       EMQ_REPLICAS: String(settings.replicasPerShard),
-      EMQ_WIRE: settings.wire,
+      EMQ_WIRE: props.wire,
       EMQ_MODULE_URI: moduleAsset.s3ObjectUrl,
       EMQ_APP_SECRET_ARN: this.credentials.secretArn,
       EMQ_ADMIN_SECRET_ARN: this.adminCredentials.secretArn,
       EMQ_TLS_SECRET_ARN: this.tlsMaterial.secretArn,
       EMQ_ACCESS_STRING: settings.accessString,
       EMQ_INSTALLER_SECRET_ARN: this.installerCredentials.secretArn,
-      EMQ_INSTALLER_ACCESS_STRING: SELFMANAGED_INSTALLER_ACCESS_STRING,
+      EMQ_INSTALLER_ACCESS_STRING: INSTALLER_RULES_NATIVE,
       EMQ_DATA_DEVICE: DATA_DEVICE,
       AWS_DEFAULT_REGION: Stack.of(this).region,
     };
@@ -204,7 +209,7 @@ export class SelfManagedValkey extends Construct implements EchoMqCache {
           createsCluster: placement.index === 0,
         }),
         dataVolumeGiB: settings.dataVolumeGiB,
-        snapshotOnDelete: settings.snapshotOnDelete,
+        removalPolicy: keptAs(props.removalPolicy, RemovalPolicy.SNAPSHOT),
       });
       return node;
     });
@@ -226,7 +231,7 @@ export class SelfManagedValkey extends Construct implements EchoMqCache {
     this.connectionEnvironment = {
       EMQ_URL: seeds.map((seed) => `rediss://${seed}`).join(','),
       EMQ_CLUSTER: 'true',
-      EMQ_EXECUTOR: EXECUTOR_OF.selfmanaged,
+      EMQ_EXECUTOR: props.executor,
       EMQ_SECRET_ARN: this.credentials.secretArn,
       // Data is the JSON {"emq-cluster":"<base64 CA>"}; base64 holds no quote.
       EMQ_TLS_CA: Fn.select(3, Fn.split('"', Token.asString(this.clusterCreated.attrData))),

@@ -6,34 +6,41 @@
  * `volatile-lru` evicts nothing they write (no TTL, SPEC §11). The fence installer works
  * against the one endpoint, which routes to every shard.
  */
+import { RemovalPolicy } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elasticache from 'aws-cdk-lib/aws-elasticache';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IDependable } from 'constructs';
-import { SERVERLESS_INSTALLER_ACCESS_STRING } from '../cache-settings.js';
-import type { EchoMqNetwork } from '../network.js';
-import type { ServerlessCacheSettings } from '../settings.js';
+import type { ExecutorChoice } from '../../src/config.js';
+import {
+  SERVERLESS_INSTALLER_ACCESS_STRING,
+  type ServerlessCacheSettings,
+} from '../elasticache-settings.js';
+import { keptAs } from '../removal.js';
 import type {
   CacheConnectionEnvironment,
   CacheIamAuth,
   CacheMetrics,
-  EchoMqCache,
+  CacheTarget,
 } from './cache.js';
 import { serverlessMetrics } from './cache-metrics.js';
-import { EXECUTOR_OF } from './executor.js';
 import { cacheIamAuth } from './iam-auth.js';
+import type { CacheNetwork } from './network.js';
 import { createRbacUsers, rbacIdPrefix } from './rbac.js';
 
 export interface ServerlessValkeyProps {
   readonly settings: Required<ServerlessCacheSettings>;
-  readonly network: EchoMqNetwork;
+  readonly network: CacheNetwork;
+  readonly executor: ExecutorChoice;
+  /** On delete or replacement. Default: a final snapshot. */
+  readonly removalPolicy?: RemovalPolicy | undefined;
 }
 
 /** The port of a Serverless cache's endpoint (its reader endpoint listens on 6380). */
 export const SERVERLESS_PORT = 6379;
 
-export class ServerlessValkey extends Construct implements EchoMqCache {
+export class ServerlessValkey extends Construct implements CacheTarget {
   readonly kind = 'serverless';
   readonly connectionEnvironment: CacheConnectionEnvironment;
   readonly endpoint: string;
@@ -81,6 +88,8 @@ export class ServerlessValkey extends Construct implements EchoMqCache {
       snapshotRetentionLimit: settings.snapshotRetentionDays,
     });
     this.cache.addResourceDependency(rbac.userGroup);
+    // The queue's rows live here: a delete or a replacement keeps a final snapshot by default.
+    this.cache.applyRemovalPolicy(keptAs(props.removalPolicy, RemovalPolicy.SNAPSHOT));
 
     const address = this.cache.attrEndpointAddress;
     const port = this.cache.attrEndpointPort;
@@ -88,7 +97,7 @@ export class ServerlessValkey extends Construct implements EchoMqCache {
     this.connectionEnvironment = {
       EMQ_URL: `rediss://${address}:${port}`,
       EMQ_CLUSTER: 'true',
-      EMQ_EXECUTOR: EXECUTOR_OF.serverless,
+      EMQ_EXECUTOR: props.executor,
       // With cacheAuth=iam the functions hold no password: iamAuth adds what they sign for.
       ...(this.credentials === undefined ? {} : { EMQ_SECRET_ARN: this.credentials.secretArn }),
     };

@@ -14,7 +14,7 @@ afterEach(() => {
 });
 
 describe('createEchoMqApp', () => {
-  it('synthesizes an environment-agnostic stack, AwsSolutions checks included, without credentials', () => {
+  it('synthesizes an environment-agnostic stack, AwsSolutions and Serverless checks included, without credentials', () => {
     delete process.env.CDK_DEFAULT_ACCOUNT;
     delete process.env.CDK_DEFAULT_REGION;
     const outdir = temporaryDir('emq-cdk-out-');
@@ -37,8 +37,10 @@ describe('createEchoMqApp', () => {
     // The three stand-in bundles are one file, so CDK stages them as one asset.
     expect(summary.slice(2)).toEqual([
       '  assets (3):',
-      expect.stringMatching(/^ {4}Functions\/Http\/Function\/Code: .*asset\.[0-9a-f]{64}$/),
-      expect.stringMatching(/^ {4}Fence\/Provider\/framework-onEvent\/Code: /),
+      expect.stringMatching(
+        /^ {4}Default\/Functions\/Http\/Function\/Code: .*asset\.[0-9a-f]{64}$/,
+      ),
+      expect.stringMatching(/^ {4}Default\/Fence\/Provider\/framework-onEvent\/Code: /),
       expect.stringMatching(/^ {4}EmqCi Template: .*EmqCi\.template\.json$/),
     ]);
   });
@@ -63,7 +65,7 @@ describe('createEchoMqApp', () => {
       outdir: temporaryDir('emq-cdk-out-'),
       context: { bundleDir: standInBundles() },
     });
-    const open = new ec2.SecurityGroup(stack, 'OpenToTheWorld', { vpc: stack.network.vpc });
+    const open = new ec2.SecurityGroup(stack, 'OpenToTheWorld', { vpc: stack.echoMq.network.vpc });
     open.addIngressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(22));
     expect(() => app.synth()).toThrow(/AwsSolutions-EC23/);
   });
@@ -89,7 +91,7 @@ describe('createEchoMqApp', () => {
     expect((failure as InvalidSettingsError).problems).toEqual([
       'shards applies only to cache=elasticache.',
       'cache=existing needs valkeyEndpoint (host:port or rediss://host:port).',
-      'defaultQueue must be a queue name: 1 to 64 of A-Z a-z 0-9 . _ -',
+      'defaultQueue (EMQ_DEFAULT_QUEUE) is invalid: expected a queue name: 1 to 64 of A-Z a-z 0-9 . _ -.',
       expect.stringMatching(/the http bundle .* is missing: run npm run build first\./),
       expect.stringMatching(/the sqs bundle .* is missing: run npm run build first\./),
       expect.stringMatching(/the fence bundle .* is missing: run npm run build first\./),

@@ -3,6 +3,7 @@
 // ElastiCache default.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FENCE_RESOURCE_TYPE } from '../../infra/fence-installer.js';
+import { OPERATIONS } from '../../openapi/operations.js';
 import { awsSolutionsFindings } from './support/nag.js';
 import { type Synthesized, synthStack } from './support/synth.js';
 import {
@@ -101,7 +102,7 @@ describe('auth=jwt', () => {
       JwtConfiguration: { Issuer: ISSUER, Audience: ['emq-clients'] },
     });
     const routes = Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Route'));
-    expect(routes).toHaveLength(3);
+    expect(routes).toHaveLength(OPERATIONS.length);
     for (const route of routes) {
       expect(route.Properties).toMatchObject({
         AuthorizationType: 'JWT',

@@ -6,6 +6,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { EchoMqAppStack } from '../../infra/app-stack.js';
 import { placeNodes } from '../../infra/cache/selfmanaged/layout.js';
 import {
   instanceArchitecture,
@@ -18,7 +19,6 @@ import {
   resolveSettings,
   SELFMANAGED_ACCESS_STRING,
 } from '../../infra/settings.js';
-import type { EchoMqStack } from '../../infra/stack.js';
 import { FUNCTIONS_RULES_NATIVE } from '../../src/access-rules.js';
 import { MODULE_PATH } from '../support/servers.js';
 import { standInBundles, synthStack, TEST_ENV, temporaryDir } from './support/synth.js';
@@ -75,7 +75,7 @@ describe('context', () => {
 });
 
 describe('resolveSettings for cache=selfmanaged', () => {
-  it('fills the documented defaults and loads the module with the wire identity', () => {
+  it('fills the documented defaults', () => {
     const { settings, problems } = resolveSettings({
       cache: { kind: 'selfmanaged', moduleArtifact: MODULE_PATH },
       emq: { wire: '7' },
@@ -90,9 +90,7 @@ describe('resolveSettings for cache=selfmanaged', () => {
       port: 6379,
       accessString: SELFMANAGED_ACCESS_STRING,
       dataVolumeGiB: 20,
-      snapshotOnDelete: false,
       replacedNodes: [],
-      wire: '7',
     });
     // The native family: the module's commands, and none of the function family's inner ones.
     expect(SELFMANAGED_ACCESS_STRING).toBe(FUNCTIONS_RULES_NATIVE);
@@ -208,7 +206,7 @@ describe('CPU of the module and of the nodes', () => {
 });
 
 describe('cdk synth with -c cache=selfmanaged', () => {
-  let stack: EchoMqStack;
+  let stack: EchoMqAppStack;
   let template: Template;
 
   beforeAll(() => {
@@ -249,7 +247,7 @@ describe('cdk synth with -c cache=selfmanaged', () => {
 
   it('warns that a module built for x86_64 will not load on Graviton nodes', () => {
     Annotations.fromStack(stack).hasWarning(
-      '/EmqSelfManaged/Cache',
+      '/EmqSelfManaged/Default/Cache',
       Match.stringLikeRegexp('moduleArtifact is built for x86_64 but t4g.small runs arm64'),
     );
   });

@@ -32,8 +32,9 @@ let functionsSg: string;
 beforeAll(() => {
   synthesized = synthStack({ cache: { kind: 'selfmanaged', moduleArtifact: MODULE_PATH } });
   template = synthesized.template;
-  if (!(synthesized.stack.cache instanceof SelfManagedValkey)) throw new Error('not selfmanaged');
-  cache = synthesized.stack.cache;
+  if (!(synthesized.stack.echoMq.cache instanceof SelfManagedValkey))
+    throw new Error('not selfmanaged');
+  cache = synthesized.stack.echoMq.cache;
   [nodesSg] = onlyResource(template, 'AWS::EC2::SecurityGroup', 'CacheSecurityGroup');
   [functionsSg] = onlyResource(template, 'AWS::EC2::SecurityGroup', 'FunctionsSecurityGroup');
 });
@@ -147,6 +148,11 @@ describe('nodes', () => {
         Size: 20,
         VolumeType: 'gp3',
       });
+      // Kept on delete and on replacement: a final snapshot of each data volume.
+      expect(volumes[volume?.Ref ?? '']).toMatchObject({
+        DeletionPolicy: 'Snapshot',
+        UpdateReplacePolicy: 'Snapshot',
+      });
     }
   });
 
@@ -225,6 +231,15 @@ describe('network', () => {
 });
 
 describe('user data', () => {
+  it("loads the module with the functions' wire identity", () => {
+    const wires = new Set(instances().map(([, node]) => setting(userDataOf(node), 'EMQ_WIRE')));
+    const functionWires = new Set(
+      Object.values(projectFunctions(template)).map((fn) => environmentOf(fn).EMQ_WIRE),
+    );
+    expect([...wires]).toEqual(['1']);
+    expect([...functionWires]).toEqual(['1']);
+  });
+
   it('points every node at the module asset built from moduleArtifact', () => {
     for (const [, instance] of instances()) {
       expect(setting(userDataOf(instance), 'EMQ_MODULE_URI')).toBe(cache.moduleAsset.s3ObjectUrl);

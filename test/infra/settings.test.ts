@@ -2,6 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
+import { EchoMqAppStack } from '../../infra/app-stack.js';
 import { missingBundles } from '../../infra/bundles.js';
 import { settingsFromContext } from '../../infra/context.js';
 import {
@@ -10,7 +11,6 @@ import {
   normaliseUrl,
   resolveSettings,
 } from '../../infra/settings.js';
-import { EchoMqStack } from '../../infra/stack.js';
 import { standInBundles, temporaryDir } from './support/synth.js';
 
 const contextOf =
@@ -45,6 +45,7 @@ describe('resolveSettings', () => {
         connectTimeoutMs: 3_000,
         ackReplicas: 0,
         ackTimeoutMs: 1_000,
+        callerIdMaxAgeMs: 86_400_000,
       },
       http: {
         auth: { kind: 'iam' },
@@ -73,6 +74,7 @@ describe('resolveSettings', () => {
         securityGroupIds: [],
       },
       runtime: 'nodejs22.x',
+      tracing: true,
       logRetentionDays: 30,
       keepLogsOnDelete: false,
       alarmTopicArn: undefined,
@@ -87,7 +89,7 @@ describe('resolveSettings', () => {
   it('reports every problem of one settings object together', () => {
     const { problems } = resolveSettings({
       cache: { kind: 'elasticache', replicasPerShard: 0, shards: 0 },
-      emq: { defaultQueue: 'bad queue', wire: '' },
+      emq: { defaultQueue: 'bad queue', wire: 'no spaces' },
       http: { auth: { kind: 'jwt', issuer: 'http://insecure', audience: [] } },
       sqs: {
         timeoutSeconds: 60,
@@ -101,8 +103,9 @@ describe('resolveSettings', () => {
     expect(problems).toEqual([
       'shards must be a whole number from 1 to 500.',
       'replicasPerShard must be a whole number from 1 to 5.',
-      'wire must be 1 to 64 printable ASCII characters.',
-      'defaultQueue must be a queue name: 1 to 64 of A-Z a-z 0-9 . _ -',
+      // The runtime's own loadConfig judges the EMQ_* settings, naming the setting and its variable.
+      'wire (EMQ_WIRE) is invalid: expected 1 to 64 printable ASCII characters.',
+      'defaultQueue (EMQ_DEFAULT_QUEUE) is invalid: expected a queue name: 1 to 64 of A-Z a-z 0-9 . _ -.',
       'jwtIssuer must be an https URL.',
       'jwtAudience must name at least one audience (comma-separated).',
       'batchSize must be a whole number from 1 to 10000.',
@@ -231,12 +234,12 @@ describe('bundles', () => {
   });
 });
 
-describe('EchoMqStack', () => {
+describe('EchoMqAppStack', () => {
   it('throws every problem, bundles included, before building a single construct', () => {
     const app = new App({ outdir: temporaryDir('emq-cdk-out-') });
     let failure: unknown;
     try {
-      new EchoMqStack(app, 'Invalid', {
+      new EchoMqAppStack(app, 'Invalid', {
         settings: { bundleDir: temporaryDir('emq-empty-'), sqs: { maxReceiveCount: 0 } },
       });
     } catch (error) {

@@ -4,7 +4,7 @@
  * the CloudWatch alarms that recover the instance in place (same id, address and volumes) when
  * its host fails, or reboot it when the OS stops answering.
  */
-import { Duration, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -27,7 +27,8 @@ export interface ClusterNodeProps {
   readonly role: iam.IRole;
   readonly userData: ec2.UserData;
   readonly dataVolumeGiB: number;
-  readonly snapshotOnDelete: boolean;
+  /** What becomes of the data volume when the stack is deleted. */
+  readonly removalPolicy: RemovalPolicy;
 }
 
 export class ClusterNode extends Construct {
@@ -89,7 +90,7 @@ export class ClusterNode extends Construct {
       size: Size.gibibytes(props.dataVolumeGiB),
       volumeType: ec2.EbsDeviceVolumeType.GP3,
       encrypted: true,
-      removalPolicy: props.snapshotOnDelete ? RemovalPolicy.SNAPSHOT : RemovalPolicy.DESTROY,
+      removalPolicy: props.removalPolicy,
     });
     new ec2.CfnVolumeAttachment(this, `DataAttachment${generation}`, {
       instanceId: this.instance.instanceId,

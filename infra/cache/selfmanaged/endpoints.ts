@@ -1,22 +1,21 @@
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type { Construct } from 'constructs';
-import type { EchoMqNetwork } from '../../network.js';
+import type { CacheNetwork } from '../network.js';
 
 /**
  * The nodes reach S3 (packages, assets, the wait condition URL), Secrets Manager and Session
  * Manager without a route out of the VPC. The network's Secrets Manager endpoint admits them;
- * the others are made only in a VPC the stack made (an existing VPC brings its own way out).
+ * the others are made only where the construct makes the interface endpoints, in a VPC made
+ * in the same app (a VPC without them, or imported, brings its own way out).
  */
 export function addNodeEndpoints(
   scope: Construct,
-  network: EchoMqNetwork,
+  network: CacheNetwork,
   nodes: ec2.SecurityGroup,
 ): void {
-  const secrets = network.node.tryFindChild('SecretsManagerEndpoint');
-  if (secrets instanceof ec2.InterfaceVpcEndpoint) {
-    secrets.connections.allowDefaultPortFrom(nodes);
-  }
-  if (network.endpoints.length === 0 || network.vpc.node.scope !== network) return;
+  network.secretsManagerEndpoint?.connections.allowDefaultPortFrom(nodes);
+  // A VPC made in this app takes gateway endpoints; an imported one brings its own way out.
+  if (network.endpoints.length === 0 || !(network.vpc instanceof ec2.Vpc)) return;
   new ec2.GatewayVpcEndpoint(scope, 'S3Endpoint', {
     vpc: network.vpc,
     service: ec2.GatewayVpcEndpointAwsService.S3,

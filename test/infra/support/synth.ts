@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll } from 'vitest';
+import { EchoMqAppStack, type EchoMqAppStackProps } from '../../../infra/app-stack.js';
 import { BUNDLES } from '../../../infra/bundles.js';
 import type { EchoMqSettings } from '../../../infra/settings.js';
-import { EchoMqStack, type EchoMqStackProps } from '../../../infra/stack.js';
 
 /** A fixed environment, so nothing depends on the machine's AWS configuration. */
 export const TEST_ENV = { account: '123456789012', region: 'eu-west-1' } as const;
@@ -34,17 +34,17 @@ export function standInBundles(names: readonly string[] = BUNDLES): string {
 }
 
 export interface Synthesized {
-  readonly stack: EchoMqStack;
+  readonly stack: EchoMqAppStack;
   readonly template: Template;
 }
 
 /** Builds and synthesizes one stack variant (seconds: call it once per file, in beforeAll). */
 export function synthStack(
   settings: EchoMqSettings = {},
-  props: Omit<EchoMqStackProps, 'settings'> = {},
+  props: Omit<EchoMqAppStackProps, 'settings'> = {},
 ): Synthesized {
   const app = new App({ outdir: temporaryDir('emq-cdk-out-') });
-  const stack = new EchoMqStack(app, 'EchoMqTest', {
+  const stack = new EchoMqAppStack(app, 'EchoMqTest', {
     env: TEST_ENV,
     ...props,
     settings: { bundleDir: standInBundles(), ...settings },

@@ -1,0 +1,129 @@
+/**
+ * A Valkey cluster on EC2 that loads the EchoMQ module: the native family (EMQ.ADMIT) with its
+ * per-write fence and paused guard.
+ */
+import { existsSync } from 'node:fs';
+import { ARM64_MODULE } from '../../../module/artifacts.js';
+import { FUNCTIONS_RULES_NATIVE, INSTALLER_RULES_NATIVE } from '../../../src/access-rules.js';
+import type { Resolved } from '../../resolved.js';
+import type { CacheKindModule } from '../kind.js';
+import { SelfManagedValkey } from '../selfmanaged.js';
+
+/** The functions' rules on a cluster that loads the module: the native family (src/access-rules.ts). */
+export const SELFMANAGED_ACCESS_STRING = FUNCTIONS_RULES_NATIVE;
+
+/** The installer's rules there: EMQ.WIRE.INSTALL and FUNCTION LOAD; not a setting. */
+export const SELFMANAGED_INSTALLER_ACCESS_STRING = INSTALLER_RULES_NATIVE;
+
+/** A Valkey cluster on EC2 that loads the EchoMQ module (functions run the native executor). */
+export interface SelfManagedCacheSettings {
+  readonly kind: 'selfmanaged';
+  /**
+   * Path of the EchoMQ module (`.so`) built for the nodes' CPU (arm64 on Graviton); deployed
+   * as an S3 asset. Default `module/build/emq-arm64.so` (`make -C module arm64` builds it).
+   */
+  readonly moduleArtifact?: string;
+  /** Primaries. Default `3`: a failover needs the votes of a majority of primaries. */
+  readonly shards?: number;
+  /** Replicas of each primary, 0 to 5 (0: no failover). Default `1`. */
+  readonly replicasPerShard?: number;
+  /** EC2 instance type of every node; a Graviton type (`t4g`, `m7g`, ...) runs arm64. Default `'t4g.small'`. */
+  readonly instanceType?: string;
+  /** TLS port of the nodes; their cluster bus listens on port + 10000. Default `6379`. */
+  readonly port?: number;
+  /** ACL rules of the functions' user. Default SELFMANAGED_ACCESS_STRING. */
+  readonly accessString?: string;
+  /** Size in GiB of each node's data volume (gp3, encrypted; holds the AOF). Default `20`. */
+  readonly dataVolumeGiB?: number;
+  /**
+   * Indexes of nodes whose instance an operator replaced; each mention launches that node
+   * once more (see the README). Default `[]`.
+   */
+  readonly replacedNodes?: readonly number[];
+}
+
+export type ResolvedSelfManaged = Resolved<SelfManagedCacheSettings>;
+
+export const SELFMANAGED: CacheKindModule<SelfManagedCacheSettings, ResolvedSelfManaged> = {
+  // Every node loads the module.
+  executor: 'native',
+  contextKeys: [
+    'moduleArtifact',
+    'selfManagedShards',
+    'selfManagedReplicas',
+    'instanceType',
+    'dataVolumeGiB',
+    'replacedNodes',
+  ],
+  offersIamAuth: false,
+  fromContext: (read) => ({
+    kind: 'selfmanaged',
+    moduleArtifact: read.text('moduleArtifact'),
+    shards: read.number('selfManagedShards'),
+    replicasPerShard: read.number('selfManagedReplicas'),
+    instanceType: read.text('instanceType'),
+    dataVolumeGiB: read.number('dataVolumeGiB'),
+    replacedNodes: read.list('replacedNodes')?.map(Number),
+  }),
+  resolve(input, check, int) {
+    const cache = {
+      kind: input.kind,
+      moduleArtifact: input.moduleArtifact ?? ARM64_MODULE,
+      shards: input.shards ?? 3,
+      replicasPerShard: input.replicasPerShard ?? 1,
+      instanceType: input.instanceType ?? 't4g.small',
+      port: input.port ?? 6379,
+      accessString: input.accessString ?? SELFMANAGED_ACCESS_STRING,
+      dataVolumeGiB: input.dataVolumeGiB ?? 20,
+      replacedNodes: input.replacedNodes ?? [],
+    };
+    check(
+      cache.moduleArtifact !== '',
+      'cache=selfmanaged needs moduleArtifact, the path of the EchoMQ module (.so) the nodes load.',
+    );
+    check(
+      cache.moduleArtifact === '' || existsSync(cache.moduleArtifact),
+      `moduleArtifact ${cache.moduleArtifact} does not exist (make -C module arm64 builds ${ARM64_MODULE}).`,
+    );
+    int('selfManagedShards', cache.shards, 1, 30);
+    int('selfManagedReplicas', cache.replicasPerShard, 0, 5);
+    // Valkey promotes a replica by a majority of the slot-owning primaries: with one or two
+    // shards, losing a primary leaves no majority, and its replica is never promoted.
+    check(
+      cache.replicasPerShard === 0 || cache.shards < 1 || cache.shards >= 3,
+      `selfManagedShards must be at least 3 with replicas (got ${cache.shards}): a replica is promoted by a majority of the primaries, which ${cache.shards} shard${cache.shards === 1 ? '' : 's'} cannot give once one is lost. Use 3 or more shards, or selfManagedReplicas=0 for a cluster without failover.`,
+    );
+    check(
+      /^[a-z][a-z0-9-]*\.[a-z0-9]+$/.test(cache.instanceType),
+      'instanceType must look like t4g.small.',
+    );
+    // The cluster bus listens on port + 10000.
+    int('port', cache.port, 1_024, 55_535);
+    // The rules reach the nodes inside single quotes of a shell settings file.
+    check(
+      /^on\s[^'\n]*$/.test(cache.accessString),
+      "accessString must start with 'on' and hold no quote.",
+    );
+    int('dataVolumeGiB', cache.dataVolumeGiB, 1, 16_384);
+    const nodes = cache.shards * (cache.replicasPerShard + 1);
+    check(
+      nodes < 1 ||
+        cache.replacedNodes.every(
+          (index) => Number.isSafeInteger(index) && index >= 0 && index < nodes,
+        ),
+      `replacedNodes must name node indexes from 0 to ${nodes - 1}.`,
+    );
+    return cache;
+  },
+  knownReplicas: (cache) => cache.replicasPerShard,
+  logConfirmsWrites: () => false,
+  describe: () => ({ cacheAuth: 'password', durability: 'aof-everysec' }),
+  create: (scope, id, cache, { network, wire, removalPolicy }) =>
+    new SelfManagedValkey(scope, id, {
+      settings: cache,
+      network,
+      wire,
+      executor: SELFMANAGED.executor,
+      removalPolicy,
+    }),
+};
