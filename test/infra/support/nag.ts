@@ -1,11 +1,20 @@
 // cdk-nag v3: run the AwsSolutions pack over a construct tree and read the acknowledgments.
 import { Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { AwsSolutionsChecks, type NagPack, ServerlessChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 
 /** One line per finding not acknowledged: `rule at construct path`. */
 export function awsSolutionsFindings(scope: IConstruct): string[] {
-  const report = new AwsSolutionsChecks().validateScope(scope);
+  return findings(new AwsSolutionsChecks(), scope);
+}
+
+/** The same for the Serverless pack. */
+export function serverlessFindings(scope: IConstruct): string[] {
+  return findings(new ServerlessChecks(), scope);
+}
+
+function findings(pack: NagPack, scope: IConstruct): string[] {
+  const report = pack.validateScope(scope);
   return report.violations.flatMap((violation) =>
     violation.violatingResources.map(
       (resource) => `${violation.ruleName} at ${resource.constructPath ?? '?'}`,
