@@ -28,7 +28,7 @@ let installed: InstalledPackage;
 let server: ServerHandle;
 
 beforeAll(async () => {
-  [installed, server] = await Promise.all([installPackage(), startStandalone()]);
+  [installed, server] = await Promise.all([installPackage(['cdk-nag']), startStandalone()]);
 });
 
 afterAll(async () => {
@@ -168,11 +168,75 @@ try {
   it('imports the constructs, which deploy the bundles shipped in the package', async () => {
     const out = await node(
       'cdk.mjs',
-      `import { resolveSettings } from 'echomq-lambda/cdk';
-console.log(resolveSettings({}).settings.bundleDir);
+      `import { App, Stack } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { EchoMq, EchoMqCache } from 'echomq-lambda/cdk';
+const stack = new Stack(new App(), 'Bundles');
+const vpc = new ec2.Vpc(stack, 'Vpc');
+console.log(new EchoMq(stack, 'EchoMq', { vpc, cache: EchoMqCache.elastiCache() }).settings.bundleDir);
 `,
     );
     expect(out.trim()).toBe(join(packageDir(), 'dist', 'functions'));
+  });
+
+  it("synthesizes the example composition with cdk-nag, wiring the user's API, queue and cache and none of its own", async () => {
+    const example = readFileSync(join(ROOT, 'examples', 'existing-resources', 'app.ts'), 'utf8');
+    await installed.write('app.ts', example);
+    await installed.write(
+      'tsconfig.app.json',
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2023',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          skipLibCheck: true,
+          types: ['node'],
+          outDir: 'out',
+        },
+        files: ['app.ts'],
+      }),
+    );
+    const compiled = await installed.run(TSC, ['-p', 'tsconfig.app.json']);
+    expect({ code: compiled.code, stdout: compiled.stdout }).toEqual({ code: 0, stdout: '' });
+    // The app runs cdk-nag's AwsSolutions and Serverless packs: a finding fails its synth.
+    const outdir = join(installed.dir, 'cdk.out');
+    const run = await installed.run(process.execPath, [join(installed.dir, 'out', 'app.js')], {
+      CDK_OUTDIR: outdir,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const template = JSON.parse(readFileSync(join(outdir, 'JobsIngest.template.json'), 'utf8')) as {
+      Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+    };
+    const resources = Object.values(template.Resources);
+    const ofType = (type: string) => resources.filter((resource) => resource.Type === type);
+    for (const own of [
+      'AWS::ApiGatewayV2::Api',
+      'AWS::SQS::Queue',
+      'AWS::ElastiCache::ReplicationGroup',
+      'AWS::ElastiCache::ServerlessCache',
+    ]) {
+      expect(ofType(own), own).toEqual([]);
+    }
+    const routes = ofType('AWS::ApiGatewayV2::Route');
+    expect(routes.map((route) => route.Properties.ApiId)).toEqual(routes.map(() => 'a1b2c3d4e5'));
+    expect(routes.map((route) => route.Properties.RouteKey).sort()).toEqual([
+      'GET /queues/{queue}/jobs/{id}',
+      'HEAD /queues/{queue}/jobs/{id}',
+      'POST /queues/{queue}/jobs',
+      'POST /queues/{queue}/jobs/batch',
+      'PUT /queues/{queue}/jobs/{id}',
+    ]);
+    expect(
+      ofType('AWS::Lambda::EventSourceMapping').map((m) => m.Properties.EventSourceArn),
+    ).toEqual(['arn:aws:sqs:us-east-1:123456789012:jobs']);
+    expect(
+      ofType('AWS::EC2::SecurityGroupIngress').map((rule) => [
+        rule.Properties.GroupId,
+        rule.Properties.FromPort,
+      ]),
+    ).toEqual([['sg-0cccccccccccccccc0', 6379]]);
   });
 
   it('imports the client in plain Node', async () => {

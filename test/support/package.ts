@@ -29,7 +29,7 @@ export interface InstalledPackage {
   /** Every path in the tarball, relative to the package's folder (`dist/...`, `README.md`). */
   readonly files: readonly string[];
   /** Runs a program in the consumer's folder, with this Node first on PATH and no loader. */
-  run(file: string, args?: readonly string[]): Promise<Run>;
+  run(file: string, args?: readonly string[], env?: Readonly<Record<string, string>>): Promise<Run>;
   /** Writes a file into the consumer's folder and returns its path. */
   write(name: string, text: string): Promise<string>;
   /** Deletes the tarball and the consumer's folder. */
@@ -44,7 +44,12 @@ export interface InstalledPackage {
 export async function installPackage(extra: readonly string[] = []): Promise<InstalledPackage> {
   const packed = await mkdtemp(join(tmpdir(), 'emq-pack-'));
   const dir = await mkdtemp(join(tmpdir(), 'emq-consumer-'));
-  const run = (file: string, args: readonly string[] = [], cwd = dir) => spawned(file, args, cwd);
+  const run = (
+    file: string,
+    args: readonly string[] = [],
+    cwd = dir,
+    env: Readonly<Record<string, string>> = {},
+  ) => spawned(file, args, cwd, env);
   const remove = async () => {
     await Promise.all([packed, dir].map((path) => rm(path, { recursive: true, force: true })));
   };
@@ -78,7 +83,7 @@ export async function installPackage(extra: readonly string[] = []): Promise<Ins
     return {
       dir,
       files,
-      run: (file, args) => run(file, args),
+      run: (file, args, env) => run(file, args, dir, env),
       write: async (name, text) => {
         const path = join(dir, name);
         await writeFile(path, text);
@@ -110,7 +115,12 @@ async function succeeded(running: Promise<Run>, what: string): Promise<string> {
  * installs into `cwd` and nowhere else; so are the EMQ_* settings and NODE_OPTIONS (no
  * loader may help).
  */
-function spawned(file: string, args: readonly string[], cwd: string): Promise<Run> {
+function spawned(
+  file: string,
+  args: readonly string[],
+  cwd: string,
+  extra: Readonly<Record<string, string>> = {},
+): Promise<Run> {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(
       ([name]) =>
@@ -119,6 +129,7 @@ function spawned(file: string, args: readonly string[], cwd: string): Promise<Ru
         name !== 'NODE_OPTIONS',
     ),
   );
+  Object.assign(env, extra);
   env.PATH = [dirname(process.execPath), process.env.PATH].join(delimiter);
   const child = spawn(file, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const out: Buffer[] = [];
