@@ -35,7 +35,7 @@ const deadLetterQueue = sqs.Queue.fromQueueArn(
 const cacheSecurityGroup = ec2.SecurityGroup.fromSecurityGroupId(
   stack,
   'CacheSecurityGroup',
-  'sg-0cccccccccccccccc0',
+  'sg-0ccccccccccccccc0',
 );
 const secret = secretsmanager.Secret.fromSecretCompleteArn(
   stack,

@@ -14,7 +14,7 @@ import type { CacheKind } from './registry.js';
 export interface CacheConnectionEnvironment {
   readonly EMQ_URL: string;
   readonly EMQ_CLUSTER: 'true' | 'false';
-  /** The family of admission calls the kind's servers run (executor.ts). */
+  /** The family of admission calls the kind's servers run (its module in kinds/). */
   readonly EMQ_EXECUTOR: ExecutorChoice;
   /** The secret `{"username","password"}` read at cold start, where the cache needs AUTH. */
   readonly EMQ_SECRET_ARN?: string;

@@ -17,7 +17,7 @@ import { environmentOf, onlyResource, projectFunctions, resourcesOf } from './su
 
 const QUEUE_ARN = 'arn:aws:sqs:eu-west-1:123456789012:jobs';
 const DLQ_ARN = 'arn:aws:sqs:eu-west-1:123456789012:jobs-dlq';
-const CACHE_GROUP = 'sg-0cccccccccccccccc0';
+const CACHE_GROUP = 'sg-0ccccccccccccccc0';
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:jobs-cache-user-AbCdEf';
 
 describe("composed with the user's API, queue, DLQ and cache", () => {

@@ -236,7 +236,7 @@ console.log(new EchoMq(stack, 'EchoMq', { vpc, cache: EchoMqCache.elastiCache() 
         rule.Properties.GroupId,
         rule.Properties.FromPort,
       ]),
-    ).toEqual([['sg-0cccccccccccccccc0', 6379]]);
+    ).toEqual([['sg-0ccccccccccccccc0', 6379]]);
   });
 
   it('imports the client in plain Node', async () => {
