@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parameterGroupFamily } from '../../infra/cache/engine.js';
 import { settingsFromContext } from '../../infra/context.js';
 import { resolveSettings } from '../../infra/settings.js';
-import { awsSolutionsFindings } from './support/nag.js';
+import { awsSolutionsFindings, serverlessFindings } from './support/nag.js';
 import { type Synthesized, synthStack } from './support/synth.js';
 import { environmentOf, onlyResource, projectFunctions, resourcesOf } from './support/template.js';
 
@@ -65,6 +65,7 @@ describe('cache=existing in the user VPC, with a security group the stack create
 
   it('passes cdk-nag', () => {
     expect(awsSolutionsFindings(synthesized.stack)).toEqual([]);
+    expect(serverlessFindings(synthesized.stack)).toEqual([]);
   });
 });
 
@@ -99,6 +100,7 @@ describe("cache=existing with the user's security groups", () => {
     const queues = Object.values(resourcesOf(template, 'AWS::SQS::Queue'));
     expect(queues.map((queue) => queue.Properties.FifoQueue)).toEqual([true, true]);
     expect(awsSolutionsFindings(stack)).toEqual([]);
+    expect(serverlessFindings(stack)).toEqual([]);
   });
 });
 

@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { settingsFromContext } from '../../infra/context.js';
 import { resolveSettings } from '../../infra/settings.js';
-import { awsSolutionsFindings } from './support/nag.js';
+import { awsSolutionsFindings, serverlessFindings } from './support/nag.js';
 import { type Synthesized, synthStack } from './support/synth.js';
 import {
   environmentOf,
@@ -83,6 +83,7 @@ describe('durability=sync (the default)', () => {
 
   it('passes cdk-nag', () => {
     expect(awsSolutionsFindings(synthesized.stack)).toEqual([]);
+    expect(serverlessFindings(synthesized.stack)).toEqual([]);
   });
 
   it('keeps an explicit ackReplicas', () => {

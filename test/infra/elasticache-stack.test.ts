@@ -7,7 +7,7 @@ import { DEFAULT_ACCESS_STRING } from '../../infra/settings.js';
 import { INSTALLER_RULES_FUNCTION } from '../../src/access-rules.js';
 import { loadConfig } from '../../src/index.js';
 import { settingOfEnv } from '../../src/settings-table.js';
-import { acknowledgmentsIn, awsSolutionsFindings } from './support/nag.js';
+import { acknowledgmentsIn, awsSolutionsFindings, serverlessFindings } from './support/nag.js';
 import { type Synthesized, synthStack } from './support/synth.js';
 import {
   environmentOf,
@@ -478,6 +478,7 @@ describe('alarms and outputs', () => {
 describe('cdk-nag', () => {
   it('finds nothing unacknowledged in the AwsSolutions pack', () => {
     expect(awsSolutionsFindings(synthesized.stack)).toEqual([]);
+    expect(serverlessFindings(synthesized.stack)).toEqual([]);
   });
 
   it('has a reason of at least a sentence for every acknowledgment', () => {

@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FENCE_RESOURCE_TYPE } from '../../infra/fence-installer.js';
 import { OPERATIONS } from '../../openapi/operations.js';
-import { awsSolutionsFindings } from './support/nag.js';
+import { awsSolutionsFindings, serverlessFindings } from './support/nag.js';
 import { type Synthesized, synthStack } from './support/synth.js';
 import {
   environmentOf,
@@ -129,5 +129,6 @@ describe('alarm topic', () => {
 describe('cdk-nag', () => {
   it('finds nothing unacknowledged in the AwsSolutions pack', () => {
     expect(awsSolutionsFindings(synthesized.stack)).toEqual([]);
+    expect(serverlessFindings(synthesized.stack)).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@ import {
   resolveSettings,
   SERVERLESS_ACCESS_STRING,
 } from '../../infra/settings.js';
-import { awsSolutionsFindings } from './support/nag.js';
+import { awsSolutionsFindings, serverlessFindings } from './support/nag.js';
 import { synthStack } from './support/synth.js';
 import {
   environmentOf,
@@ -136,6 +136,7 @@ describe.each([
 
   it('passes cdk-nag', () => {
     expect(awsSolutionsFindings(synthesized.stack)).toEqual([]);
+    expect(serverlessFindings(synthesized.stack)).toEqual([]);
   });
 });
 

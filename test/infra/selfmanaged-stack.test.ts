@@ -11,7 +11,7 @@ import { FENCE_RESOURCE_TYPE } from '../../infra/fence-installer.js';
 import { FUNCTIONS_RULES_NATIVE, INSTALLER_RULES_NATIVE } from '../../src/access-rules.js';
 import { loadConfig } from '../../src/index.js';
 import { MODULE_PATH } from '../support/servers.js';
-import { acknowledgmentsIn, awsSolutionsFindings } from './support/nag.js';
+import { acknowledgmentsIn, awsSolutionsFindings, serverlessFindings } from './support/nag.js';
 import { type Synthesized, synthStack } from './support/synth.js';
 import {
   environmentOf,
@@ -379,6 +379,7 @@ describe('functions', () => {
 describe('synthesis', () => {
   it('finds nothing unacknowledged in the AwsSolutions pack, and every acknowledgment has a reason', () => {
     expect(awsSolutionsFindings(synthesized.stack)).toEqual([]);
+    expect(serverlessFindings(synthesized.stack)).toEqual([]);
     for (const { reason } of acknowledgmentsIn(synthesized.stack)) {
       expect(reason.length).toBeGreaterThanOrEqual(40);
     }

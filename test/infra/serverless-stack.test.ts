@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { FENCE_RESOURCE_TYPE } from '../../infra/fence-installer.js';
 import { resolveSettings, SERVERLESS_ACCESS_STRING } from '../../infra/settings.js';
 import { FUNCTIONS_RULES_SCRIPT, INSTALLER_RULES_SCRIPT } from '../../src/access-rules.js';
-import { awsSolutionsFindings } from './support/nag.js';
+import { awsSolutionsFindings, serverlessFindings } from './support/nag.js';
 import { type Synthesized, synthStack } from './support/synth.js';
 import {
   environmentOf,
@@ -184,5 +184,6 @@ describe('dashboard', () => {
 describe('cdk-nag', () => {
   it('finds nothing unacknowledged in the AwsSolutions pack', () => {
     expect(awsSolutionsFindings(synthesized.stack)).toEqual([]);
+    expect(serverlessFindings(synthesized.stack)).toEqual([]);
   });
 });
