@@ -1,4 +1,4 @@
-// Generated from openapi/openapi.yaml by scripts/openapi/operations.ts: do not edit.
+// Generated from openapi/openapi.yaml by scripts/openapi-operations.ts: do not edit.
 
 /** Every operation of the HTTP face: the routes an API must send to the function. */
 export const OPERATIONS = [

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { matchRoute } from '../../functions/http/routes.js';
 import { EchoMqCache } from '../../infra/index.js';
 import { OPERATIONS } from '../../openapi/operations.js';
-import { DOCUMENT, MODULE, operationsModule } from '../../scripts/openapi/operations.js';
+import { DOCUMENT, MODULE, operationsModule } from '../../scripts/openapi-operations.js';
 import { type Composed, composeEchoMq } from './support/construct.js';
 import { resourcesOf } from './support/template.js';
 

@@ -2,7 +2,7 @@
  * Writes openapi/operations.ts, the operations of openapi/openapi.yaml (method, path,
  * operationId) as a module: the construct routes them on every API kind and the HTTP face's
  * route table is checked against them, so the document is their one source. Run it after
- * changing the document's paths: `npx tsx scripts/openapi/operations.ts`; a test fails while
+ * changing the document's paths: `npx tsx scripts/openapi-operations.ts`; a test fails while
  * the module and the document differ.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -11,8 +11,8 @@ import { parse } from 'yaml';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
-export const DOCUMENT = fileURLToPath(new URL('../../openapi/openapi.yaml', import.meta.url));
-export const MODULE = fileURLToPath(new URL('../../openapi/operations.ts', import.meta.url));
+export const DOCUMENT = fileURLToPath(new URL('../openapi/openapi.yaml', import.meta.url));
+export const MODULE = fileURLToPath(new URL('../openapi/operations.ts', import.meta.url));
 
 interface Document {
   readonly paths: Record<string, Record<string, { operationId?: string } | unknown>>;
@@ -31,7 +31,7 @@ export function operationsModule(documentText: string): string {
     }),
   );
   return [
-    '// Generated from openapi/openapi.yaml by scripts/openapi/operations.ts: do not edit.',
+    '// Generated from openapi/openapi.yaml by scripts/openapi-operations.ts: do not edit.',
     '',
     '/** Every operation of the HTTP face: the routes an API must send to the function. */',
     'export const OPERATIONS = [',
