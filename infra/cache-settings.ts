@@ -9,7 +9,6 @@ export { normaliseUrl } from './cache/endpoint-url.js';
 export type { ExistingCacheSettings, ExistingIamAuth } from './cache/kinds/existing.js';
 export {
   SELFMANAGED_ACCESS_STRING,
-  SELFMANAGED_INSTALLER_ACCESS_STRING,
   type SelfManagedCacheSettings,
 } from './cache/kinds/selfmanaged.js';
 export {

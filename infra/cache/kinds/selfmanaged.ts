@@ -4,16 +4,13 @@
  */
 import { existsSync } from 'node:fs';
 import { ARM64_MODULE } from '../../../module/artifacts.js';
-import { FUNCTIONS_RULES_NATIVE, INSTALLER_RULES_NATIVE } from '../../../src/access-rules.js';
+import { FUNCTIONS_RULES_NATIVE } from '../../../src/access-rules.js';
 import type { Resolved } from '../../resolved.js';
 import type { CacheKindModule } from '../kind.js';
 import { SelfManagedValkey } from '../selfmanaged.js';
 
 /** The functions' rules on a cluster that loads the module: the native family (src/access-rules.ts). */
 export const SELFMANAGED_ACCESS_STRING = FUNCTIONS_RULES_NATIVE;
-
-/** The installer's rules there: EMQ.WIRE.INSTALL and FUNCTION LOAD; not a setting. */
-export const SELFMANAGED_INSTALLER_ACCESS_STRING = INSTALLER_RULES_NATIVE;
 
 /** A Valkey cluster on EC2 that loads the EchoMQ module (functions run the native executor). */
 export interface SelfManagedCacheSettings {
