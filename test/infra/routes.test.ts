@@ -4,7 +4,6 @@ import { readFileSync } from 'node:fs';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import * as iam from 'aws-cdk-lib/aws-iam';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { matchRoute } from '../../functions/http/routes.js';
 import { EchoMqCache } from '../../infra/index.js';
@@ -100,18 +99,9 @@ describe('routes on every API kind, read from the synthesized template', () => {
         vpc,
         service: ec2.InterfaceVpcEndpointAwsService.APIGATEWAY,
       });
+      // Private: reachable through the VPC's execute-api endpoint only.
       const restApi = new apigw.RestApi(stack, 'PrivateApi', {
         endpointConfiguration: { types: [apigw.EndpointType.PRIVATE], vpcEndpoints: [endpoint] },
-        policy: new iam.PolicyDocument({
-          statements: [
-            new iam.PolicyStatement({
-              principals: [new iam.AnyPrincipal()],
-              actions: ['execute-api:Invoke'],
-              resources: ['execute-api:/*'],
-              conditions: { StringEquals: { 'aws:SourceVpce': endpoint.vpcEndpointId } },
-            }),
-          ],
-        }),
       });
       return { cache: cache(), http: { restApi, resource: restApi.root.addResource('emq') } };
     });
