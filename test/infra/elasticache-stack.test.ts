@@ -54,10 +54,14 @@ describe('ElastiCache for Valkey', () => {
     template.hasResourceProperties('AWS::ElastiCache::ReplicationGroup', { Durability: 'sync' });
   });
 
-  it('deploys its own parameter group: cluster mode, noeviction, the family of the engine version', () => {
+  it('deploys its own parameter group: cluster mode, noeviction, rows up to 1 KiB as listpacks, the family of the engine version', () => {
     template.hasResourceProperties('AWS::ElastiCache::ParameterGroup', {
       CacheParameterGroupFamily: 'valkey9',
-      Properties: { 'cluster-enabled': 'yes', 'maxmemory-policy': 'noeviction' },
+      Properties: {
+        'cluster-enabled': 'yes',
+        'maxmemory-policy': 'noeviction',
+        'hash-max-listpack-value': '1024',
+      },
     });
   });
 

@@ -242,7 +242,13 @@ export const PROFILES: Readonly<Record<ProfileName, TargetProfile>> = {
     settings: [
       {
         fromStack: 'selfmanaged-node-config',
-        names: ['maxmemory-policy', 'appendonly', 'appendfsync', 'cluster-require-full-coverage'],
+        names: [
+          'maxmemory-policy',
+          'hash-max-listpack-value',
+          'appendonly',
+          'appendfsync',
+          'cluster-require-full-coverage',
+        ],
       },
     ],
     // Assumed: bootstrap.sh leaves enable-debug-command and enable-module-command at "no".

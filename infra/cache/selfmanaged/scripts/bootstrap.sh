@@ -101,7 +101,7 @@ write_config() {
       'cluster-require-full-coverage no' "dir $EMQ_DATA_DIR" 'appendonly yes' \
       'appendfsync everysec' 'save ""' "aclfile $EMQ_CONF_DIR/users.acl" \
       "loadmodule $EMQ_CONF_DIR/emq.so wire $EMQ_WIRE" "maxmemory $maxmemory" \
-      'maxmemory-policy noeviction' "masteruser $EMQ_ADMIN_USER" "masterauth $EMQ_ADMIN_PASSWORD"
+      'maxmemory-policy noeviction' 'hash-max-listpack-value 1024' "masteruser $EMQ_ADMIN_USER" "masterauth $EMQ_ADMIN_PASSWORD"
     if [ "$EMQ_SYSTEM" = 1 ]; then
       printf '%s\n' 'daemonize no' 'supervised no'
     else
