@@ -11,6 +11,7 @@ import {
   LIMITS,
   loadConfig,
 } from '../../src/config.js';
+import { SETTINGS } from '../../src/settings-table.js';
 import { tableUnder } from '../support/markdown.js';
 
 const page = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
@@ -59,12 +60,16 @@ const READ = new Set(
   ].filter((name) => name.startsWith('EMQ_')),
 );
 
-/** Which Config field each variable fills, from the lines of loadConfig's result. */
-const FIELD_OF = new Map<string, keyof Config>(
-  [...source.matchAll(/^ {4}(\w+): [^\n]*?'(EMQ_[A-Z0-9_]+)'/gm)].map(
+/**
+ * Which Config field each variable fills: the settings table's rows (their name is the field),
+ * and the lines of loadConfig's result that read a variable by name.
+ */
+const FIELD_OF = new Map<string, keyof Config>([
+  ...[...source.matchAll(/^ {4}(\w+): [^\n]*?'(EMQ_[A-Z0-9_]+)'/gm)].map(
     ([, field, name]) => [name ?? '', field as keyof Config] as const,
   ),
-);
+  ...Object.entries(SETTINGS).map(([field, row]) => [row.env, field as keyof Config] as const),
+]);
 
 /** How the page writes a default. */
 function shown(value: Config[keyof Config]): string {
