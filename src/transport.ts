@@ -13,7 +13,8 @@
  *   Valkey#sendCommand(command, stream) with a stream that says `isPipeline` (Redis.js), so
  *   iovalkey decides and words the refusal as it always does.
  * - A cluster's node clients are the ones `nodes('master')` lists, keyed by the `host:port`
- *   strings of `cluster.slots`.
+ *   strings of `cluster.slots`; `isRefreshing` is true while a slot-map read is under way, and
+ *   a refreshSlotsCache() called then answers at once, before that read ends.
  */
 import { Cluster, type Command, Pipeline, type Valkey } from 'iovalkey';
 import { Batch, Deadlines, joined, type Reply } from './replies.js';
@@ -42,7 +43,59 @@ export async function sendToNode(
   if (replies.some((reply) => reply instanceof Error && /^(MOVED|ASK) /.test(reply.message))) {
     client.refreshSlotsCache();
   }
+  if (node !== undefined) afterReplies(client, node, replies);
   return replies;
+}
+
+/** Timeouts in a row per node client, with no reply in between. */
+const silences = new WeakMap<Valkey, number>();
+
+/**
+ * A node that stays silent (a lost host, a blackholed route) never closes its socket. Its
+ * first timeout reads the slot map again, which names its replica once promoted; a second in
+ * a row also drops its socket, so that its next command opens a fresh one instead of queueing
+ * behind a dead one. (One timeout alone may be a write held by a pause: the socket keeps it.)
+ */
+function afterReplies(cluster: Cluster, node: Valkey, replies: readonly Reply[]): void {
+  if (!replies.some(isTimeout)) {
+    silences.delete(node);
+    return;
+  }
+  const inARow = (silences.get(node) ?? 0) + 1;
+  silences.set(node, inARow);
+  cluster.refreshSlotsCache();
+  if (inARow >= 2) {
+    silences.delete(node);
+    node.disconnect();
+  }
+}
+
+function isTimeout(reply: Reply): boolean {
+  return reply instanceof Error && reply.message === 'Command timed out';
+}
+
+/**
+ * Reads the cluster's slot map again (or waits for the read under way) for at most `ms`.
+ * Resolves true once a read succeeded, false when none did in time.
+ */
+export function refreshTopology(cluster: Cluster, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      cluster.off('refresh', refreshed);
+      resolve(ok);
+    };
+    const refreshed = () => done(true);
+    timer = setTimeout(() => done(false), Math.max(0, ms));
+    cluster.once('refresh', refreshed);
+    // A read under way answers a new one at once, before it ends: wait for its 'refresh' then.
+    if (!(cluster as unknown as { isRefreshing?: boolean }).isRefreshing) {
+      cluster.refreshSlotsCache((error) => {
+        if (error) done(false);
+      });
+    }
+  });
 }
 
 /** The client of the primary that serves `slot` (the client itself when standalone), if known. */

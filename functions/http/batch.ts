@@ -9,6 +9,7 @@
 import {
   type AdmissionResult,
   type AdmissionTarget,
+  type Admitting,
   admitPrepared,
   EmqError,
   RetryableError,
@@ -45,9 +46,10 @@ export async function serveBatch(
   body: Buffer,
   requestId: string,
   admission: AdmissionTarget,
+  admitting: Admitting = {},
 ): Promise<BatchServed> {
   const prepared = checkedBatch(queue, body, admission.config, { id: requestId });
-  const results = await admitPrepared(admission, prepared);
+  const results = await admitPrepared(admission, prepared, admitting);
   const counts = countsOf(results);
   if (results.every((result) => result instanceof RetryableError)) {
     const problem = allRetried(results as RetryableError[]);
