@@ -64,6 +64,9 @@ function nodeOptions(config: Config, url: URL, tls: ClientTls | undefined): Redi
     autoResendUnfulfilledCommands: false,
     retryStrategy: (times) => Math.min(50 * 2 ** times, 1_000),
     keepAlive: KEEPALIVE_MS,
+    // No INFO per connection: the connector's own reading (INFO memory) is the check, and a
+    // server still loading answers LOADING, which an admission rides out (healing.ts).
+    enableReadyCheck: false,
   };
 }
 
@@ -116,6 +119,9 @@ function clusterClient(config: Config, tls: ClientTls | undefined): Cluster {
     redisOptions: nodeOptions(config, first, tls),
     lazyConnect: true,
     enableOfflineQueue: false,
+    // No CLUSTER INFO at connect: the slot map read (CLUSTER SLOTS) is the one topology read,
+    // and a cluster that is down answers CLUSTERDOWN, which is retried (unavailable).
+    enableReadyCheck: false,
     scaleReads: 'master',
     // A command bound for a dead primary (or answered CLUSTERDOWN / TRYAGAIN) is retried every
     // RETRY_DELAY_MS until maxRedirections runs out; sized so that riding out a failover never
