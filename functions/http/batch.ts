@@ -87,7 +87,7 @@ function allRetried(errors: readonly RetryableError[]): Problem {
   const maybe = items.filter((item) => item.written !== 'no').length;
   return {
     ...first,
-    detail: `No job of the batch was confirmed (${maybe} of ${items.length} may have been written): ${first.detail} Send the batch again with each item that has an "id" in "items" given that id (an item may keep its idempotencyKey): no job is then admitted twice.`,
+    detail: `No job of the batch was confirmed (${maybe} of ${items.length} may have been written): ${first.detail} Send the batch again with each item that has an "id" in "items" given that id in place of its idempotencyKey (an item has one or the other): no job is then admitted twice.`,
     retryAfterSeconds: Math.max(...errors.map((error) => error.retryAfterSeconds)),
     retryItems: items,
   };

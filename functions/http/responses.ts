@@ -145,7 +145,7 @@ export function batchOutOfTime(problem: Problem, sent: ReadonlyMap<number, strin
   }));
   return {
     ...problem,
-    detail: `The batch ran out of time; ${items.length} of its items may have been written. Send the batch again with each item listed in "items" given its "id" (the others as they were): no job is then admitted twice.`,
+    detail: `The batch ran out of time; ${items.length} of its items may have been written. Send the batch again with each item listed in "items" given its "id" in place of its idempotencyKey (the others as they were): no job is then admitted twice.`,
     retryItems: items.sort((a, b) => a.index - b.index),
   };
 }
