@@ -28,8 +28,8 @@ export function nodeNameOf(client: Valkey | Cluster, slot: number): string {
 
 /**
  * Sends `commands`, which all go to the node serving `slot`, and resolves with one reply per
- * command, in order; never rejects. A MOVED or ASK reply refreshes the cluster's slot map, so
- * the caller's retry (MOVED counts as unavailable) reaches the new owner.
+ * command, in order; never rejects. A MOVED, ASK or timeout reply refreshes the cluster's slot
+ * map, so that a call sent again reaches the new owner (STALE_MAP).
  */
 export async function sendToNode(
   client: Valkey | Cluster,
@@ -40,39 +40,20 @@ export async function sendToNode(
   const node = nodeClientOf(client, slot);
   const replies =
     node === undefined ? await viaPipeline(client, commands) : await direct(node, commands);
-  if (replies.some((reply) => reply instanceof Error && /^(MOVED|ASK) /.test(reply.message))) {
+  if (replies.some((reply) => reply instanceof Error && STALE_MAP.test(reply.message))) {
     client.refreshSlotsCache();
   }
-  if (node !== undefined) afterReplies(client, node, replies);
   return replies;
 }
 
-/** Timeouts in a row per node client, with no reply in between. */
-const silences = new WeakMap<Valkey, number>();
-
 /**
- * A node that stays silent (a lost host, a blackholed route) never closes its socket. Its
- * first timeout reads the slot map again, which names its replica once promoted; a second in
- * a row also drops its socket, so that its next command opens a fresh one instead of queueing
- * behind a dead one. (One timeout alone may be a write held by a pause: the socket keeps it.)
+ * Replies after which the slot map is read again. MOVED and ASK: the slot moved. A timeout: a
+ * node that stays silent (a lost host, a blackholed route) never closes its socket, and the map
+ * read again names its replica once promoted; the pool then drops the demoted node's socket. A
+ * node the map still names keeps its socket: a timeout there may be a write held by a pause,
+ * which still runs when the pause ends.
  */
-function afterReplies(cluster: Cluster, node: Valkey, replies: readonly Reply[]): void {
-  if (!replies.some(isTimeout)) {
-    silences.delete(node);
-    return;
-  }
-  const inARow = (silences.get(node) ?? 0) + 1;
-  silences.set(node, inARow);
-  cluster.refreshSlotsCache();
-  if (inARow >= 2) {
-    silences.delete(node);
-    node.disconnect();
-  }
-}
-
-function isTimeout(reply: Reply): boolean {
-  return reply instanceof Error && reply.message === 'Command timed out';
-}
+const STALE_MAP = /^(MOVED |ASK |Command timed out$)/;
 
 /**
  * Reads the cluster's slot map again (or waits for the read under way) for at most `ms`.

@@ -125,7 +125,6 @@ export function outOfTime(trace: Trace, requestId: string): Served {
     };
   }
   const id = trace.sent.get(0);
-  if (trace.route === 'POST /queues/{queue}/jobs' && id !== undefined) trace.jobId = id;
   return failed(
     trace,
     new UnavailableError(advice, id === undefined ? {} : { jobId: id, written: 'maybe' }),

@@ -121,6 +121,7 @@ describe('a warm container whose primary goes silent (SIGSTOP)', () => {
     expect((await invokeHttp(http, postEvent(queue, 'warm', 'warm'))).statusCode).toBe(201);
     process.kill(silent.pid as number, 'SIGSTOP');
     const stoppedAt = performance.now();
+    let requests = 0;
     let promotedAt: number | undefined;
     const promoted = waitForRole(heir, 'primary', 60_000).then(() => {
       promotedAt = performance.now();
@@ -130,6 +131,7 @@ describe('a warm container whose primary goes silent (SIGSTOP)', () => {
       let admittedAt: number | undefined;
       let sent = 0;
       for (let request = 0; admittedAt === undefined; request++) {
+        requests += 1;
         const key = `silent-${request}`;
         for (;;) {
           const answer = await invokeHttp(http, postEvent(queue, key, key));
@@ -154,6 +156,8 @@ describe('a warm container whose primary goes silent (SIGSTOP)', () => {
     }
     await waitForRole(silent, 'replica');
     await cluster.waitForHealthy();
+    // Each keyed request once, however often it was resent, and the warm-up's.
+    expect(await jobs(queue)).toBe(requests + 1);
   }, 120_000);
 });
 
