@@ -5,12 +5,13 @@
 // connection per primary each, with few connect-time commands.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Connection } from '../../src/index.js';
-import { connectTo } from '../support/emq.js';
+import { connectTo, jobRowsOn } from '../support/emq.js';
 import { installFenceEverywhere } from '../support/fence-ready.js';
 import { type ClusterHandle, type ServerHandle, startCluster } from '../support/servers.js';
 import { handOver, primariesOf, queuesOn, replicaOf, waitForRole } from './driver/topology.js';
 import {
   type Container,
+  containerConnections,
   invokeHttp,
   invokeSqs,
   postEvent,
@@ -52,17 +53,7 @@ function resume(node: ServerHandle): void {
 
 /** The job rows of `queue`, on whichever primary holds them now. */
 async function jobs(queue: string): Promise<number> {
-  const counts = await Promise.all(
-    (await primariesOf(cluster)).map(async (node) => {
-      const client = await node.client();
-      try {
-        return (await client.keys(`emq:{${queue}}:job:*`)).length;
-      } finally {
-        client.disconnect();
-      }
-    }),
-  );
-  return counts.reduce((sum, count) => sum + count, 0);
+  return jobRowsOn(await primariesOf(cluster), queue);
 }
 
 /** A fresh slot map of the harness's (an earlier test may have failed a primary over). */
@@ -190,17 +181,6 @@ async function onEvery(nodes: readonly ServerHandle[], ...args: string[]): Promi
       }
     }),
   );
-}
-
-/** The clients of `node` that are not the harness's (it names its own). */
-async function containerConnections(node: ServerHandle): Promise<number> {
-  const client = await node.client();
-  try {
-    const list = String(await client.call('CLIENT', 'LIST', 'TYPE', 'normal'));
-    return list.split('\n').filter((line) => line.startsWith('id=')).length - 1;
-  } finally {
-    client.disconnect();
-  }
 }
 
 describe(`a cold storm of ${STORM} containers`, () => {

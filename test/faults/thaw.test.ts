@@ -3,11 +3,13 @@
 // `timeout`, a restart). The first invocation after the thaw succeeds, on the first try: the
 // HTTP face answers 201, the SQS face retries no record, and the job is in Valkey once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobRowsOn } from '../support/emq.js';
 import { installFenceEverywhere } from '../support/fence-ready.js';
 import { randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
 import { waitFor } from '../support/wait.js';
 import {
   type Container,
+  containerConnections,
   invokeHttp,
   invokeSqs,
   postEvent,
@@ -37,27 +39,6 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** The connections of the two containers (every client but the harness's own). */
-async function containerClients(): Promise<number> {
-  const admin = await server.client();
-  try {
-    const list = String(await admin.call('CLIENT', 'LIST', 'TYPE', 'normal'));
-    return list.split('\n').filter((line) => line.startsWith('id=')).length - 1;
-  } finally {
-    admin.disconnect();
-  }
-}
-
-/** The job rows of `queue`, read by a connection of the harness's own. */
-async function jobs(queue: string): Promise<number> {
-  const client = await server.client();
-  try {
-    return (await client.keys(`emq:{${queue}}:job:*`)).length;
-  } finally {
-    client.disconnect();
-  }
-}
-
 /** Sends the server a command as an operator would. */
 async function admin(...args: string[]): Promise<void> {
   const client = await server.client();
@@ -75,7 +56,7 @@ const FAULTS: Readonly<Record<string, () => Promise<void>>> = {
     try {
       // The server closes a connection idle for more than a second on its own clock.
       await waitFor('the server to close the idle containers', 20_000, async () => {
-        const left = await containerClients();
+        const left = await containerConnections(server);
         return left === 0 ? undefined : `${left} container connection(s) still open`;
       });
     } finally {
@@ -93,7 +74,10 @@ describe.each(Object.keys(FAULTS))('a container frozen through %s', (fault) => {
     // Warm: each container has opened its connection.
     expect((await invokeHttp(http, postEvent(httpQueue, 'warm'))).statusCode).toBe(201);
     expect(await invokeSqs(sqs, ['warm'])).toEqual([]);
-    const before = { http: await jobs(httpQueue), sqs: await jobs(sqsQueue) };
+    const before = {
+      http: await jobRowsOn([server], httpQueue),
+      sqs: await jobRowsOn([server], sqsQueue),
+    };
     http.freeze();
     sqs.freeze();
     try {
@@ -105,7 +89,7 @@ describe.each(Object.keys(FAULTS))('a container frozen through %s', (fault) => {
     const answer = await invokeHttp(http, postEvent(httpQueue, `after ${fault}`));
     expect(answer.statusCode, `${answer.body}\n${http.lines.join('\n')}`).toBe(201);
     expect(await invokeSqs(sqs, [`after ${fault}`])).toEqual([]);
-    expect(await jobs(httpQueue)).toBe(before.http + 1);
-    expect(await jobs(sqsQueue)).toBe(before.sqs + 1);
+    expect(await jobRowsOn([server], httpQueue)).toBe(before.http + 1);
+    expect(await jobRowsOn([server], sqsQueue)).toBe(before.sqs + 1);
   }, 60_000);
 });

@@ -18,7 +18,7 @@ import {
 } from '../fixtures/http/events.js';
 import { clearEmqEnv, configureContainer, invoke } from '../fixtures/http/invoke.js';
 import { sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
-import { startFencedServer } from '../support/emq.js';
+import { jobRowsOn, startFencedServer } from '../support/emq.js';
 import { randomQueue, type ServerHandle } from '../support/servers.js';
 
 let server: ServerHandle;
@@ -38,16 +38,6 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** The job rows of `queue`. */
-async function jobs(queue: string): Promise<number> {
-  const client = await server.client();
-  try {
-    return (await client.keys(`emq:{${queue}}:job:*`)).length;
-  } finally {
-    client.disconnect();
-  }
-}
-
 /**
  * Runs `request` while the server holds writes, then ends the hold: the held writes run then,
  * after their callers were answered. Resolves with the answer once `landed` jobs are in `queue`.
@@ -61,7 +51,7 @@ async function held<T>(queue: string, landed: number, request: () => Promise<T>)
       return await request();
     } finally {
       await admin.call('CLIENT', 'UNPAUSE');
-      await expect.poll(() => jobs(queue), { timeout: 10_000 }).toBe(landed);
+      await expect.poll(() => jobRowsOn([server], queue), { timeout: 10_000 }).toBe(landed);
     }
   } finally {
     admin.disconnect();
@@ -97,7 +87,7 @@ describe('the HTTP face', () => {
     const followed = await invoke(handler, following(retry, 'keyless'));
     expect(followed.response.statusCode).toBe(200);
     expect(followed.body).toMatchObject({ id: answer.body.id, status: 'duplicate' });
-    expect(await jobs(queue)).toBe(1);
+    expect(await jobRowsOn([server], queue)).toBe(1);
   });
 
   it('a keyless POST at its deadline: PUT its id with the same body (200), one job', async () => {
@@ -115,7 +105,7 @@ describe('the HTTP face', () => {
         following(answer.body.retry as { method: string; path: string }, 'late'),
       );
       expect(followed.response.statusCode).toBe(200);
-      expect(await jobs(queue)).toBe(1);
+      expect(await jobRowsOn([server], queue)).toBe(1);
     } finally {
       await configureContainer(server, { EMQ_COMMAND_TIMEOUT_MS: '300' });
     }
@@ -130,13 +120,13 @@ describe('the HTTP face', () => {
     expect((await invoke(handler, keyed)).response.statusCode).toBe(200);
     const put = withBody(fixture('v2-put', { queue, id: String(first.body.id) }), 'keyed');
     expect((await invoke(handler, put)).response.statusCode).toBe(200);
-    expect(await jobs(queue)).toBe(1);
+    expect(await jobRowsOn([server], queue)).toBe(1);
     const other = randomQueue('advice-put');
     const own = withBody(fixture('v2-put', { queue: other, id: mintJobId() }), 'own');
     const refused = await held(other, 1, () => invoke(handler, own));
     expect(refused.response.statusCode).toBe(503);
     expect((await invoke(handler, own)).response.statusCode).toBe(200);
-    expect(await jobs(other)).toBe(1);
+    expect(await jobRowsOn([server], other)).toBe(1);
   });
 
   it.each([
@@ -169,7 +159,7 @@ describe('the HTTP face', () => {
           'duplicate',
           'duplicate',
         ]);
-        expect(await jobs(queue)).toBe(3);
+        expect(await jobRowsOn([server], queue)).toBe(3);
       } finally {
         await configureContainer(server, { EMQ_COMMAND_TIMEOUT_MS: '300' });
       }
@@ -189,6 +179,6 @@ describe('the SQS face', () => {
     expect(first.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
     const again: SQSBatchResponse = await handleSqsBatch(sqsEvent([record]), deps);
     expect(again.batchItemFailures).toEqual([]);
-    expect(await jobs(queue)).toBe(1);
+    expect(await jobRowsOn([server], queue)).toBe(1);
   });
 });

@@ -11,6 +11,7 @@ import { type FunctionProcess, startFunction } from '../../../scripts/local/func
 import { fixture, type HttpEventJson, withBody, withHeader } from '../../fixtures/http/events.js';
 import { sqsEvent, sqsRecord } from '../../fixtures/sqs/records.js';
 import { freshBundle } from '../../support/bundles.js';
+import type { ServerHandle } from '../../support/types.js';
 
 const SOURCES = ['src', 'functions/http', 'functions/sqs', 'functions/shared'];
 
@@ -91,4 +92,15 @@ export async function invokeSqs(
   const event = sqsEvent(bodies.map((body) => sqsRecord({ body })));
   const answer = (await container.process.invoke(event)) as SQSBatchResponse;
   return answer.batchItemFailures.map((failure) => failure.itemIdentifier);
+}
+
+/** The containers' connections to `node`: its normal clients but the harness's own, which asks. */
+export async function containerConnections(node: ServerHandle): Promise<number> {
+  const client = await node.client();
+  try {
+    const list = String(await client.call('CLIENT', 'LIST', 'TYPE', 'normal'));
+    return list.split('\n').filter((line) => line.startsWith('id=')).length - 1;
+  } finally {
+    client.disconnect();
+  }
 }
