@@ -129,7 +129,8 @@ const RULES: readonly Rule[] = [
     make: unavailable,
   },
   {
-    test: /^(Too many Cluster redirections|Connection is closed|Command timed out|Stream isn't writeable|None of startup nodes is available|Failed to refresh slots cache|Reached the max retries per request limit|connect ETIMEDOUT|Cluster isn't ready|Node is disconnected)/,
+    // A reply the client cannot parse (iovalkey drops the connection): not a Valkey answer.
+    test: /^(Protocol error|Too many Cluster redirections|Connection is closed|Command timed out|Stream isn't writeable|None of startup nodes is available|Failed to refresh slots cache|Reached the max retries per request limit|connect ETIMEDOUT|Cluster isn't ready|Node is disconnected)/,
     make: unavailable,
   },
   {
