@@ -103,6 +103,11 @@ export type ProblemMembers = {
   /** On a retryable problem, the job the request proposed or named; a retry may PUT it (`PUT /queues/{queue}/jobs/{id}` with the same body) and is admitted at most once. */
   readonly id?: JobId;
   readonly written?: Written;
+  /** On a 503 for a POST without Idempotency-Key that may have been written: the one retry that stays exactly once. A new POST would be a new request and could make a second job; a PUT of the same body to `path` answers 200 for the job that landed, or writes it (201) when it did not. */
+  readonly retry?: {
+    readonly method: 'PUT';
+    readonly path: string;
+  };
   /** A refused batch's items at fault (at most 20 named), or, on a 503 for a whole batch, every item with its id and what may have been written. */
   readonly items?: readonly ItemFault[] | readonly RetryItem[];
   readonly [member: string]: unknown;

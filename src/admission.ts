@@ -21,6 +21,7 @@ import {
 } from './admission-calls.js';
 import type { Config } from './config.js';
 import type { Connection } from './connector.js';
+import { healed, noteUse, whenReady } from './healing.js';
 import {
   assertCallerIdTime,
   assertIdempotencyKey,
@@ -30,7 +31,7 @@ import {
   recordField,
   trustedQueueKeys,
 } from './keyspace.js';
-import { classifyFailure } from './outcome-rules.js';
+import { classifyFailure, mendedByReconnecting, timedOut } from './outcome-rules.js';
 import { EmqError, InvalidInputError, UnavailableError } from './outcomes.js';
 import { nodeNameOf, sendToNode } from './transport.js';
 
@@ -53,8 +54,23 @@ export interface EnqueueRequest {
   readonly idAdvice?: string | undefined;
 }
 
+/** What a face knows of its invocation's time, and wants to hear of what is sent. */
+export interface Admitting {
+  /**
+   * When the invocation must have its answer (Date.now() ms): nothing is sent from then on, so
+   * a face that answers at its deadline knows everything that may have been written. Default:
+   * none (a call is sent again after a reconnect for at most the connect timeout).
+   */
+  readonly deadlineMs?: number | undefined;
+  /**
+   * Told each admission's index and id as it is sent (and sent again): what a face that
+   * answers before the core returns names as possibly written. Default: none.
+   */
+  readonly onSend?: ((index: number, id: string) => void) | undefined;
+}
+
 /** The invocation a batch of requests belongs to. */
-export interface Invocation {
+export interface Invocation extends Admitting {
   /** Its request id: a request without a key is keyed by it and its index (namespace `call`). Default: a random UUID. */
   readonly id?: string;
   /** The time checks are judged at. Default: `Date.now()`. */
@@ -93,6 +109,8 @@ export interface Prepared {
   /** The requests that are at fault, by index, for a face that refuses a whole batch for one. */
   readonly faults: readonly { readonly index: number; readonly error: EmqError }[];
   readonly items: readonly Item[];
+  /** The items keyed by the invocation itself (no key, no id): only this call can have written them. */
+  readonly ownKeys: ReadonlySet<number>;
 }
 
 /**
@@ -110,18 +128,20 @@ export function prepare(
   const results = new Array<AdmissionResult | undefined>(requests.length);
   const faults: { index: number; error: EmqError }[] = [];
   const items: Item[] = [];
+  const ownKeys = new Set<number>();
   for (let index = 0; index < requests.length; index++) {
     const request = requests[index] as RequestOrFault;
     try {
       if (request instanceof EmqError) throw request;
       items.push(itemOf(request, index, call, nowMs, config));
+      if (request.id === undefined && request.idempotencyKey === undefined) ownKeys.add(index);
     } catch (error) {
       const fault = classifyFailure(error);
       results[index] = fault;
       faults.push({ index, error: fault });
     }
   }
-  return { results, faults, items };
+  return { results, faults, items, ownKeys };
 }
 
 /**
@@ -134,17 +154,23 @@ export function enqueueMany(
   requests: readonly RequestOrFault[],
   invocation: Invocation = {},
 ): Promise<AdmissionResult[]> {
-  return admitPrepared(target, prepare(target.config, requests, invocation));
+  return admitPrepared(target, prepare(target.config, requests, invocation), invocation);
 }
 
-/** Sends what `prepare` checked; opens the connection only when something is to be sent. */
+/**
+ * Sends what `prepare` checked; opens the connection only when something is to be sent. An
+ * admission that fails in a way a reconnect mends (a connection closed while the container was
+ * frozen, a silent node, a moved slot) is sent again, the same call under the same key, once
+ * the connection is back: for at most the connect timeout, never past the deadline.
+ */
 export async function admitPrepared(
   target: Connection | AdmissionTarget,
   prepared: Prepared,
+  admitting: Admitting = {},
 ): Promise<AdmissionResult[]> {
   const results = [...prepared.results] as AdmissionResult[];
   // Items are the round's state (proposals, loads): each call sends copies.
-  const live = prepared.items.map((item) => ({ ...item }));
+  let live = prepared.items.map((item) => ({ ...item }));
   if (live.length === 0) return results;
   let connection: Connection;
   try {
@@ -154,10 +180,73 @@ export async function admitPrepared(
     for (const item of live) results[item.index] = failure;
     return results;
   }
+  const { client, config } = connection;
+  const deadlineMs = admitting.deadlineMs ?? Number.POSITIVE_INFINITY;
+  const healUntil = Math.min(Date.now() + config.connectTimeoutMs, deadlineMs);
+  // What an earlier attempt may have written, kept when a later attempt is refused unsent.
+  const maybe = new Map<number, EmqError>();
+  noteUse(client);
   for (const item of live) if (item.kind === 'm') propose(connection, item);
-  let round: Item[] = live;
-  while (round.length > 0) round = await admitRound(connection, round, results);
-  return results;
+  for (let attempt = 1; ; attempt++) {
+    await whenReady(client, healUntil);
+    let round: Item[] = live;
+    while (round.length > 0) {
+      if (Date.now() >= deadlineMs) {
+        for (const item of round) results[item.index] = tooLate();
+        break;
+      }
+      for (const item of round) admitting.onSend?.(item.index, item.id);
+      round = await admitRound(connection, round, results);
+    }
+    const mendable: Item[] = [];
+    // A timed-out call is sent again only where the slot map, read again, names another node.
+    const silent = new Map<Item, string>();
+    for (const item of live) {
+      const result = results[item.index];
+      if (!(result instanceof EmqError)) continue;
+      if (result.written !== 'no') maybe.set(item.index, result);
+      if (mendedByReconnecting(result)) mendable.push(item);
+      else if (client.isCluster && timedOut(result)) silent.set(item, nodeOf(client, item));
+    }
+    if (mendable.length + silent.size === 0 || attempt >= HEAL_ATTEMPTS) break;
+    if (!(await healed(client, healUntil))) break;
+    for (const [item, node] of silent) if (nodeOf(client, item) !== node) mendable.push(item);
+    if (mendable.length === 0) break;
+    live = mendable;
+  }
+  return results.map((result, index) =>
+    settled(result, maybe.get(index), prepared.ownKeys.has(index)),
+  );
+}
+
+function nodeOf(client: Connection['client'], item: Item): string {
+  return nodeNameOf(client, trustedQueueKeys(item.queue).slot);
+}
+
+/** Sends of one admission at most: the first, and two after a reconnect. */
+const HEAL_ATTEMPTS = 3;
+
+function tooLate(): EmqError {
+  return new UnavailableError(
+    'The request ran out of time before it was sent; nothing was written. Retry it.',
+  );
+}
+
+/**
+ * An admission's last result, told what earlier attempts did: a refusal of a later attempt
+ * still says what an earlier one may have written (and names its job), and a duplicate of a
+ * key only this invocation held is the job this invocation wrote.
+ */
+function settled(
+  result: AdmissionResult,
+  earlier: EmqError | undefined,
+  ownKey: boolean,
+): AdmissionResult {
+  if (!(result instanceof EmqError)) {
+    return ownKey && result.status === 'duplicate' ? { ...result, status: 'enqueued' } : result;
+  }
+  if (earlier === undefined || result.written !== 'no' || !result.retryable) return result;
+  return earlier;
 }
 
 /** Checks one request (SPEC: before any I/O) and names its key. Throws InvalidInputError. */

@@ -63,8 +63,28 @@ function nodeOptions(config: Config, url: URL, tls: ClientTls | undefined): Redi
     // twice. The caller hears "unavailable" and retries with the same key instead (SPEC §5).
     autoResendUnfulfilledCommands: false,
     retryStrategy: (times) => Math.min(50 * 2 ** times, 1_000),
+    keepAlive: KEEPALIVE_MS,
+    // No INFO per connection: the connector's own reading (INFO memory) is the check, and a
+    // server still loading answers LOADING, which an admission rides out (healing.ts).
+    enableReadyCheck: false,
   };
 }
+
+/**
+ * TCP keepalive after this long idle: the kernel probes while the process is frozen, so a
+ * connection whose peer vanished (a lost host, a NAT that forgot the flow) is found closed at
+ * the thaw instead of swallowing the first command. Below the idle timeouts of NAT gateways
+ * and load balancers (350 s and more).
+ */
+const KEEPALIVE_MS = 30_000;
+
+/**
+ * A warm cluster client reads the slot map this often while it runs. Timers do not run while a
+ * container is frozen: the first use after a gap reads it too (healing.ts). Every read is a
+ * connection of its own (CLUSTER SLOTS), so this is sized for thousands of containers, not for
+ * speed: a moved slot or a promoted replica is found at once by the MOVED or timeout it causes.
+ */
+const TOPOLOGY_REFRESH_MS = 60_000;
 
 function parse(url: string): URL {
   try {
@@ -99,6 +119,9 @@ function clusterClient(config: Config, tls: ClientTls | undefined): Cluster {
     redisOptions: nodeOptions(config, first, tls),
     lazyConnect: true,
     enableOfflineQueue: false,
+    // No CLUSTER INFO at connect: the slot map read (CLUSTER SLOTS) is the one topology read,
+    // and a cluster that is down answers CLUSTERDOWN, which is retried (unavailable).
+    enableReadyCheck: false,
     scaleReads: 'master',
     // A command bound for a dead primary (or answered CLUSTERDOWN / TRYAGAIN) is retried every
     // RETRY_DELAY_MS until maxRedirections runs out; sized so that riding out a failover never
@@ -108,6 +131,7 @@ function clusterClient(config: Config, tls: ClientTls | undefined): Cluster {
     retryDelayOnClusterDown: RETRY_DELAY_MS,
     retryDelayOnTryAgain: RETRY_DELAY_MS,
     slotsRefreshTimeout: config.connectTimeoutMs,
+    slotsRefreshInterval: TOPOLOGY_REFRESH_MS,
     // TLS certificates name the configuration endpoint; keep the names nodes announce.
     ...(first.protocol === 'rediss:'
       ? { dnsLookup: (address, callback) => callback(null, address) }

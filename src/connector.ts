@@ -95,13 +95,23 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     const primaries = (): Valkey[] =>
       client instanceof Cluster ? client.nodes('master') : [client];
     const target = { client, config, primaries };
-    let readings = await readNodes(target);
+    // A cold start reads no node ids: they only name a node that is refused.
+    let readings = await readNodes(target, { nodeIds: false });
     const executor = chooseExecutor(readings, config);
     if (executor.kind === 'script' && checkFence) {
       await loadScripts(target, readings);
-      readings = await readNodes(target);
+      readings = await readNodes(target, { nodeIds: false });
     }
-    if (checkFence) checkNodes(readings, config.wire, onWarning);
+    if (checkFence) {
+      try {
+        checkNodes(readings, config.wire, onWarning);
+      } catch (error) {
+        // Read again, with ids, so that the refusal names the node (and throw the first if
+        // the second reading passes: the refusal stands for this open).
+        checkNodes(await readNodes(target), config.wire, () => {});
+        throw error;
+      }
+    }
     if (executor.kind === 'script' && checkFence) await probeScript(client);
     return {
       config,

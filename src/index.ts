@@ -2,6 +2,7 @@ export {
   type AdmissionResult,
   type AdmissionTarget,
   type Admitted,
+  type Admitting,
   admitPrepared,
   type EnqueueRequest,
   enqueue,
@@ -99,6 +100,7 @@ export {
   causeOf,
   classifyFailure,
   type FailureContext,
+  mendedByReconnecting,
 } from './outcome-rules.js';
 export {
   type ConfigCode,

@@ -129,7 +129,8 @@ const RULES: readonly Rule[] = [
     make: unavailable,
   },
   {
-    test: /^(Too many Cluster redirections|Connection is closed|Command timed out|Stream isn't writeable|None of startup nodes is available|Failed to refresh slots cache|Reached the max retries per request limit|connect ETIMEDOUT|Cluster isn't ready|Node is disconnected)/,
+    // A reply the client cannot parse (iovalkey drops the connection): not a Valkey answer.
+    test: /^(Protocol error|Too many Cluster redirections|Connection is closed|Command timed out|Stream isn't writeable|None of startup nodes is available|Failed to refresh slots cache|Reached the max retries per request limit|connect ETIMEDOUT|Cluster isn't ready|Node is disconnected)/,
     make: unavailable,
   },
   {
@@ -177,6 +178,31 @@ export function classifyFailure(failure: unknown, context: FailureContext = {}):
     'The server answered in a way this host does not understand; nothing can be assumed written. See the logs.',
     options,
   );
+}
+
+/**
+ * The failures a reconnect or a fresh slot map mends: the connection was closed or not ready,
+ * or the slot moved. The admission waits for the connection and sends the same call again
+ * within the invocation (safe: every admission is keyed, SPEC §5) instead of answering "retry"
+ * for what one thaw of a frozen container or one failover causes. A timeout is not among them:
+ * a slow node stays slow; only a cluster that names another node for the slot is worth a resend.
+ */
+const RECONNECTING =
+  /^(Connection is closed|Stream isn't writeable|None of startup nodes is available|Failed to refresh slots cache|Cluster isn't ready|Node is disconnected|Too many Cluster redirections|Reached the max retries per request limit|connect ETIMEDOUT|(MOVED|ASK) |(TRYAGAIN|CLUSTERDOWN|LOADING|MASTERDOWN)\b|(ECONNRESET|ECONNREFUSED|ECONNABORTED|ETIMEDOUT|EPIPE)$)/;
+
+/** True for an unavailable answer that waiting for the connection may mend (RECONNECTING). */
+export function mendedByReconnecting(error: EmqError): boolean {
+  return unavailableFrom(error, RECONNECTING);
+}
+
+/** True for an unavailable answer that is the client's command timeout. */
+export function timedOut(error: EmqError): boolean {
+  return unavailableFrom(error, /^Command timed out$/);
+}
+
+function unavailableFrom(error: EmqError, texts: RegExp): boolean {
+  if (error.code !== 'EMQ_UNAVAILABLE' || error.cause === undefined) return false;
+  return textsOf(error.cause).some((text) => texts.test(text));
 }
 
 /** What an operator may read of a failure's cause: a code and the text, without addresses or fence values. */

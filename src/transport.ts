@@ -13,7 +13,8 @@
  *   Valkey#sendCommand(command, stream) with a stream that says `isPipeline` (Redis.js), so
  *   iovalkey decides and words the refusal as it always does.
  * - A cluster's node clients are the ones `nodes('master')` lists, keyed by the `host:port`
- *   strings of `cluster.slots`.
+ *   strings of `cluster.slots`; `isRefreshing` is true while a slot-map read is under way, and
+ *   a refreshSlotsCache() called then answers at once, before that read ends.
  */
 import { Cluster, type Command, Pipeline, type Valkey } from 'iovalkey';
 import { Batch, Deadlines, joined, type Reply } from './replies.js';
@@ -27,8 +28,8 @@ export function nodeNameOf(client: Valkey | Cluster, slot: number): string {
 
 /**
  * Sends `commands`, which all go to the node serving `slot`, and resolves with one reply per
- * command, in order; never rejects. A MOVED or ASK reply refreshes the cluster's slot map, so
- * the caller's retry (MOVED counts as unavailable) reaches the new owner.
+ * command, in order; never rejects. A MOVED, ASK or timeout reply refreshes the cluster's slot
+ * map, so that a call sent again reaches the new owner (STALE_MAP).
  */
 export async function sendToNode(
   client: Valkey | Cluster,
@@ -39,10 +40,43 @@ export async function sendToNode(
   const node = nodeClientOf(client, slot);
   const replies =
     node === undefined ? await viaPipeline(client, commands) : await direct(node, commands);
-  if (replies.some((reply) => reply instanceof Error && /^(MOVED|ASK) /.test(reply.message))) {
+  if (replies.some((reply) => reply instanceof Error && STALE_MAP.test(reply.message))) {
     client.refreshSlotsCache();
   }
   return replies;
+}
+
+/**
+ * Replies after which the slot map is read again. MOVED and ASK: the slot moved. A timeout: a
+ * node that stays silent (a lost host, a blackholed route) never closes its socket, and the map
+ * read again names its replica once promoted; the pool then drops the demoted node's socket. A
+ * node the map still names keeps its socket: a timeout there may be a write held by a pause,
+ * which still runs when the pause ends.
+ */
+const STALE_MAP = /^(MOVED |ASK |Command timed out$)/;
+
+/**
+ * Reads the cluster's slot map again (or waits for the read under way) for at most `ms`.
+ * Resolves true once a read succeeded, false when none did in time.
+ */
+export function refreshTopology(cluster: Cluster, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      cluster.off('refresh', refreshed);
+      resolve(ok);
+    };
+    const refreshed = () => done(true);
+    timer = setTimeout(() => done(false), Math.max(0, ms));
+    cluster.once('refresh', refreshed);
+    // A read under way answers a new one at once, before it ends: wait for its 'refresh' then.
+    if (!(cluster as unknown as { isRefreshing?: boolean }).isRefreshing) {
+      cluster.refreshSlotsCache((error) => {
+        if (error) done(false);
+      });
+    }
+  });
 }
 
 /** The client of the primary that serves `slot` (the client itself when standalone), if known. */

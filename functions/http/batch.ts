@@ -9,6 +9,7 @@
 import {
   type AdmissionResult,
   type AdmissionTarget,
+  type Admitting,
   admitPrepared,
   EmqError,
   RetryableError,
@@ -45,9 +46,10 @@ export async function serveBatch(
   body: Buffer,
   requestId: string,
   admission: AdmissionTarget,
+  admitting: Admitting = {},
 ): Promise<BatchServed> {
   const prepared = checkedBatch(queue, body, admission.config, { id: requestId });
-  const results = await admitPrepared(admission, prepared);
+  const results = await admitPrepared(admission, prepared, admitting);
   const counts = countsOf(results);
   if (results.every((result) => result instanceof RetryableError)) {
     const problem = allRetried(results as RetryableError[]);
@@ -85,7 +87,7 @@ function allRetried(errors: readonly RetryableError[]): Problem {
   const maybe = items.filter((item) => item.written !== 'no').length;
   return {
     ...first,
-    detail: `No job of the batch was confirmed (${maybe} of ${items.length} may have been written): ${first.detail} Send the batch again with each item that has an "id" in "items" given that id (an item may keep its idempotencyKey): no job is then admitted twice.`,
+    detail: `No job of the batch was confirmed (${maybe} of ${items.length} may have been written): ${first.detail} Send the batch again with each item that has an "id" in "items" given that id in place of its idempotencyKey (an item has one or the other): no job is then admitted twice.`,
     retryAfterSeconds: Math.max(...errors.map((error) => error.retryAfterSeconds)),
     retryItems: items,
   };

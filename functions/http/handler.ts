@@ -5,11 +5,10 @@
  */
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { UnavailableError } from '../../src/index.js';
 import { containerAdmission } from '../shared/connection.js';
 import { report } from './report.js';
 import type { HttpResponse } from './responses.js';
-import { failed, type HttpServices, newTrace, serve, type Trace } from './serve.js';
+import { failed, type HttpServices, newTrace, outOfTime, serve, type Trace } from './serve.js';
 
 /** Leaves time to answer 503 before Lambda kills the invocation (API Gateway would say 502/504). */
 const ANSWER_BEFORE_TIMEOUT_MS = 250;
@@ -19,8 +18,14 @@ const services: HttpServices = { admission: containerAdmission };
 /** Requests not yet reported, by their context: whichever path answers first reports. */
 const inFlight = new WeakMap<Context, { readonly started: number; readonly trace: Trace }>();
 
+/** What middy's early timeout throws: the answer is then built from what was sent by then. */
+class OutOfTime extends Error {}
+
 async function answer(event: unknown, context: Context): Promise<HttpResponse> {
-  const trace = newTrace();
+  // Nothing is sent once middy's early answer is due, so that answer knows all that was sent.
+  const trace = newTrace(
+    Date.now() + context.getRemainingTimeInMillis() - ANSWER_BEFORE_TIMEOUT_MS,
+  );
   inFlight.set(context, { started: performance.now(), trace });
   const served = await serve(event, context.awsRequestId, services, trace);
   const request = inFlight.get(context);
@@ -34,14 +39,16 @@ async function answer(event: unknown, context: Context): Promise<HttpResponse> {
 export const handler = middy(answer, {
   timeoutEarlyInMillis: ANSWER_BEFORE_TIMEOUT_MS,
   timeoutEarlyResponse: () => {
-    throw new UnavailableError(
-      'The request ran out of time; retry it (with the same Idempotency-Key).',
-    );
+    throw new OutOfTime();
   },
 }).onError(({ error, context }) => {
   const request = inFlight.get(context);
   inFlight.delete(context);
-  const served = failed(request?.trace ?? newTrace(), error, context.awsRequestId);
+  const trace = request?.trace ?? newTrace();
+  const served =
+    error instanceof OutOfTime
+      ? outOfTime(trace, context.awsRequestId)
+      : failed(trace, error, context.awsRequestId);
   report(
     served,
     context.awsRequestId,

@@ -46,6 +46,8 @@ export interface Problem {
   readonly id?: string | undefined;
   /** Whether that job may have been written. Default: none. */
   readonly written?: Written | undefined;
+  /** The one retry that stays exactly once, where a plain resend would not. Default: none. */
+  readonly retry?: { readonly method: 'PUT'; readonly path: string } | undefined;
 }
 
 /** One item of a batch that must be retried as a whole. */
@@ -116,6 +118,35 @@ export function problemBody(problem: Problem): Record<string, unknown> {
     ...(problem.id === undefined ? {} : { id: problem.id, written: problem.written }),
     ...(problem.items === undefined ? {} : { items: problem.items }),
     ...(problem.retryItems === undefined ? {} : { items: problem.retryItems }),
+    ...(problem.retry === undefined ? {} : { retry: problem.retry }),
+  };
+}
+
+/**
+ * A keyless POST that may have been written: a resent POST would be a new request and could
+ * make a second job; a PUT of the same body to the id it proposed answers 200 for the job that
+ * landed, or writes it (201) when it did not.
+ */
+export function putAdvice(problem: Problem, path: string): Problem {
+  return {
+    ...problem,
+    detail: `The job may have been written as ${problem.id}. Retry with PUT ${path} and the same body (200 if it was written, 201 if not); a new POST could make a second job.`,
+    retry: { method: 'PUT', path },
+  };
+}
+
+/** A batch that ran out of time: the items sent by then, which may have been written. */
+export function batchOutOfTime(problem: Problem, sent: ReadonlyMap<number, string>): Problem {
+  const items: RetryItem[] = [...sent].map(([index, id]) => ({
+    index,
+    code: problem.code as ErrorCode,
+    id,
+    written: 'maybe',
+  }));
+  return {
+    ...problem,
+    detail: `The batch ran out of time; ${items.length} of its items may have been written. Send the batch again with each item listed in "items" given its "id" in place of its idempotencyKey (the others as they were): no job is then admitted twice.`,
+    retryItems: items.sort((a, b) => a.index - b.index),
   };
 }
 

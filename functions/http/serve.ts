@@ -7,20 +7,24 @@ import {
   type AdmissionTarget,
   assertJobId,
   assertQueue,
+  EmqError,
   enqueue,
   InvalidInputError,
   readJob,
+  UnavailableError,
 } from '../../src/index.js';
 import { type BatchCounts, serveBatch } from './batch.js';
 import { type EventFormat, type HttpRequest, isHeadEvent, parseEvent } from './event.js';
 import {
   admittedResponse,
+  batchOutOfTime,
   type HttpResponse,
   jobLocation,
   jobResponse,
   type ProblemCode,
   problemOf,
   problemResponse,
+  putAdvice,
   withoutBody,
 } from './responses.js';
 import { matchRoute, type RouteName } from './routes.js';
@@ -45,6 +49,14 @@ export interface Trace {
   jobId?: string;
   /** A batch request's counts. */
   batch?: BatchCounts;
+  /** The path in front of `/queues/...`, for the job's URL. */
+  base?: string;
+  /** A POST without Idempotency-Key: only its minted id can name its job to a retry. */
+  keyless?: boolean;
+  /** When the answer is due (Date.now() ms): nothing is sent from then on. Default: none. */
+  deadlineMs?: number;
+  /** Each admission's id as it was sent, by its index in the request. */
+  readonly sent: Map<number, string>;
 }
 
 /** The outcome named in logs and metrics: a success word or the problem's code. */
@@ -57,8 +69,12 @@ export interface Served extends Readonly<Trace> {
   readonly error?: unknown;
 }
 
-export function newTrace(): Trace {
-  return { route: 'unmatched' };
+export function newTrace(deadlineMs?: number): Trace {
+  return {
+    route: 'unmatched',
+    sent: new Map(),
+    ...(deadlineMs === undefined ? {} : { deadlineMs }),
+  };
 }
 
 /** Serves one event. `trace` is filled in as the request goes, so a caller can report a timeout. */
@@ -79,13 +95,59 @@ export async function serve(
 
 /** The answer for a failure at any point of a request. */
 export function failed(trace: Trace, error: unknown, requestId: string): Served {
-  const problem = problemOf(error);
+  let problem = problemOf(error);
+  if (keylessMaybeWritten(trace, error)) {
+    trace.jobId = error.jobId;
+    problem = putAdvice(problem, jobLocation(trace.base ?? '', trace.queue ?? '', error.jobId));
+  }
   return {
     ...trace,
     response: problemResponse(problem, requestId),
     outcome: problem.code,
     error,
   };
+}
+
+/**
+ * The answer at the invocation's deadline, from what was sent by then (nothing is sent after
+ * it): a keyless POST names its job, a batch the items that may have been written.
+ */
+export function outOfTime(trace: Trace, requestId: string): Served {
+  const advice = 'The request ran out of time; retry it (with the same Idempotency-Key).';
+  if (trace.route === 'POST /queues/{queue}/jobs/batch' && trace.sent.size > 0) {
+    const error = new UnavailableError(advice);
+    const problem = batchOutOfTime(problemOf(error), trace.sent);
+    return {
+      ...trace,
+      response: problemResponse(problem, requestId),
+      outcome: problem.code,
+      error,
+    };
+  }
+  const id = trace.sent.get(0);
+  return failed(
+    trace,
+    new UnavailableError(advice, id === undefined ? {} : { jobId: id, written: 'maybe' }),
+    requestId,
+  );
+}
+
+/**
+ * A keyless POST's retryable failure after its proposal may have been written: a new POST
+ * would be a new request with a new key, so only a PUT of its id stays exactly once.
+ */
+function keylessMaybeWritten(
+  trace: Trace,
+  error: unknown,
+): error is EmqError & { readonly jobId: string } {
+  return (
+    trace.route === 'POST /queues/{queue}/jobs' &&
+    trace.keyless === true &&
+    error instanceof EmqError &&
+    error.retryable &&
+    error.jobId !== undefined &&
+    error.written !== 'no'
+  );
 }
 
 async function route(
@@ -115,6 +177,11 @@ async function route(
   }
   trace.route = match.route;
   trace.queue = match.queue;
+  trace.base = match.base;
+  const admitting = {
+    deadlineMs: trace.deadlineMs,
+    onSend: (index: number, id: string) => trace.sent.set(index, id),
+  };
   assertQueue(match.queue);
   const admission = services.admission();
 
@@ -142,7 +209,7 @@ async function route(
         'Idempotency-Key applies to single POSTs; give each job of a batch its own "idempotencyKey" (or "id").',
       );
     }
-    const batch = await serveBatch(match.queue, request.body, requestId, admission);
+    const batch = await serveBatch(match.queue, request.body, requestId, admission, admitting);
     trace.batch = batch.counts;
     return { ...trace, outcome: batch.problem?.code ?? 'batch', response: batch.response };
   }
@@ -155,7 +222,7 @@ async function route(
       id: match.id,
       idAdvice: PUT_ID_ADVICE,
     };
-    const admitted = await enqueue(admission, put, { id: requestId });
+    const admitted = await enqueue(admission, put, { ...admitting, id: requestId });
     const location = jobLocation(match.base, match.queue, admitted.id);
     return {
       ...trace,
@@ -163,15 +230,12 @@ async function route(
       response: admittedResponse(admitted, location, requestId),
     };
   }
+  const idempotencyKey = idempotencyKeyOf(request);
+  trace.keyless = idempotencyKey === undefined;
   const admitted = await enqueue(
     admission,
-    {
-      queue: match.queue,
-      payload: request.body,
-      idempotencyKey: idempotencyKeyOf(request),
-      origin: 'http',
-    },
-    { id: requestId },
+    { queue: match.queue, payload: request.body, idempotencyKey, origin: 'http' },
+    { ...admitting, id: requestId },
   );
   trace.jobId = admitted.id;
   const location = jobLocation(match.base, match.queue, admitted.id);

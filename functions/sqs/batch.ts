@@ -6,7 +6,14 @@
  * group goes on, as SQS's own redrive would move it aside.
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { type AdmissionTarget, EmqError, enqueueMany } from '../../src/index.js';
+import {
+  type AdmissionResult,
+  type AdmissionTarget,
+  EmqError,
+  enqueueMany,
+  mendedByReconnecting,
+  type RequestOrFault,
+} from '../../src/index.js';
 import { oneWrite } from '../shared/log.js';
 import { type DeadLetter, type DeadLetterResult, type DlqSender, sendDeadLetters } from './dlq.js';
 import { batchResponse, mustRetry, type RecordOutcome } from './outcome.js';
@@ -19,6 +26,8 @@ export interface SqsBatchDeps {
   readonly admission: AdmissionTarget;
   /** Sends dead letters (an SQSClient). Required; unused without EMQ_DLQ_URL. */
   readonly sqs: DlqSender;
+  /** When the batch's answer is due (Date.now() ms): nothing is sent from then on. Default: none. */
+  readonly deadlineMs?: number;
 }
 
 export async function handleSqsBatch(
@@ -43,8 +52,8 @@ export async function handleSqsBatch(
     });
     if (live.length === 0) continue;
     wavesRun += 1;
-    const results = await enqueueMany(
-      deps.admission,
+    const results = await admitted(
+      deps,
       live.map((index) => requestOf(records[index] as SQSRecord, config.defaultQueue)),
     );
     const permanent: DeadLetter[] = [];
@@ -87,6 +96,39 @@ export async function handleSqsBatch(
     outcomes,
   );
 }
+
+/**
+ * One wave's admissions. A record whose connection was being re-established (a thaw, a
+ * failover) is sent again in this invocation while its time allows, under the same key (its
+ * message id, or its job id), so one thaw never costs the record a visibility timeout.
+ */
+async function admitted(
+  deps: SqsBatchDeps,
+  requests: readonly RequestOrFault[],
+): Promise<AdmissionResult[]> {
+  const admitting = { deadlineMs: deps.deadlineMs };
+  const results = await enqueueMany(deps.admission, requests, admitting);
+  const { connectTimeoutMs, commandTimeoutMs } = deps.admission.config;
+  for (let pass = 1; pass < PASSES; pass++) {
+    const again = results.flatMap((result, index) =>
+      result instanceof EmqError && mendedByReconnecting(result) ? [index] : [],
+    );
+    const left = (deps.deadlineMs ?? Number.POSITIVE_INFINITY) - Date.now();
+    if (again.length === 0 || left < connectTimeoutMs + commandTimeoutMs) break;
+    const more = await enqueueMany(
+      deps.admission,
+      again.map((index) => requests[index] as RequestOrFault),
+      admitting,
+    );
+    again.forEach((index, at) => {
+      results[index] = more[at] as AdmissionResult;
+    });
+  }
+  return results;
+}
+
+/** Admissions of one wave at most: the first, and one more for what a reconnect mends. */
+const PASSES = 2;
 
 async function deadLetter(
   permanent: readonly DeadLetter[],

@@ -22,7 +22,11 @@ function sqsClient(): Promise<SQSClient> {
   return sqs;
 }
 
-export const handler = middy<SQSEvent, SQSBatchResponse>().handler(async (event) => {
+/** Leaves middy's early timeout (its default, 5 ms before the deadline) time to answer. */
+const SEND_BEFORE_TIMEOUT_MS = 250;
+
+export const handler = middy<SQSEvent, SQSBatchResponse>().handler(async (event, context) => {
+  const deadlineMs = Date.now() + context.getRemainingTimeInMillis() - SEND_BEFORE_TIMEOUT_MS;
   let admission: ReturnType<typeof containerAdmission>;
   try {
     admission = containerAdmission();
@@ -38,5 +42,6 @@ export const handler = middy<SQSEvent, SQSBatchResponse>().handler(async (event)
   return handleSqsBatch(event, {
     admission,
     sqs: { send: async (command) => (await sqsClient()).send(command) },
+    deadlineMs,
   });
 });

@@ -90,6 +90,24 @@ export async function recordOf(
 }
 
 /** A standalone server that loads the module and holds the fence: ready for native writes. */
+/**
+ * How many job rows of `queue` the servers hold (every primary that may hold it), counted by
+ * harness connections of their own: a container's connection may be the one under test.
+ */
+export async function jobRowsOn(servers: readonly ServerHandle[], queue: string): Promise<number> {
+  const counts = await Promise.all(
+    servers.map(async (server) => {
+      const client = await server.client();
+      try {
+        return (await client.keys(`emq:{${queue}}:job:*`)).length;
+      } finally {
+        client.disconnect();
+      }
+    }),
+  );
+  return counts.reduce((sum, count) => sum + count, 0);
+}
+
 export async function startFencedServer(): Promise<ServerHandle> {
   const server = await startStandalone({ module: true });
   await installFenceEverywhere(server);
