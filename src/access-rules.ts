@@ -76,17 +76,16 @@ export const FUNCTIONS_RULES_FUNCTION = [
 
 /**
  * The functions' user of the script family (ElastiCache Serverless: no FCALL, FUNCTION or
- * WAIT). EVALSHA runs the library on the queue keys and, for the version probe, on
- * `{emq}:version` (EVALSHA declares its keys read-write, so `%R~` cannot cover it; the
- * script's own GET of it stays read-only). SCRIPT EXISTS / LOAD load the script where a
- * node's cache lacks it.
+ * WAIT). EVALSHA runs the library on the queue keys only (the script's own GET of
+ * `{emq}:version` is a read). SCRIPT EXISTS tells the script's version (its SHA-1 is the
+ * source's) and SCRIPT LOAD loads it where a node's cache lacks it.
  */
 export const FUNCTIONS_RULES_SCRIPT = [
   BASE,
   CONNECT,
   '+script|exists +script|load +time +get +pttl',
   FENCE_READ,
-  `(${QUEUE_KEYS} ~{emq}:version +evalsha)`,
+  `(${QUEUE_KEYS} +evalsha)`,
   INNER,
 ].join(' ');
 
@@ -111,10 +110,9 @@ export const INSTALLER_RULES_FUNCTION = `${BASE} ${CONNECT} +fcall_ro +function|
 
 /**
  * The installer's user of the script family: it loads the script (SCRIPT LOAD), sets
- * `{emq}:version` through the one endpoint, and checks the result with the version probe
- * (EVALSHA, on that key alone).
+ * `{emq}:version` through the one endpoint, and reads the result back (GET, SCRIPT EXISTS).
  */
-export const INSTALLER_RULES_SCRIPT = `${BASE} ${CONNECT} +script|exists +script|load +evalsha +get +set ~{emq}:version`;
+export const INSTALLER_RULES_SCRIPT = `${BASE} ${CONNECT} +script|exists +script|load +get +set ~{emq}:version`;
 
 /**
  * The installer's user with the module: EMQ.WIRE.INSTALL writes each node's own copy of the

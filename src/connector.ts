@@ -9,14 +9,13 @@ import { type ClientTls, closeClient, newClient, openWithin } from './clients.js
 import { type Config, configure } from './config.js';
 import type { Executor } from './executors/executor.js';
 import { functionExecutor } from './executors/function.js';
-import { LIBRARY_VERSION, SCRIPT_SHA, SCRIPT_SOURCE } from './executors/library.js';
+import { SCRIPT_SOURCE } from './executors/library.js';
 import { nativeExecutor } from './executors/native.js';
 import { scriptExecutor } from './executors/script.js';
 import { checkNodes, type FenceReading, loadScripts, readNodes } from './fence.js';
 import { mintJobId } from './ids.js';
-import { fenceKey } from './keyspace.js';
 import { classifyFailure } from './outcome-rules.js';
-import { ConfigError, type EmqError, FenceError } from './outcomes.js';
+import { ConfigError, type EmqError } from './outcomes.js';
 import { nodeClientOf, nodeNameOf } from './transport.js';
 import { type SentCredentials, sentCredentials } from './url-credentials.js';
 
@@ -98,8 +97,9 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     // A cold start reads no node ids: they only name a node that is refused.
     let readings = await readNodes(target, { nodeIds: false });
     const executor = chooseExecutor(readings, config);
-    if (executor.kind === 'script' && checkFence) {
-      await loadScripts(target, readings);
+    // SCRIPT EXISTS of the script's own SHA-1 proves its version: the node is read again only
+    // where the script had to be loaded.
+    if (executor.kind === 'script' && checkFence && (await loadScripts(target, readings)) > 0) {
       readings = await readNodes(target, { nodeIds: false });
     }
     if (checkFence) {
@@ -112,7 +112,6 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
         throw error;
       }
     }
-    if (executor.kind === 'script' && checkFence) await probeScript(client);
     return {
       config,
       client,
@@ -198,19 +197,6 @@ function errorCodeOf(error: unknown): string {
 
 function failureText(failure: EmqError): string {
   return failure.cause instanceof Error ? failure.cause.message : '';
-}
-
-/**
- * The script family's version check (SPEC §4): the script itself answers, keyed (ElastiCache
- * Serverless refuses key-less scripts), on the node that serves the fence's slot.
- */
-async function probeScript(client: Valkey | Cluster): Promise<void> {
-  const version = await client.evalsha(SCRIPT_SHA, 1, fenceKey, 'version');
-  if (version !== LIBRARY_VERSION) {
-    throw new FenceError(
-      `Library mismatch: the emq script answers version '${String(version)}'; this host expects '${LIBRARY_VERSION}'. Retry later; operators: run \`emq install\`.`,
-    );
-  }
 }
 
 /**

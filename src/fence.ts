@@ -353,18 +353,25 @@ function mismatch(bad: FenceReading, wire: string): FenceError {
   );
 }
 
-/** Loads the script of the script family where a primary lacks it (the connector, the installer). */
+/**
+ * Loads the script of the script family where a primary lacks it (the connector, the
+ * installer). Returns how many primaries it loaded it on.
+ */
 export async function loadScripts(
   target: FenceTarget,
   readings: readonly FenceReading[],
-): Promise<void> {
+): Promise<number> {
   const primaries = target.primaries();
+  const lacking = readings.filter(
+    (reading) => !reading.functions && reading.library !== LIBRARY_VERSION,
+  );
   await Promise.all(
     readings.map(async (reading, at) => {
-      if (reading.functions || reading.library === LIBRARY_VERSION) return;
+      if (!lacking.includes(reading)) return;
       await primaries[at]?.call('SCRIPT', 'LOAD', SCRIPT_SOURCE);
     }),
   );
+  return lacking.length;
 }
 
 /**

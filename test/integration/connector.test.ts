@@ -153,7 +153,7 @@ describe('connect', () => {
 });
 
 describe('the connect-time checks', () => {
-  it('take one round trip per primary, two for auto', async () => {
+  it('take one round trip per primary, two for auto, one for a cached script', async () => {
     const installer = await connectTo(withModule, { checkFence: false });
     await install(installer);
     const proxy = await startRoundTripProxy(withModule.port);
@@ -174,6 +174,18 @@ describe('the connect-time checks', () => {
       const auto = await connect({ urls: [proxy.url] });
       expect(proxy.roundTrips()).toBe(2);
       await auto.close();
+      // The script family reads SCRIPT EXISTS of its script in the same pipeline; where the
+      // script is cached (as the installer leaves it) that is its version check: no EVALSHA.
+      const scriptInstaller = await connectTo(withModule, {
+        checkFence: false,
+        executor: 'script',
+      });
+      await install(scriptInstaller);
+      await scriptInstaller.close();
+      proxy.reset();
+      const script = await connect({ urls: [proxy.url], executor: 'script' });
+      expect(proxy.roundTrips()).toBe(1);
+      await script.close();
     } finally {
       await proxy.close();
     }

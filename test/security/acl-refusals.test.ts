@@ -62,6 +62,7 @@ function never(kind: ServerKind): Case[] {
   return [
     ['EVAL', ['EVAL', 'return 1', '0']],
     ['EVALSHA on a key outside the queues', ['EVALSHA', SCRIPT_SHA, '1', 'other', 'version']],
+    ['EVALSHA on {emq}:version', ['EVALSHA', SCRIPT_SHA, '1', FENCE_KEY, 'version']],
     ['FUNCTION FLUSH', ['FUNCTION', 'FLUSH'], absent],
     ['FUNCTION DELETE', ['FUNCTION', 'DELETE', 'emq'], absent],
     ['FUNCTION DUMP', ['FUNCTION', 'DUMP'], absent],

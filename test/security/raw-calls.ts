@@ -86,11 +86,9 @@ export function command(family: Family, name: string, call: Call): string[] {
   }
 }
 
-/** The library check at connect: FCALL_RO of emq_version, or the script's version probe. */
+/** The library check at connect: FCALL_RO of emq_version, or SCRIPT EXISTS of the script. */
 export function versionProbe(family: Family): string[] {
-  return family === 'script'
-    ? ['EVALSHA', SCRIPT_SHA, '1', FENCE_KEY, 'version']
-    : ['FCALL_RO', 'emq_version', '0'];
+  return family === 'script' ? ['SCRIPT', 'EXISTS', SCRIPT_SHA] : ['FCALL_RO', 'emq_version', '0'];
 }
 
 /** Sends one raw command; the reply, or the error's text. */
