@@ -8,7 +8,7 @@ import {
   listpackCells,
 } from './capacity.js';
 import type { ColdStartFigures } from './cold-start.js';
-import type { RoundTripCount } from './round-trips.js';
+import { type ConnectCount, commandsOf, type RoundTripCount } from './round-trips.js';
 import type { CaseResult } from './runner.js';
 import type { Spread } from './stats.js';
 import type { Verdict } from './targets.js';
@@ -146,6 +146,21 @@ export function roundTripTable(counts: readonly RoundTripCount[]): string {
   );
 }
 
+export function connectTable(counts: readonly ConnectCount[]): string {
+  return markdownTable(
+    ['fresh connect(), one primary', 'round trips', 'commands', 'which'],
+    ['left', 'right', 'right', 'left'],
+    counts.map((c) => [
+      c.executor,
+      String(c.roundTrips),
+      String(commandsOf(c)),
+      Object.entries(c.commands)
+        .map(([name, calls]) => `${name.toUpperCase()} ×${calls}`)
+        .join(', '),
+    ]),
+  );
+}
+
 export function bundleTable(bundles: readonly BundleFigures[]): string {
   return markdownTable(
     ['import', 'size', 'import ms (median)', 'spread (min–max)'],
@@ -180,6 +195,7 @@ export function fullReport(parts: {
   cases: readonly CaseResult[];
   verdicts: readonly Verdict[];
   roundTrips: readonly RoundTripCount[];
+  connects: readonly ConnectCount[];
   bundles: readonly BundleFigures[];
   coldStarts: ColdStartFigures;
 }): string {
@@ -195,6 +211,8 @@ export function fullReport(parts: {
     verdictTable(parts.verdicts),
     '',
     roundTripTable(parts.roundTrips),
+    '',
+    connectTable(parts.connects),
     '',
     bundleTable(parts.bundles),
     '',

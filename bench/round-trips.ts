@@ -2,8 +2,10 @@
  * Round trips counted, not timed: the faces and the library talk to the server through a TCP
  * proxy that counts a round trip each time the client sends after the server last answered.
  * A pipeline is one however many commands it holds. Each family is counted on its own server.
+ * A fresh connect() is counted too, with the commands its checks send (INFO commandstats).
  */
 import type { SQSEvent } from 'aws-lambda';
+import type { Valkey } from 'iovalkey';
 import { handler as sqsHandler } from '../functions/sqs/handler.js';
 import { connect, enqueueMany } from '../src/index.js';
 import { startRoundTripProxy } from '../test/fixtures/sqs/round-trip-proxy.js';
@@ -15,6 +17,7 @@ import {
   lambdaContext,
   useContainer,
 } from './cases/faces.js';
+import { snapshot } from './server-stats.js';
 
 export interface RoundTripCount {
   readonly what: string;
@@ -23,9 +26,58 @@ export interface RoundTripCount {
   readonly perBatch: number;
 }
 
+/** What a cold container's connect() sends before its first admission, on one primary. */
+export interface ConnectCount {
+  readonly executor: Family;
+  readonly roundTrips: number;
+  /** Commands the server ran for it, by name (INFO commandstats). */
+  readonly commands: Readonly<Record<string, number>>;
+}
+
 const BATCHES = 5;
 
 const FAMILIES: readonly Family[] = ['native', 'function', 'script'];
+
+/** The commands a connect sent, every name together. */
+export function commandsOf(count: ConnectCount): number {
+  return Object.values(count.commands).reduce((sum, calls) => sum + calls, 0);
+}
+
+/**
+ * Counts a fresh connect() of each family, the executor named as the stacks name it, on its
+ * own server: round trips through a proxy, commands from the server's commandstats (`admins`
+ * read them; their own INFO is not counted).
+ */
+export async function countConnects(
+  ports: Readonly<Record<ServerName, number>>,
+  admins: Readonly<Record<ServerName, Valkey>>,
+): Promise<ConnectCount[]> {
+  const counts: ConnectCount[] = [];
+  for (const executor of FAMILIES) {
+    const admin = admins[serverOf(executor)];
+    const proxy = await startRoundTripProxy(ports[serverOf(executor)]);
+    try {
+      // One connect first: it leaves the script family's script loaded, as the installer does.
+      await (await connect({ urls: [proxy.url], executor })).close();
+      const before = await snapshot(admin);
+      proxy.reset();
+      const connection = await connect({ urls: [proxy.url], executor });
+      const roundTrips = proxy.roundTrips();
+      const after = await snapshot(admin);
+      await connection.close();
+      const commands: Record<string, number> = {};
+      for (const [name, now] of after.commands) {
+        const calls =
+          now.calls - (before.commands.get(name)?.calls ?? 0) - (name === 'info' ? 1 : 0);
+        if (calls > 0) commands[name] = calls;
+      }
+      counts.push({ executor, roundTrips, commands });
+    } finally {
+      await proxy.close();
+    }
+  }
+  return counts;
+}
 
 /** Counts each family's round trips on its own server (`ports`), through a proxy per server. */
 export async function countRoundTrips(

@@ -35,6 +35,7 @@ import {
   casesTable,
   coldStartTable,
   commandTable,
+  connectTable,
   fullReport,
   listpackTable,
   type Machine,
@@ -42,7 +43,7 @@ import {
   roundTripTable,
   verdictTable,
 } from './report.js';
-import { countRoundTrips } from './round-trips.js';
+import { countConnects, countRoundTrips } from './round-trips.js';
 import { runCases } from './runner.js';
 import { startServer } from './server.js';
 import { verdicts } from './targets.js';
@@ -225,6 +226,11 @@ try {
       plain: plain.port,
       listpack: listpack.port,
     });
+    progress('counting the commands of a fresh connect');
+    const connects = await countConnects(
+      { module: server.port, plain: plain.port, listpack: listpack.port },
+      admins,
+    );
     progress('measuring bundles');
     const bundles = await measureBundles(root, opts.imports);
     progress('measuring cold starts');
@@ -249,13 +255,14 @@ try {
       rounds: opts.rounds,
       placement: placement.described,
     };
-    const verdictList = verdicts({ cases: results, roundTrips, bundles, coldStarts });
+    const verdictList = verdicts({ cases: results, roundTrips, connects, bundles, coldStarts });
     print(
       fullReport({
         machine,
         cases: results,
         verdicts: verdictList,
         roundTrips,
+        connects,
         bundles,
         coldStarts,
       }),
@@ -263,7 +270,7 @@ try {
 
     await mkdir(resolve(root, 'bench/results'), { recursive: true });
     const json = JSON.stringify(
-      { machine, cases: results, verdicts: verdictList, roundTrips, bundles, coldStarts },
+      { machine, cases: results, verdicts: verdictList, roundTrips, connects, bundles, coldStarts },
       null,
       2,
     );
@@ -285,6 +292,8 @@ try {
         verdictTable(verdictList),
         '',
         roundTripTable(roundTrips),
+        '',
+        connectTable(connects),
         '',
         bundleTable(bundles),
         '',

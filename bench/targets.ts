@@ -7,7 +7,7 @@ import type { BundleFigures } from './bundles.js';
 import { capacityGoal, capacityRows } from './capacity.js';
 import type { Family } from './case.js';
 import type { ColdStartFigures } from './cold-start.js';
-import type { RoundTripCount } from './round-trips.js';
+import { type ConnectCount, commandsOf, type RoundTripCount } from './round-trips.js';
 import type { CaseResult } from './runner.js';
 
 export interface Verdict {
@@ -25,6 +25,7 @@ export interface Verdict {
 export interface Figures {
   readonly cases: readonly CaseResult[];
   readonly roundTrips: readonly RoundTripCount[];
+  readonly connects: readonly ConnectCount[];
   readonly bundles: readonly BundleFigures[];
   readonly coldStarts: ColdStartFigures;
 }
@@ -38,7 +39,7 @@ interface Goal {
 const KB = 1000;
 const FAMILIES: readonly Family[] = ['native', 'function', 'script'];
 
-export function verdicts({ cases, roundTrips, bundles, coldStarts }: Figures): Verdict[] {
+export function verdicts({ cases, roundTrips, connects, bundles, coldStarts }: Figures): Verdict[] {
   const figure = (id: string, pick: (c: CaseResult) => number): number => {
     const found = cases.find((c) => c.id === id);
     return found === undefined ? Number.NaN : pick(found);
@@ -146,6 +147,16 @@ export function verdicts({ cases, roundTrips, bundles, coldStarts }: Figures): V
       shown: String(count.perBatch),
       goal: '= 1',
       met: count.perBatch === 1,
+    });
+  }
+  // A cold container's checks: at most 3 commands per primary (one standalone primary here).
+  for (const count of connects) {
+    out.push({
+      target: `commands of a fresh connect() (${count.executor}), one primary`,
+      value: commandsOf(count),
+      shown: `${commandsOf(count)} in ${count.roundTrips} round trip${count.roundTrips === 1 ? '' : 's'}`,
+      goal: '≤ 3',
+      met: commandsOf(count) <= 3,
     });
   }
 
