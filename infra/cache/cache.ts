@@ -8,7 +8,6 @@ import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type { IDependable } from 'constructs';
 import type { ExecutorChoice } from '../../src/config.js';
-import type { CacheKind } from './registry.js';
 
 /** The EMQ_* variables that say where Valkey is and how to talk to it; never a password. */
 export interface CacheConnectionEnvironment {
@@ -67,7 +66,8 @@ export interface DurabilityLogMetrics {
 }
 
 export interface CacheTarget {
-  readonly kind: CacheKind;
+  /** The registry's name of the kind (cache/registry.ts). */
+  readonly kind: string;
   /** What to watch, where the stack owns the cache and CloudWatch has its metrics. */
   readonly metrics?: CacheMetrics;
   readonly connectionEnvironment: CacheConnectionEnvironment;

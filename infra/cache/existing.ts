@@ -11,8 +11,45 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IDependable } from 'constructs';
+import type { ExecutorChoice } from '../../src/config.js';
+import type { Resolved } from '../resolved.js';
 import type { CacheConnectionEnvironment, CacheIamAuth, CacheTarget } from './cache.js';
-import type { ResolvedExisting } from './kinds/existing.js';
+
+/** ElastiCache IAM authentication to a cache the construct does not own. */
+export interface ExistingIamAuth {
+  /** The IAM-enabled user's id (its user name is the same). */
+  readonly userId: string;
+  /** The replication group id or the Serverless cache name. */
+  readonly cacheName: string;
+  /** The cache is ElastiCache Serverless. Default `false`. */
+  readonly serverless?: boolean;
+}
+
+export interface ExistingCacheSettings {
+  readonly kind: 'existing';
+  /**
+   * The server, or cluster seeds: `rediss://host:port`, `redis://host:port`, or `host:port`
+   * (read as `rediss://`). Required.
+   */
+  readonly urls: readonly string[];
+  /** The endpoint is a Valkey cluster. Default `true`. */
+  readonly cluster?: boolean;
+  /** A Secrets Manager secret `{"username","password"}`, by complete ARN (from context). */
+  readonly secretArn?: string;
+  /** The same, as a construct (from code). Default: none (no AUTH). */
+  readonly secret?: secretsmanager.ISecret;
+  /** IAM tokens instead of a password (exclusive with a secret). */
+  readonly iam?: ExistingIamAuth;
+  /** The cache's security group: the construct admits the functions on the cache's ports. */
+  readonly securityGroup?: ec2.ISecurityGroup;
+  /** The family of admission calls. Default `auto` (decided at connect). */
+  readonly executor?: ExecutorChoice;
+}
+
+export type ResolvedExisting = Resolved<Pick<ExistingCacheSettings, 'kind' | 'urls' | 'cluster'>> &
+  Pick<ExistingCacheSettings, 'secretArn' | 'secret' | 'iam' | 'securityGroup'> & {
+    readonly executor: ExecutorChoice;
+  };
 
 export interface ExistingValkeyProps {
   /** Normalised URLs (scheme://host:port), as the kind's resolve returns them. */

@@ -1,51 +1,20 @@
 /**
  * A Valkey endpoint the construct does not own: any Valkey 7.2 or later, MemoryDB included.
  * The functions run EMQ_EXECUTOR=auto unless told otherwise: the native family where every
- * primary loads the EchoMQ module, else the function family, decided at connect.
+ * primary loads the EchoMQ module, else the function family, decided at connect. Its settings
+ * are declared beside the construct that reads them (../existing.ts).
  */
-import type * as ec2 from 'aws-cdk-lib/aws-ec2';
-import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import { EXECUTORS, type ExecutorChoice } from '../../../src/config.js';
-import type { Resolved } from '../../resolved.js';
+import { EXECUTORS } from '../../../src/config.js';
 import { normaliseUrl } from '../endpoint-url.js';
-import { ExistingValkey } from '../existing.js';
+import {
+  type ExistingCacheSettings,
+  type ExistingIamAuth,
+  ExistingValkey,
+  type ResolvedExisting,
+} from '../existing.js';
 import type { CacheKindModule } from '../kind.js';
 
-/** ElastiCache IAM authentication to a cache the construct does not own. */
-export interface ExistingIamAuth {
-  /** The IAM-enabled user's id (its user name is the same). */
-  readonly userId: string;
-  /** The replication group id or the Serverless cache name. */
-  readonly cacheName: string;
-  /** The cache is ElastiCache Serverless. Default `false`. */
-  readonly serverless?: boolean;
-}
-
-export interface ExistingCacheSettings {
-  readonly kind: 'existing';
-  /**
-   * The server, or cluster seeds: `rediss://host:port`, `redis://host:port`, or `host:port`
-   * (read as `rediss://`). Required.
-   */
-  readonly urls: readonly string[];
-  /** The endpoint is a Valkey cluster. Default `true`. */
-  readonly cluster?: boolean;
-  /** A Secrets Manager secret `{"username","password"}`, by complete ARN (from context). */
-  readonly secretArn?: string;
-  /** The same, as a construct (from code). Default: none (no AUTH). */
-  readonly secret?: secretsmanager.ISecret;
-  /** IAM tokens instead of a password (exclusive with a secret). */
-  readonly iam?: ExistingIamAuth;
-  /** The cache's security group: the construct admits the functions on the cache's ports. */
-  readonly securityGroup?: ec2.ISecurityGroup;
-  /** The family of admission calls. Default `auto` (decided at connect). */
-  readonly executor?: ExecutorChoice;
-}
-
-export type ResolvedExisting = Resolved<Pick<ExistingCacheSettings, 'kind' | 'urls' | 'cluster'>> &
-  Pick<ExistingCacheSettings, 'secretArn' | 'secret' | 'iam' | 'securityGroup'> & {
-    readonly executor: ExecutorChoice;
-  };
+export type { ExistingCacheSettings, ExistingIamAuth, ResolvedExisting };
 
 const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:\S+-[A-Za-z0-9]{6}$/;
 
