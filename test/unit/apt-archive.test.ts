@@ -1,6 +1,7 @@
 // The Valkey installers take packages from the Debian archive the machine's apt already uses
 // (scripts/valkey/apt-archive.sh), so the repository names none: the URI is read from sample
 // apt directories in both formats, and the installers and their docs hold no URI of their own.
+// The samples are local `file:` archives, a form apt takes, so no host is named here either.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,14 +38,14 @@ function uriOf(suite: string, dir: string): { uri: string; status: number | null
 }
 
 const DEB822 = `Types: deb
-# http://archive.example/old-snapshot
-URIs: http://mirror.example/debian
+# file:/srv/archive/old-snapshot
+URIs: file:/srv/mirror/debian
 Suites: bookworm bookworm-updates
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 
 Types: deb
-URIs: http://mirror.example/debian-security
+URIs: file:/srv/mirror/debian-security
 Suites: bookworm-security
 Components: main
 `;
@@ -52,26 +53,26 @@ Components: main
 describe('debian_archive_uri', () => {
   it('reads a deb822 .sources file: the first enabled deb stanza serving the suite', () => {
     const dir = aptDir({ 'sources.list.d/debian.sources': DEB822 });
-    expect(uriOf('bookworm', dir)).toEqual({ uri: 'http://mirror.example/debian', status: 0 });
-    expect(uriOf('bookworm-updates', dir).uri).toBe('http://mirror.example/debian');
-    expect(uriOf('bookworm-security', dir).uri).toBe('http://mirror.example/debian-security');
+    expect(uriOf('bookworm', dir)).toEqual({ uri: 'file:/srv/mirror/debian', status: 0 });
+    expect(uriOf('bookworm-updates', dir).uri).toBe('file:/srv/mirror/debian');
+    expect(uriOf('bookworm-security', dir).uri).toBe('file:/srv/mirror/debian-security');
   });
 
   it('skips source-only and disabled stanzas, and a Signed-By key block', () => {
     const dir = aptDir({
       'sources.list.d/a.sources': `Types: deb-src
-URIs: http://source.example/debian
+URIs: file:/srv/source/debian
 Suites: bookworm
 Components: main
 
 Types: deb
 Enabled: no
-URIs: http://off.example/debian
+URIs: file:/srv/off/debian
 Suites: bookworm
 Components: main
 
 Types: deb deb-src
-URIs: http://first.example/debian http://second.example/debian
+URIs: file:/srv/first/debian file:/srv/second/debian
 Suites: bookworm
 Components: main
 Signed-By:
@@ -80,26 +81,26 @@ Signed-By:
  -----END PGP PUBLIC KEY BLOCK-----
 `,
     });
-    expect(uriOf('bookworm', dir).uri).toBe('http://first.example/debian');
+    expect(uriOf('bookworm', dir).uri).toBe('file:/srv/first/debian');
     expect(uriOf('not-a-field', dir).status).toBe(1);
   });
 
   it('reads the one-line format, options in brackets included, sources.list first', () => {
     const dir = aptDir({
-      'sources.list': `# deb http://commented.example/debian bookworm main
-deb-src http://source.example/debian bookworm main
-deb [arch=amd64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://list.example/debian bookworm main contrib
+      'sources.list': `# deb file:/srv/commented/debian bookworm main
+deb-src file:/srv/source/debian bookworm main
+deb [arch=amd64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] file:/srv/list/debian bookworm main contrib
 `,
       'sources.list.d/debian.sources': DEB822,
-      'sources.list.d/extra.list': 'deb [ trusted=yes ] http://extra.example/debian sid main\n',
+      'sources.list.d/extra.list': 'deb [ trusted=yes ] file:/srv/extra/debian sid main\n',
     });
-    expect(uriOf('bookworm', dir).uri).toBe('http://list.example/debian');
-    expect(uriOf('sid', dir).uri).toBe('http://extra.example/debian');
+    expect(uriOf('bookworm', dir).uri).toBe('file:/srv/list/debian');
+    expect(uriOf('sid', dir).uri).toBe('file:/srv/extra/debian');
   });
 
   it('ignores files apt itself ignores, and answers 1 when no entry serves the suite', () => {
     const dir = aptDir({
-      'sources.list.d/old.list.disabled': 'deb http://disabled.example/debian bookworm main\n',
+      'sources.list.d/old.list.disabled': 'deb file:/srv/disabled/debian bookworm main\n',
     });
     expect(uriOf('bookworm', dir)).toEqual({ uri: '', status: 1 });
   });
