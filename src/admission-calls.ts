@@ -2,13 +2,13 @@
  * A round's admissions as admit calls (docs/wire.md "admit"): grouped one call per queue,
  * their arguments, and how a call's reply settles them: each one's result, or a fresh proposal
  * when its minted id was taken (status 2), confirmed by the node's WAIT when acknowledgements
- * are required. The round that sends them is admission.ts.
+ * are required; and one round's sending: the calls grouped by node, one write per node. The
+ * attempts (and sending again after a reconnect) are admission.ts's.
  */
-import type { Command } from 'iovalkey';
-import { ReplyError } from 'iovalkey';
+import { Command, ReplyError } from 'iovalkey';
 import type { Connection } from './connector.js';
 import { type AdmissionArgs, MAX_ADMISSIONS_PER_CALL } from './executors/executor.js';
-import { trustedJobKey } from './keyspace.js';
+import { trustedJobKey, trustedQueueKeys } from './keyspace.js';
 import { classifyFailure } from './outcome-rules.js';
 import {
   ConflictError,
@@ -18,7 +18,7 @@ import {
   type WriteStatus,
   type Written,
 } from './outcomes.js';
-import type { Reply } from './transport.js';
+import { nodeNameOf, type Reply, sendToNode } from './transport.js';
 
 /** A job admitted: its queue, its id, and whether this call wrote it or found it. */
 export interface Admitted {
@@ -29,6 +29,9 @@ export interface Admitted {
 
 /** One request's outcome: admitted, or the error that says why not. */
 export type AdmissionResult = Admitted | EmqError;
+
+/** A NOSCRIPT answer means the call never ran: load the script and send the call this often. */
+const MAX_LOADS = 2;
 
 /** Bounded: each proposal is a fresh id, so a long run of taken ids means something is wrong. */
 export const MAX_PROPOSALS = 4;
@@ -173,4 +176,75 @@ export function argsOf(item: Item): AdmissionArgs {
     field: item.field,
     payload: item.payload,
   };
+}
+
+/** Sends one round: every live item once. Returns the items that need another round. */
+export async function admitRound(
+  connection: Connection,
+  round: readonly Item[],
+  results: AdmissionResult[],
+): Promise<Item[]> {
+  const { config, executor, client } = connection;
+  const ttlMs = String(config.dedupeTtlMs);
+  const calls = callsOf(round).map((items): Call => {
+    const keys = trustedQueueKeys((items[0] as Item).queue);
+    const command = executor.admit({
+      pendingKey: keys.pendingKey,
+      slotKeys: keys.slotKeys,
+      wire: config.wire,
+      ttlMs,
+      admissions: items.map(argsOf),
+    });
+    return { items, slot: keys.slot, command };
+  });
+  const again: Item[] = [];
+  // A standalone server, or one queue: one node, nothing to group.
+  if (calls.length === 1 || !client.isCluster) {
+    await admitOnNode(connection, calls, results, again);
+    return again;
+  }
+  const byNode = new Map<string, Call[]>();
+  for (const call of calls) {
+    const node = nodeNameOf(client, call.slot);
+    const same = byNode.get(node);
+    if (same === undefined) byNode.set(node, [call]);
+    else same.push(call);
+  }
+  await Promise.all(
+    [...byNode.values()].map((same) => admitOnNode(connection, same, results, again)),
+  );
+  return again;
+}
+
+/** One node's calls in one write, WAIT at its end when acknowledgements are required. */
+async function admitOnNode(
+  connection: Connection,
+  calls: readonly Call[],
+  results: AdmissionResult[],
+  again: Item[],
+): Promise<void> {
+  const { config, client } = connection;
+  const slot = (calls[0] as Call).slot;
+  const commands = calls.map((call) => call.command);
+  if (config.ackReplicas > 0) {
+    commands.push(new Command('wait', [String(config.ackReplicas), String(config.ackTimeoutMs)]));
+  }
+  const replies = await sendToNode(client, slot, commands);
+  const confirmation = config.ackReplicas > 0 ? replies[calls.length] : undefined;
+  let reloaded = false;
+  for (let at = 0; at < calls.length; at++) {
+    const call = calls[at] as Call;
+    const reply = replies[at];
+    if (reply instanceof Error && /^NOSCRIPT\b/.test(reply.message)) {
+      // The call never ran: load the script where it is missing and send it again.
+      if (call.items.every((item) => item.loads < MAX_LOADS)) {
+        if (!reloaded) await connection.loadScript(call.slot).catch(() => {});
+        reloaded = true;
+        for (const item of call.items) item.loads += 1;
+        again.push(...call.items);
+        continue;
+      }
+    }
+    settleCall(connection, call, reply, confirmation, results, again);
+  }
 }

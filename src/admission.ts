@@ -8,16 +8,12 @@
  * and whether it may have been written, so a face can tell a caller how to retry safely).
  */
 import { hash, randomUUID } from 'node:crypto';
-import { Command } from 'iovalkey';
 import {
   type AdmissionResult,
   type Admitted,
-  argsOf,
-  type Call,
-  callsOf,
+  admitRound,
   type Item,
   propose,
-  settleCall,
 } from './admission-calls.js';
 import type { Config } from './config.js';
 import type { Connection } from './connector.js';
@@ -33,7 +29,7 @@ import {
 } from './keyspace.js';
 import { classifyFailure, mendedByReconnecting, timedOut } from './outcome-rules.js';
 import { EmqError, InvalidInputError, UnavailableError } from './outcomes.js';
-import { nodeNameOf, sendToNode } from './transport.js';
+import { nodeNameOf } from './transport.js';
 
 export type { AdmissionResult, Admitted } from './admission-calls.js';
 
@@ -83,9 +79,6 @@ export interface AdmissionTarget {
   /** The connection, opened only when some request is valid. */
   connection(): Promise<Connection>;
 }
-
-/** A NOSCRIPT answer means the call never ran: load the script and send the call this often. */
-const MAX_LOADS = 2;
 
 /** Admits one job. Throws the EmqError when it is not admitted. */
 export async function enqueue(
@@ -295,77 +288,6 @@ function itemOf(
     proposals: 0,
     loads: 0,
   };
-}
-
-/** Sends one round: every live item once. Returns the items that need another round. */
-async function admitRound(
-  connection: Connection,
-  round: readonly Item[],
-  results: AdmissionResult[],
-): Promise<Item[]> {
-  const { config, executor, client } = connection;
-  const ttlMs = String(config.dedupeTtlMs);
-  const calls = callsOf(round).map((items): Call => {
-    const keys = trustedQueueKeys((items[0] as Item).queue);
-    const command = executor.admit({
-      pendingKey: keys.pendingKey,
-      slotKeys: keys.slotKeys,
-      wire: config.wire,
-      ttlMs,
-      admissions: items.map(argsOf),
-    });
-    return { items, slot: keys.slot, command };
-  });
-  const again: Item[] = [];
-  // A standalone server, or one queue: one node, nothing to group.
-  if (calls.length === 1 || !client.isCluster) {
-    await admitOnNode(connection, calls, results, again);
-    return again;
-  }
-  const byNode = new Map<string, Call[]>();
-  for (const call of calls) {
-    const node = nodeNameOf(client, call.slot);
-    const same = byNode.get(node);
-    if (same === undefined) byNode.set(node, [call]);
-    else same.push(call);
-  }
-  await Promise.all(
-    [...byNode.values()].map((same) => admitOnNode(connection, same, results, again)),
-  );
-  return again;
-}
-
-/** One node's calls in one write, WAIT at its end when acknowledgements are required. */
-async function admitOnNode(
-  connection: Connection,
-  calls: readonly Call[],
-  results: AdmissionResult[],
-  again: Item[],
-): Promise<void> {
-  const { config, client } = connection;
-  const slot = (calls[0] as Call).slot;
-  const commands = calls.map((call) => call.command);
-  if (config.ackReplicas > 0) {
-    commands.push(new Command('wait', [String(config.ackReplicas), String(config.ackTimeoutMs)]));
-  }
-  const replies = await sendToNode(client, slot, commands);
-  const confirmation = config.ackReplicas > 0 ? replies[calls.length] : undefined;
-  let reloaded = false;
-  for (let at = 0; at < calls.length; at++) {
-    const call = calls[at] as Call;
-    const reply = replies[at];
-    if (reply instanceof Error && /^NOSCRIPT\b/.test(reply.message)) {
-      // The call never ran: load the script where it is missing and send it again.
-      if (call.items.every((item) => item.loads < MAX_LOADS)) {
-        if (!reloaded) await connection.loadScript(call.slot).catch(() => {});
-        reloaded = true;
-        for (const item of call.items) item.loads += 1;
-        again.push(...call.items);
-        continue;
-      }
-    }
-    settleCall(connection, call, reply, confirmation, results, again);
-  }
 }
 
 /** The record's digest of a payload (docs/wire.md): 12 bytes of SHA-256, base64url. */
