@@ -11,7 +11,7 @@
  *   CLUSTER SLOTS / INFO / MYID (slot map, cluster ready check, node id; iovalkey 0.4.0
  *   sends no CLUSTER SHARDS), COMMAND INFO (which EMQ.* commands a node knows: native family
  *   only; under EMQ_EXECUTOR=auto a user refused it is of the function family, or of the
- *   script family where it holds SCRIPT EXISTS, src/fence.ts), a GET of `{emq}:version`
+ *   script family where it holds SCRIPT EXISTS, src/node-reading.ts), a GET of `{emq}:version`
  *   readable only (`%R~`), and the library check: FCALL_RO `emq_version` (function,
  *   native), `EVALSHA <sha> 1 {emq}:version version` with SCRIPT EXISTS / LOAD (script),
  *   EMQ.WIRE (the module's readonly identity read, native);

@@ -6,8 +6,8 @@
  */
 import type { Cluster, Valkey } from 'iovalkey';
 import { type Connection, type ConnectOptions, connect } from './connector.js';
-import { type FenceReading, readNodes } from './fence.js';
 import { queueSlot, trustedPendingKey, trustedRecordSlotKeys } from './keyspace.js';
+import { type FenceReading, readNodes } from './node-reading.js';
 import { classifyFailure } from './outcome-rules.js';
 import type { EmqError } from './outcomes.js';
 import { nodeClientOf } from './transport.js';

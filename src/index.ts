@@ -47,15 +47,7 @@ export {
   SCRIPT_SHA,
   SCRIPT_SOURCE,
 } from './executors/library.js';
-export {
-  checkNodes,
-  evictsJobs,
-  type FenceReading,
-  type FenceTarget,
-  install,
-  loadScripts,
-  readNodes,
-} from './fence.js';
+export { checkNodes, evictsJobs, install, loadScripts } from './fence.js';
 export {
   createIdMinter,
   type IdMinter,
@@ -95,6 +87,7 @@ export {
   recordSlotKeys,
   slotOf,
 } from './keyspace.js';
+export { type FenceReading, type FenceTarget, readNodes } from './node-reading.js';
 export {
   type CauseFields,
   causeOf,
