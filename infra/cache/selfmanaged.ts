@@ -36,7 +36,6 @@ import { Construct, type IDependable } from 'constructs';
 import { INSTALLER_RULES_NATIVE } from '../../src/access-rules.js';
 import type { ExecutorChoice } from '../../src/config.js';
 import { keptAs } from '../removal.js';
-import type { Resolved } from '../resolved.js';
 import type { CacheConnectionEnvironment, CacheTarget } from './cache.js';
 import type { CacheNetwork } from './network.js';
 import { ClusterNode, DATA_DEVICE } from './selfmanaged/cluster-node.js';
@@ -44,36 +43,8 @@ import { addNodeEndpoints } from './selfmanaged/endpoints.js';
 import { placeNodes } from './selfmanaged/layout.js';
 import { instanceArchitecture, moduleArchitecture } from './selfmanaged/module-artifact.js';
 import { createNodeSecrets } from './selfmanaged/node-secrets.js';
+import type { ResolvedSelfManaged } from './selfmanaged/settings.js';
 import { nodeUserData } from './selfmanaged/user-data.js';
-
-/** A Valkey cluster on EC2 that loads the EchoMQ module (functions run the native executor). */
-export interface SelfManagedCacheSettings {
-  readonly kind: 'selfmanaged';
-  /**
-   * Path of the EchoMQ module (`.so`) built for the nodes' CPU (arm64 on Graviton); deployed
-   * as an S3 asset. Default `module/build/emq-arm64.so` (`make -C module arm64` builds it).
-   */
-  readonly moduleArtifact?: string;
-  /** Primaries. Default `3`: a failover needs the votes of a majority of primaries. */
-  readonly shards?: number;
-  /** Replicas of each primary, 0 to 5 (0: no failover). Default `1`. */
-  readonly replicasPerShard?: number;
-  /** EC2 instance type of every node; a Graviton type (`t4g`, `m7g`, ...) runs arm64. Default `'t4g.small'`. */
-  readonly instanceType?: string;
-  /** TLS port of the nodes; their cluster bus listens on port + 10000. Default `6379`. */
-  readonly port?: number;
-  /** ACL rules of the functions' user. Default SELFMANAGED_ACCESS_STRING. */
-  readonly accessString?: string;
-  /** Size in GiB of each node's data volume (gp3, encrypted; holds the AOF). Default `20`. */
-  readonly dataVolumeGiB?: number;
-  /**
-   * Indexes of nodes whose instance an operator replaced; each mention launches that node
-   * once more (see the README). Default `[]`.
-   */
-  readonly replacedNodes?: readonly number[];
-}
-
-export type ResolvedSelfManaged = Resolved<SelfManagedCacheSettings>;
 
 export interface SelfManagedValkeyProps {
   readonly settings: ResolvedSelfManaged;

@@ -1,17 +1,14 @@
 /**
  * A Valkey cluster on EC2 that loads the EchoMQ module: the native family (EMQ.ADMIT) with its
- * per-write fence and paused guard. Its settings are declared beside the construct that reads
- * them (../selfmanaged.ts).
+ * per-write fence and paused guard. Its settings are declared in ../selfmanaged/settings.ts,
+ * which the construct reads too.
  */
 import { existsSync } from 'node:fs';
 import { ARM64_MODULE } from '../../../module/artifacts.js';
 import { FUNCTIONS_RULES_NATIVE } from '../../../src/access-rules.js';
 import type { CacheKindModule } from '../kind.js';
-import {
-  type ResolvedSelfManaged,
-  type SelfManagedCacheSettings,
-  SelfManagedValkey,
-} from '../selfmanaged.js';
+import type { ResolvedSelfManaged, SelfManagedCacheSettings } from '../selfmanaged/settings.js';
+import { SelfManagedValkey } from '../selfmanaged.js';
 
 export type { ResolvedSelfManaged, SelfManagedCacheSettings };
 
