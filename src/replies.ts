@@ -27,9 +27,18 @@ export class Batch {
     return this.#resolve === undefined;
   }
 
-  /** Records command `at`'s reply; the last one settles the batch. */
+  /**
+   * Records command `at`'s reply; the last one settles the batch. A reply read after the
+   * deadline (the timer, starved of CPU, had not fired yet) settles the batch as the timeout
+   * would have: a write answered that late is "may have been written", never a success, so a
+   * primary that resumes after a failover cannot acknowledge what its heir never received.
+   */
   settle(at: number, reply: Reply): void {
     if (this.#resolve === undefined) return;
+    if (this.deadline > 0 && performance.now() > this.deadline) {
+      this.expire();
+      return;
+    }
     this.replies[at] = reply;
     this.#left -= 1;
     if (this.#left === 0) this.#finish();
