@@ -73,8 +73,8 @@ export interface EchoMqProps {
   readonly settings?: SettingValues;
   /**
    * What becomes of the cache and queues the construct creates on delete or replacement.
-   * Default: kept (a final snapshot of an ElastiCache replication group, a Serverless cache
-   * and self-managed data volumes; the queues retained).
+   * Default: kept (a final snapshot of an ElastiCache replication group and of self-managed
+   * data volumes; a Serverless cache and the queues retained).
    */
   readonly removalPolicy?: RemovalPolicy;
   /** X-Ray active tracing on the functions (X-Ray's default sampling). Default `true`. */

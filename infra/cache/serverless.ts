@@ -33,7 +33,7 @@ export interface ServerlessValkeyProps {
   readonly settings: Required<ServerlessCacheSettings>;
   readonly network: CacheNetwork;
   readonly executor: ExecutorChoice;
-  /** On delete or replacement. Default: a final snapshot. */
+  /** On delete or replacement. Default: retained (CloudFormation takes no Snapshot policy here). */
   readonly removalPolicy?: RemovalPolicy | undefined;
 }
 
@@ -88,8 +88,9 @@ export class ServerlessValkey extends Construct implements CacheTarget {
       snapshotRetentionLimit: settings.snapshotRetentionDays,
     });
     this.cache.addResourceDependency(rbac.userGroup);
-    // The queue's rows live here: a delete or a replacement keeps a final snapshot by default.
-    this.cache.applyRemovalPolicy(keptAs(props.removalPolicy, RemovalPolicy.SNAPSHOT));
+    // The queue's rows live here: a delete or a replacement keeps the cache by default.
+    // CloudFormation takes no Snapshot policy on a Serverless cache (only Delete or Retain).
+    this.cache.applyRemovalPolicy(keptAs(props.removalPolicy, RemovalPolicy.RETAIN));
 
     const address = this.cache.attrEndpointAddress;
     const port = this.cache.attrEndpointPort;

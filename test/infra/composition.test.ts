@@ -151,10 +151,10 @@ describe('alone in a stack: its own API, queues and ElastiCache cluster', () => 
 });
 
 describe('removalPolicy', () => {
-  it('keeps a Serverless cache as a final snapshot by default', () => {
+  it('keeps a Serverless cache by default (CloudFormation takes no Snapshot policy for it)', () => {
     const { template } = composeEchoMq(() => ({ cache: EchoMqCache.serverless() }));
     const [, cache] = onlyResource(template, 'AWS::ElastiCache::ServerlessCache');
-    expect(cache).toMatchObject({ DeletionPolicy: 'Snapshot', UpdateReplacePolicy: 'Snapshot' });
+    expect(cache).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
   });
 
   it('opts out: DESTROY deletes the cache and the queues with the stack', () => {
