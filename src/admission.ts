@@ -195,7 +195,7 @@ export async function admitPrepared(
   for (let attempt = 1; ; attempt++) {
     await whenReady(client, healUntil);
     let round: Item[] = live;
-    // Only the first send of each admission may go out after the resend window has closed.
+    // Past the resend span's sending time only an admission's first send may still go out.
     let sendUntil = attempt === 1 ? deadlineMs : againUntil;
     while (round.length > 0) {
       if (Date.now() >= sendUntil) {

@@ -153,7 +153,7 @@ function checkDedupeTtl(config: Config): void {
   const span = resendSpanMs(config);
   if (config.dedupeTtlMs >= span) return;
   throw new ConfigError(
-    `EMQ_DEDUPE_TTL_MS (${config.dedupeTtlMs}) is shorter than ${span} ms, the longest span over which a function may send one admission again (${ADMISSION_PASSES} × (EMQ_CONNECT_TIMEOUT_MS ${config.connectTimeoutMs} + EMQ_COMMAND_TIMEOUT_MS ${config.commandTimeoutMs})): a key that expires before it would let that send write a second job. Raise EMQ_DEDUPE_TTL_MS to at least ${span}, or lower the timeouts.`,
+    `EMQ_DEDUPE_TTL_MS is ${config.dedupeTtlMs} ms, shorter than ${span} ms, the longest span over which a function may send one admission again: ${ADMISSION_PASSES} × (EMQ_CONNECT_TIMEOUT_MS ${config.connectTimeoutMs} + EMQ_COMMAND_TIMEOUT_MS ${config.commandTimeoutMs}). A key that expires sooner would let that send write a second job. Raise EMQ_DEDUPE_TTL_MS to at least ${span}, or lower the timeouts.`,
   );
 }
 

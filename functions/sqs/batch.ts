@@ -103,7 +103,7 @@ export async function handleSqsBatch(
  * One wave's admissions. A record whose connection was being re-established (a thaw, a
  * failover) is sent again in this invocation while its time allows, under the same key (its
  * message id, or its job id), so one thaw never costs the record a visibility timeout. Every
- * pass keeps to the one resend window the records' life is checked against (the core's
+ * pass keeps to the one resend span the records' life is checked against (the core's
  * ADMISSION_PASSES: the first call, and one more).
  */
 async function admitted(

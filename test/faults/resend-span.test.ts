@@ -1,4 +1,4 @@
-// The resend window. A write whose reply is lost with its connection is sent again by this
+// The resend span. A write whose reply is lost with its connection is sent again by this
 // code, under its key, once the connection is back: within one invocation for at most
 // resendSpanMs of the settings (two passes of the connect timeout and the command timeout). A
 // key that expired before that resend would let it write a second job, so loadConfig refuses an
@@ -53,10 +53,10 @@ describe('an idempotency key that could expire while this code still sends its c
     // The audit's setting: the table's minimum, one second.
     expect(() => loadConfig({ EMQ_DEDUPE_TTL_MS: '1000' })).toThrow(ConfigError);
     expect(() => loadConfig({ EMQ_DEDUPE_TTL_MS: '1000' })).toThrow(
-      /^EMQ_DEDUPE_TTL_MS \(1000\) is shorter than 10000 ms, .*EMQ_CONNECT_TIMEOUT_MS 3000 \+ EMQ_COMMAND_TIMEOUT_MS 2000.*Raise EMQ_DEDUPE_TTL_MS to at least 10000/,
+      /^EMQ_DEDUPE_TTL_MS is 1000 ms, shorter than 10000 ms, .*EMQ_CONNECT_TIMEOUT_MS 3000 \+ EMQ_COMMAND_TIMEOUT_MS 2000.*Raise EMQ_DEDUPE_TTL_MS to at least 10000/,
     );
     expect(() => loadConfig({ ...TIMEOUTS, EMQ_DEDUPE_TTL_MS: '3999' })).toThrow(
-      /^EMQ_DEDUPE_TTL_MS \(3999\) is shorter than 4000 ms/,
+      /^EMQ_DEDUPE_TTL_MS is 3999 ms, shorter than 4000 ms/,
     );
     expect(loadConfig({ ...TIMEOUTS, EMQ_DEDUPE_TTL_MS: '4000' }).dedupeTtlMs).toBe(4000);
   });
@@ -77,8 +77,8 @@ async function through(env: Record<string, string>): Promise<{ config: Config; c
   return { config, conn };
 }
 
-/** The smallest window loadConfig allows with TIMEOUTS: 4 s. */
-function smallestWindow(): Promise<{ config: Config; conn: Connection }> {
+/** The shortest TTL loadConfig allows with TIMEOUTS: the 4 s span. */
+function shortestTtl(): Promise<{ config: Config; conn: Connection }> {
   const span = resendSpanMs({ connectTimeoutMs: 1000, commandTimeoutMs: 1000 });
   expect(span).toBe(4000);
   return through({ ...TIMEOUTS, EMQ_DEDUPE_TTL_MS: String(span) });
@@ -109,13 +109,13 @@ function tapRecords(): { outcomes: Map<string, string>; close: () => void } {
 describe.each([
   // The audit's reproduction: nodes refusing connections for 1.5 s after the lost reply.
   ['1.5 s', 1_500],
-  // Longer than the key's life (the smallest window, 4 s): no resend may land after it.
+  // Longer than the key's life (the shortest TTL, 4 s): no resend may land after it.
   ['longer than the key lives', 5_000],
-])('with the smallest window, a lost reply and reconnects refused for %s', (_, refuseMs) => {
+])('with the shortest TTL, a lost reply and reconnects refused for %s', (_, refuseMs) => {
   let conn: Connection;
   let config: Config;
   beforeAll(async () => {
-    ({ config, conn } = await smallestWindow());
+    ({ config, conn } = await shortestTtl());
   });
   afterAll(() => conn?.close());
 
@@ -126,7 +126,7 @@ describe.each([
   };
 
   it('SQS: every record is written once, and an acknowledged one is the job it wrote', async () => {
-    const queue = randomQueue('window-sqs');
+    const queue = randomQueue('span-sqs');
     const records = Array.from({ length: 10 }, (_, i) => sqsRecord({ queue, body: `job ${i}` }));
     const tap = tapRecords();
     const dropped = proxy.dropped();
@@ -153,10 +153,10 @@ describe.each([
   it('keyless POST: one job, and a 201 only for the job it wrote', async () => {
     const services: HttpServices = { admission: () => admissionOf(conn, config) };
     for (let i = 0; i < 2; i++) {
-      const queue = randomQueue('window-post');
+      const queue = randomQueue('span-post');
       await lose(queue);
       const event = withBody(fixture('v2-post', { queue }), `post ${i}`);
-      const served = await serve(event, `req-window-${refuseMs}-${i}`, services);
+      const served = await serve(event, `req-span-${refuseMs}-${i}`, services);
       expect([201, 503]).toContain(served.response.statusCode);
       console.log(`refused ${refuseMs} ms: POST answered ${served.response.statusCode}`);
       expect(await rowsByPayload(queue)).toEqual(new Map([[`post ${i}`, 1]]));
