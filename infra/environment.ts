@@ -27,15 +27,19 @@ export function emqEnvironment(
 }
 
 /**
- * One problem per tunable the runtime refuses on its own, then (when each is acceptable) what
- * it refuses of them together (a WAIT longer than the command timeout), each naming the setting.
+ * Nothing when the runtime accepts the tunables together. Else one problem per tunable it
+ * refuses on its own, or (when each is acceptable) what it refuses of them together (a WAIT
+ * longer than the command timeout), each naming the setting. Together first: a rule between
+ * settings (a dedupe TTL within the timeouts' resend span) judged alone would hold one setting
+ * against the others' defaults, not against the values given.
  */
 export function settingsProblems(values: Required<SettingValues>): string[] {
+  const together = refusal(emqEnvironment(values, 'sqs'));
+  if (together.length === 0) return [];
   const alone = SETTING_NAMES.flatMap((name) =>
     refusal({ [SETTINGS[name].env]: String(values[name]) }),
   );
-  if (alone.length > 0) return alone;
-  return refusal(emqEnvironment(values, 'sqs'));
+  return alone.length > 0 ? alone : together;
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   type Item,
   propose,
 } from './admission-calls.js';
+import { Attempts } from './attempts.js';
 import type { Config } from './config.js';
 import type { Connection } from './connector.js';
 import { healed, noteUse, whenReady } from './healing.js';
@@ -29,6 +30,7 @@ import {
 } from './keyspace.js';
 import { classifyFailure, mendedByReconnecting, timedOut } from './outcome-rules.js';
 import { EmqError, InvalidInputError, UnavailableError } from './outcomes.js';
+import { resendUntil } from './resend-span.js';
 import { nodeNameOf } from './transport.js';
 
 export type { AdmissionResult, Admitted } from './admission-calls.js';
@@ -63,6 +65,14 @@ export interface Admitting {
    * answers before the core returns names as possibly written. Default: none.
    */
   readonly onSend?: ((index: number, id: string) => void) | undefined;
+  /**
+   * From when (Date.now() ms) nothing is sent again, only first sends: a face that calls the
+   * core again for the same requests gives every call one time, so all their sends stay within
+   * the resend span (resend-span.ts). Default: resendUntil from this call's start.
+   */
+  readonly resendUntilMs?: number | undefined;
+  /** An earlier call's results for the same requests, by index (attempts.ts). Default: none. */
+  readonly earlier?: readonly (AdmissionResult | undefined)[] | undefined;
 }
 
 /** The invocation a batch of requests belongs to. */
@@ -154,7 +164,8 @@ export function enqueueMany(
  * Sends what `prepare` checked; opens the connection only when something is to be sent. An
  * admission that fails in a way a reconnect mends (a connection closed while the container was
  * frozen, a silent node, a moved slot) is sent again, the same call under the same key, once
- * the connection is back: for at most the connect timeout, never past the deadline.
+ * the connection is back: for at most the connect timeout, never past the deadline, and never
+ * past the resend span that its idempotency record outlives.
  */
 export async function admitPrepared(
   target: Connection | AdmissionTarget,
@@ -174,30 +185,34 @@ export async function admitPrepared(
     return results;
   }
   const { client, config } = connection;
+  const now = Date.now();
   const deadlineMs = admitting.deadlineMs ?? Number.POSITIVE_INFINITY;
-  const healUntil = Math.min(Date.now() + config.connectTimeoutMs, deadlineMs);
-  // What an earlier attempt may have written, kept when a later attempt is refused unsent.
-  const maybe = new Map<number, EmqError>();
+  const againUntil = Math.min(admitting.resendUntilMs ?? resendUntil(config, now), deadlineMs);
+  const healUntil = Math.min(now + config.connectTimeoutMs, againUntil);
+  const attempts = new Attempts(prepared.ownKeys, live, admitting.earlier);
   noteUse(client);
   for (const item of live) if (item.kind === 'm') propose(connection, item);
   for (let attempt = 1; ; attempt++) {
     await whenReady(client, healUntil);
     let round: Item[] = live;
+    // Past the resend span's sending time only an admission's first send may still go out.
+    let sendUntil = attempt === 1 ? deadlineMs : againUntil;
     while (round.length > 0) {
-      if (Date.now() >= deadlineMs) {
+      if (Date.now() >= sendUntil) {
         for (const item of round) results[item.index] = tooLate();
         break;
       }
       for (const item of round) admitting.onSend?.(item.index, item.id);
       round = await admitRound(connection, round, results);
+      sendUntil = againUntil;
     }
     const mendable: Item[] = [];
     // A timed-out call is sent again only where the slot map, read again, names another node.
     const silent = new Map<Item, string>();
     for (const item of live) {
-      const result = results[item.index];
+      const result = results[item.index] as AdmissionResult;
+      attempts.note(item.index, result, item.kind === 'm');
       if (!(result instanceof EmqError)) continue;
-      if (result.written !== 'no') maybe.set(item.index, result);
       if (mendedByReconnecting(result)) mendable.push(item);
       else if (client.isCluster && timedOut(result)) silent.set(item, nodeOf(client, item));
     }
@@ -207,9 +222,7 @@ export async function admitPrepared(
     if (mendable.length === 0) break;
     live = mendable;
   }
-  return results.map((result, index) =>
-    settled(result, maybe.get(index), prepared.ownKeys.has(index)),
-  );
+  return results.map((result, index) => attempts.settled(index, result));
 }
 
 function nodeOf(client: Connection['client'], item: Item): string {
@@ -223,23 +236,6 @@ function tooLate(): EmqError {
   return new UnavailableError(
     'The request ran out of time before it was sent; nothing was written. Retry it.',
   );
-}
-
-/**
- * An admission's last result, told what earlier attempts did: a refusal of a later attempt
- * still says what an earlier one may have written (and names its job), and a duplicate of a
- * key only this invocation held is the job this invocation wrote.
- */
-function settled(
-  result: AdmissionResult,
-  earlier: EmqError | undefined,
-  ownKey: boolean,
-): AdmissionResult {
-  if (!(result instanceof EmqError)) {
-    return ownKey && result.status === 'duplicate' ? { ...result, status: 'enqueued' } : result;
-  }
-  if (earlier === undefined || result.written !== 'no' || !result.retryable) return result;
-  return earlier;
 }
 
 /** Checks one request (SPEC: before any I/O) and names its key. Throws InvalidInputError. */

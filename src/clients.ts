@@ -58,9 +58,15 @@ function nodeOptions(config: Config, url: URL, tls: ClientTls | undefined): Redi
     lazyConnect: true,
     // A Lambda should answer 503 fast rather than queue work behind a dead socket.
     enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    // A write whose reply was lost may have run: resending it after a reconnect could run it
-    // twice. The caller hears "unavailable" and retries with the same key instead (SPEC §5).
+    // Every call in flight fails at once when its connection closes, and the admission sends
+    // it again (keyed) once the connection is back (healing.ts). iovalkey 0.4.0 fails them
+    // only on the close that reaches this count of reconnects: with 1, the calls of the first
+    // close were kept aside and, resending being off, dropped at the reconnect unanswered, so
+    // each waited out the whole command timeout. A cluster's node clients (no retry strategy)
+    // fail them on every close anyway.
+    maxRetriesPerRequest: 0,
+    // A write whose reply was lost may have run: iovalkey must not resend it behind our back.
+    // The admission sends it again itself, under its key (SPEC §5), and knows it did.
     autoResendUnfulfilledCommands: false,
     retryStrategy: (times) => Math.min(50 * 2 ** times, 1_000),
     keepAlive: KEEPALIVE_MS,

@@ -1,10 +1,12 @@
 /**
  * The configuration: one shape (Config), one set of defaults (DEFAULTS), every EMQ_* variable
  * read here and nowhere else. It flows unchanged from loadConfig to connect(). A value the
- * server could not take fails at load with a ConfigError naming the variable, never echoing it.
+ * server could not take fails at load with a ConfigError naming the variable, never echoing it
+ * (only the timings that refuse a too-short EMQ_DEDUPE_TTL_MS are named: they hold no secret).
  */
 import { assertQueue } from './keyspace.js';
 import { ConfigError, EmqError } from './outcomes.js';
+import { ADMISSION_PASSES, resendSpanMs } from './resend-span.js';
 import { type IntegerSettingName, SETTINGS } from './settings-table.js';
 
 /** The server-side families of SPEC §4, and `auto`: the first one the servers run. */
@@ -139,7 +141,20 @@ export function loadConfig(env: Env = process.env): Config {
       'EMQ_ACK_TIMEOUT_MS must be less than EMQ_COMMAND_TIMEOUT_MS when EMQ_ACK_REPLICAS is set: WAIT runs inside the command timeout.',
     );
   }
+  checkDedupeTtl(config);
   return config;
+}
+
+/**
+ * A record that expires while this code may still send the same call again lets that send
+ * write a second job: the key must outlive the resend span (resend-span.ts).
+ */
+function checkDedupeTtl(config: Config): void {
+  const span = resendSpanMs(config);
+  if (config.dedupeTtlMs >= span) return;
+  throw new ConfigError(
+    `EMQ_DEDUPE_TTL_MS is ${config.dedupeTtlMs} ms, shorter than ${span} ms, the longest span over which a function may send one admission again: ${ADMISSION_PASSES} × (EMQ_CONNECT_TIMEOUT_MS ${config.connectTimeoutMs} + EMQ_COMMAND_TIMEOUT_MS ${config.commandTimeoutMs}). A key that expires sooner would let that send write a second job. Raise EMQ_DEDUPE_TTL_MS to at least ${span}, or lower the timeouts.`,
+  );
 }
 
 function iamAuth(read: (name: string) => string | undefined): IamAuthConfig | undefined {

@@ -117,3 +117,4 @@ export {
   type WriteStatus,
   type Written,
 } from './outcomes.js';
+export { ADMISSION_PASSES, resendSpanMs, resendUntil } from './resend-span.js';

@@ -4,8 +4,9 @@
  *
  * - A ready client's `stream` is the socket and `commandQueue` the FIFO its reply parser
  *   (DataHandler) shifts, calling `resolve(reply)` or `reject(error)` on each item's `command`
- *   and reading its `name` and `args`; on a close it rejects what is left (flushQueue,
- *   abortIncompletePipelines, which read `pipelineIndex`). Redis#sendCommand writes and pushes
+ *   and reading its `name` and `args`; on a close it rejects what is left (flushQueue, which
+ *   clients.ts's maxRetriesPerRequest 0 makes it do on every close; abortIncompletePipelines,
+ *   which reads `pipelineIndex`). Redis#sendCommand writes and pushes
  *   the same way when its client is ready. So a ready client takes our write and our queue
  *   items directly: no Promise, `.finally` and timer per command, and one per-connection
  *   timer stands for iovalkey's per-command `commandTimeout` (the same "Command timed out").

@@ -7,12 +7,14 @@
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import {
+  ADMISSION_PASSES,
   type AdmissionResult,
   type AdmissionTarget,
   EmqError,
   enqueueMany,
   mendedByReconnecting,
   type RequestOrFault,
+  resendUntil,
 } from '../../src/index.js';
 import { oneWrite } from '../shared/log.js';
 import { type DeadLetter, type DeadLetterResult, type DlqSender, sendDeadLetters } from './dlq.js';
@@ -100,25 +102,30 @@ export async function handleSqsBatch(
 /**
  * One wave's admissions. A record whose connection was being re-established (a thaw, a
  * failover) is sent again in this invocation while its time allows, under the same key (its
- * message id, or its job id), so one thaw never costs the record a visibility timeout.
+ * message id, or its job id), so one thaw never costs the record a visibility timeout. Every
+ * pass keeps to the one resend span the records' life is checked against (the core's
+ * ADMISSION_PASSES: the first call, and one more).
  */
 async function admitted(
   deps: SqsBatchDeps,
   requests: readonly RequestOrFault[],
 ): Promise<AdmissionResult[]> {
-  const admitting = { deadlineMs: deps.deadlineMs };
+  const { config } = deps.admission;
+  const admitting = { deadlineMs: deps.deadlineMs, resendUntilMs: resendUntil(config, Date.now()) };
   const results = await enqueueMany(deps.admission, requests, admitting);
-  const { connectTimeoutMs, commandTimeoutMs } = deps.admission.config;
-  for (let pass = 1; pass < PASSES; pass++) {
+  for (let pass = 1; pass < ADMISSION_PASSES; pass++) {
     const again = results.flatMap((result, index) =>
       result instanceof EmqError && mendedByReconnecting(result) ? [index] : [],
     );
-    const left = (deps.deadlineMs ?? Number.POSITIVE_INFINITY) - Date.now();
-    if (again.length === 0 || left < connectTimeoutMs + commandTimeoutMs) break;
+    const now = Date.now();
+    const left = (deps.deadlineMs ?? Number.POSITIVE_INFINITY) - now;
+    if (again.length === 0 || now >= admitting.resendUntilMs) break;
+    if (left < config.connectTimeoutMs + config.commandTimeoutMs) break;
     const more = await enqueueMany(
       deps.admission,
       again.map((index) => requests[index] as RequestOrFault),
-      admitting,
+      // What the first pass may have written is this pass's own (a duplicate of it is admitted).
+      { ...admitting, earlier: again.map((index) => results[index]) },
     );
     again.forEach((index, at) => {
       results[index] = more[at] as AdmissionResult;
@@ -126,9 +133,6 @@ async function admitted(
   }
   return results;
 }
-
-/** Admissions of one wave at most: the first, and one more for what a reconnect mends. */
-const PASSES = 2;
 
 async function deadLetter(
   permanent: readonly DeadLetter[],

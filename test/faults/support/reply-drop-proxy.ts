@@ -15,12 +15,16 @@ export interface ReplyDropProxy {
   dropReplyTo(marker: string): void;
   /** How many replies were dropped so far. */
   dropped(): number;
+  /** True while connections are refused after a drop (DropTrigger.refuseMs). */
+  refusing(): boolean;
   close(): Promise<void>;
 }
 
 /** What proxies in front of one cluster share: one armed drop for all of them. */
 export interface DropTrigger {
   marker: string | undefined;
+  /** After the drop, refuse connections (stop listening) this long, as a node that is down. Default: none. */
+  refuseMs?: number | undefined;
 }
 
 export async function startReplyDropProxy(
@@ -28,14 +32,18 @@ export async function startReplyDropProxy(
   trigger: DropTrigger = { marker: undefined },
 ): Promise<ReplyDropProxy> {
   let dropped = 0;
+  let port = 0;
+  let reopen: NodeJS.Timeout | undefined;
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
     const upstream = tcpConnect(upstreamPort, LOOPBACK);
     pairSockets(client, upstream, sockets);
     let doomed = false;
+    let refuseMs: number | undefined;
     client.on('data', (bytes) => {
       if (trigger.marker !== undefined && bytes.includes(trigger.marker)) {
         trigger.marker = undefined;
+        refuseMs = trigger.refuseMs;
         doomed = true;
       }
       upstream.write(bytes);
@@ -47,10 +55,18 @@ export async function startReplyDropProxy(
       }
       // The server answered: the command ran. Its reply is lost with the connection.
       dropped += 1;
+      if (refuseMs !== undefined && reopen === undefined) {
+        // Not listening: a reconnect is refused (ECONNREFUSED) until the port listens again.
+        server.close();
+        reopen = setTimeout(() => {
+          reopen = undefined;
+          server.listen(port, LOOPBACK);
+        }, refuseMs);
+      }
       client.destroy();
     });
   });
-  const port = await listenOnLoopback(server);
+  port = await listenOnLoopback(server);
   return {
     port: port,
     url: `redis://${LOOPBACK}:${port}`,
@@ -58,7 +74,9 @@ export async function startReplyDropProxy(
       trigger.marker = text;
     },
     dropped: () => dropped,
+    refusing: () => reopen !== undefined,
     close: async () => {
+      clearTimeout(reopen);
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
