@@ -32,13 +32,16 @@ const NOT_FOUND = '{"message":"Not Found"}';
  * Listens on 127.0.0.1:`port`. Rejects when the port is taken. `routes` are the ones the
  * stack deploys: any other request is answered 404 as API Gateway answers it, and never
  * reaches the function. `documents` are JSON texts served by GET at their exact path (the
- * OpenAPI document at `/openapi.json`), before routing. Default: none.
+ * OpenAPI document at `/openapi.json`), before routing. Default: none. `stage` serves the
+ * routes under a named stage (`prod`: `/prod/queues/...`) as API Gateway does, and nothing
+ * outside it; default `$default`, at the root.
  */
 export async function serveHttp(
   handler: HttpHandler,
   port: number,
   routes: readonly DeployedRoute[],
   documents: Readonly<Record<string, string>> = {},
+  stage = '$default',
 ): Promise<LocalHttp> {
   // The requests under way, each until its answer has been written out (or its socket lost).
   const underWay = new Set<Promise<void>>();
@@ -49,8 +52,8 @@ export async function serveHttp(
       response.end(document);
       return;
     }
-    const path = (request.url ?? '/').split('?')[0] as string;
-    if (!routed(routes, request.method ?? 'GET', path)) {
+    const path = routedPath((request.url ?? '/').split('?')[0] as string, stage);
+    if (path === undefined || !routed(routes, request.method ?? 'GET', path)) {
       request.resume();
       response.writeHead(404, { 'content-type': 'application/json' });
       response.end(NOT_FOUND);
@@ -62,7 +65,7 @@ export async function serveHttp(
     void answered.then(() => underWay.delete(answered));
     readBody(request)
       .then((body) =>
-        handler(toEvent(request, body, requestId), { requestId, timeoutMs: TIMEOUT_MS }),
+        handler(toEvent(request, body, requestId, stage), { requestId, timeoutMs: TIMEOUT_MS }),
       )
       .then((result) => writeResult(response, result as APIGatewayProxyResultV2))
       .catch(() => {
@@ -88,6 +91,17 @@ export async function serveHttp(
       await closed;
     },
   };
+}
+
+/**
+ * The path API Gateway routes: the request's, without the stage's name in front of it when
+ * the stage is a named one; undefined when the request is not under that stage.
+ */
+function routedPath(path: string, stage: string): string | undefined {
+  if (stage === '$default') return path;
+  const prefix = `/${stage}`;
+  if (path === prefix) return '';
+  return path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : undefined;
 }
 
 function listen(server: Server, port: number): Promise<void> {
