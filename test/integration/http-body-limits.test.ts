@@ -7,15 +7,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Children } from '../../scripts/local/children.js';
 import { type FunctionProcess, startFunction } from '../../scripts/local/function-process.js';
-import { type FixtureName, fixture, type HttpEventJson } from '../fixtures/http/events.js';
+import { batchOf, eventWithBody, FORMATS, type HttpEventJson } from '../fixtures/http/events.js';
 import { requestLine } from '../fixtures/http/invoke.js';
 import { freshBundle } from '../support/bundles.js';
 import { connectTo, jobsOf, startFencedServer } from '../support/emq.js';
 import { assertMatchesContract } from '../support/openapi.js';
 import { randomQueue, type ServerHandle } from '../support/servers.js';
-
-const FORMS = ['v2', 'v1', 'url'] as const;
-const ID = 'JOB0KHTOWnGLuC';
 
 let server: ServerHandle;
 const children = new Children();
@@ -39,49 +36,6 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/**
- * The fixture of `form` for `method`, sent to `path` with `body`: base64 with isBase64Encoded
- * when `base64`, else as text; the paths of the event set as its front sets them.
- */
-function eventOf(
-  form: (typeof FORMS)[number],
-  method: 'POST' | 'PUT',
-  path: string,
-  body: string,
-  base64: boolean,
-): HttpEventJson {
-  const name = `${form}-${method === 'PUT' ? 'put' : 'post'}` as FixtureName;
-  const event = fixture(name);
-  const encoded = base64 ? Buffer.from(body).toString('base64') : body;
-  const context = event.requestContext as Record<string, unknown>;
-  if (form === 'v1') {
-    const stage = String(context.stage);
-    return {
-      ...event,
-      path,
-      requestContext: { ...context, path: `/${stage}${path}` },
-      body: encoded,
-      isBase64Encoded: base64,
-    };
-  }
-  const http = context.http as Record<string, unknown>;
-  return {
-    ...event,
-    rawPath: path,
-    requestContext: { ...context, http: { ...http, path } },
-    body: encoded,
-    isBase64Encoded: base64,
-  };
-}
-
-/** A batch body of `count` text jobs of `bytes` each. */
-function batchOf(count: number, bytes: number): string {
-  const jobs = Array.from({ length: count }, (_, index) => ({
-    payload: `${index}:`.padEnd(bytes, 'x'),
-  }));
-  return JSON.stringify({ jobs });
-}
-
 async function answerTo(event: HttpEventJson) {
   const response = (await http.invoke(event)) as {
     statusCode: number;
@@ -92,20 +46,19 @@ async function answerTo(event: HttpEventJson) {
   return response;
 }
 
-const CASES = FORMS.flatMap((form) => [false, true].map((base64) => [form, base64] as const));
+const CASES = FORMATS.flatMap((form) => [false, true].map((base64) => [form, base64] as const));
 
 describe.each(CASES)('%s, base64 %s', (form, base64) => {
   it('answers 413 to a 9 MB batch (300 jobs of 30 KB), a 9 MB POST and PUT, and items over the cap', async () => {
     const queue = randomQueue('too-large');
-    const jobs = `/queues/${queue}/jobs`;
     const over = [
-      ['a 9 MB batch', eventOf(form, 'POST', `${jobs}/batch`, batchOf(300, 30_000), base64)],
-      ['a 9 MB POST', eventOf(form, 'POST', jobs, 'x'.repeat(9_000_000), base64)],
-      ['a 9 MB PUT', eventOf(form, 'PUT', `${jobs}/${ID}`, 'x'.repeat(9_000_000), base64)],
-      ['a POST over the cap', eventOf(form, 'POST', jobs, 'x'.repeat(262_145), base64)],
+      ['a 9 MB batch', eventWithBody(form, 'batch', queue, batchOf(300, 30_000), base64)],
+      ['a 9 MB POST', eventWithBody(form, 'POST', queue, 'x'.repeat(9_000_000), base64)],
+      ['a 9 MB PUT', eventWithBody(form, 'PUT', queue, 'x'.repeat(9_000_000), base64)],
+      ['a POST over the cap', eventWithBody(form, 'POST', queue, 'x'.repeat(262_145), base64)],
       [
         'a batch item over the cap',
-        eventOf(form, 'POST', `${jobs}/batch`, batchOf(2, 262_145), base64),
+        eventWithBody(form, 'batch', queue, batchOf(2, 262_145), base64),
       ],
     ] as const;
     for (const [what, event] of over) {

@@ -70,11 +70,16 @@ async function bundleOf(name: 'http' | 'sqs', options: FaceOptions): Promise<str
   return freshBundle(`functions/${name}`, ['src', `functions/${name}`, 'functions/shared']);
 }
 
+export interface RunningHttpFace extends RunningFace {
+  /** Invokes the function directly with an event of any form, as Lambda would. */
+  invoke(event: unknown): Promise<unknown>;
+}
+
 /** The HTTP function from its bundle, behind its front on a free port. */
 export async function startHttpFace(
   server: ServerHandle,
   options: HttpFaceOptions = {},
-): Promise<RunningFace> {
+): Promise<RunningHttpFace> {
   const front = options.front ?? { kind: 'api' };
   const stage = front.kind === 'api' ? (front.stage ?? '$default') : '$default';
   const routes = front.kind === 'api' ? (await synthesizedSettings(ROOT)).routes : FUNCTION_URL;
@@ -97,6 +102,7 @@ export async function startHttpFace(
   return {
     url: stage === '$default' ? served.url : `${served.url}/${stage}`,
     log,
+    invoke: (event) => http.invoke(event),
     stop: async () => {
       await served.close();
       await http.stop();
