@@ -7,7 +7,12 @@ import { LIBRARY_VERSION } from '../../src/executors/library.js';
 
 const read = (name: string) => readFileSync(new URL(`../../${name}`, import.meta.url), 'utf8');
 const { version } = JSON.parse(read('package.json')) as { version: string };
-const newest = read('CHANGELOG.md').split(/^## /m)[1] ?? '';
+// The newest release: the first section after the changes not yet released, if any.
+const newest =
+  read('CHANGELOG.md')
+    .split(/^## /m)
+    .slice(1)
+    .find((section) => !section.startsWith('Unreleased\n')) ?? '';
 
 describe('CHANGELOG.md', () => {
   it('opens with this version, naming its wire identity and library version', () => {
