@@ -100,7 +100,7 @@ export async function startHttpFace(
     stage,
   );
   return {
-    url: stage === '$default' ? served.url : `${served.url}/${stage}`,
+    url: served.url,
     log,
     invoke: (event) => http.invoke(event),
     stop: async () => {
