@@ -1,9 +1,18 @@
 // A batch of any size as requests the service takes (SPEC §12a): at most 1,000 jobs and
 // 6 MiB of body each, measured as sent (JSON escaping and the base64 of bytes included), in
-// input order, each job's key kept on its retries. An item too large alone is refused before
-// anything is sent.
+// input order, each job's key kept on its retries. A request is filled up to what its body
+// takes of the Lambda event (a JSON string there, escaped once more, beside headers and
+// context, all within 6 MiB). An item too large alone is refused before anything is sent.
 import { describe, expect, it } from 'vitest';
-import { batchBody, bodyBytes, requestRanges, serialized } from '../../client/batch-split.js';
+import {
+  batchBody,
+  bodyBytes,
+  EVENT_BODY_BYTES,
+  eventBodyBytes,
+  requestRanges,
+  type SerializedItem,
+  serialized,
+} from '../../client/batch-split.js';
 import type { BatchItem } from '../../client/contract.js';
 import {
   EchoMqClient,
@@ -13,7 +22,7 @@ import {
 } from '../../client/index.js';
 import { mintJobId } from '../../src/index.js';
 
-type Sent = { readonly bytes: number; readonly items: BatchItem[] };
+type Sent = { readonly bytes: number; readonly eventBytes: number; readonly items: BatchItem[] };
 
 /** A client whose batch requests are recorded and answered: every item enqueued under a fresh id, or by `answer`. */
 function recording(
@@ -30,8 +39,11 @@ function recording(
     ...(options.maxPayloadBytes === undefined ? {} : { maxPayloadBytes: options.maxPayloadBytes }),
     fetch: async (_, init) => {
       const body = init?.body as Uint8Array;
-      const items = (JSON.parse(Buffer.from(body).toString('utf8')) as { jobs: BatchItem[] }).jobs;
-      sent.push({ bytes: body.byteLength, items });
+      const text = Buffer.from(body).toString('utf8');
+      const items = (JSON.parse(text) as { jobs: BatchItem[] }).jobs;
+      // The body as a Lambda event holds it: a JSON string, without its two quotes.
+      const eventBytes = Buffer.byteLength(JSON.stringify(text)) - 2;
+      sent.push({ bytes: body.byteLength, eventBytes, items });
       const answer = options.answer?.(items, sent.length) ?? {
         queue: 'orders',
         results: items.map(() => ({ id: mintJobId(), status: 'enqueued' })),
@@ -45,34 +57,63 @@ function recording(
   return { client, sent };
 }
 
-/** An item whose body alone is exactly `bytes`. */
-function itemOfBody(bytes: number): BatchItem {
-  const bare = bodyBytes([serialized({ payload: '', idempotencyKey: 'k' })]);
-  return { payload: 'a'.repeat(bytes - bare), idempotencyKey: 'k' };
+/** An item whose body alone takes exactly `bytes` of its event. */
+function itemOfEvent(bytes: number): SerializedItem {
+  const bare = eventBodyBytes([serialized({ payload: '', idempotencyKey: 'k' })]);
+  return serialized({ payload: 'a'.repeat(bytes - bare), idempotencyKey: 'k' });
+}
+
+/** Every request within both limits, and each but the last unable to take the next item. */
+function expectFull(sent: readonly Sent[], items: readonly SerializedItem[]): void {
+  let next = 0;
+  sent.forEach(({ bytes, eventBytes, items: held }, request) => {
+    expect(bytes).toBeLessThanOrEqual(MAX_BATCH_BYTES);
+    expect(eventBytes).toBe(eventBodyBytes(items.slice(next, next + held.length)));
+    expect(eventBytes).toBeLessThanOrEqual(EVENT_BODY_BYTES);
+    next += held.length;
+    if (request < sent.length - 1) {
+      expect(eventBodyBytes(items.slice(next - held.length, next + 1))).toBeGreaterThan(
+        EVENT_BODY_BYTES,
+      );
+    }
+  });
+  expect(next).toBe(items.length);
 }
 
 describe('requestRanges', () => {
-  it('fills a request to exactly 6 MiB, and starts another at one byte more', () => {
-    const exact = serialized(itemOfBody(MAX_BATCH_BYTES));
-    expect(batchBody([exact]).byteLength).toBe(MAX_BATCH_BYTES);
+  it('fills a request to exactly its share of the event, and starts another at one byte more', () => {
+    const exact = itemOfEvent(EVENT_BODY_BYTES);
+    expect(eventBodyBytes([exact])).toBe(EVENT_BODY_BYTES);
+    expect(bodyBytes([exact])).toBeLessThanOrEqual(MAX_BATCH_BYTES);
+    expect(batchBody([exact]).byteLength).toBe(bodyBytes([exact]));
     expect(requestRanges([exact])).toEqual([[0, 1]]);
 
-    // Two items whose body together is exactly the limit: one request; one byte more: two.
-    // Together, a body holds one envelope (11 bytes) and one comma fewer than two alone do.
-    const first = serialized(itemOfBody(1_000_000));
-    const pair = [first, serialized(itemOfBody(MAX_BATCH_BYTES - 1_000_000 + 10))];
-    expect(batchBody(pair).byteLength).toBe(MAX_BATCH_BYTES);
+    // Two items whose event body together is exactly the limit: one request; one byte more: two.
+    const first = itemOfEvent(1_000_000);
+    // The pair's size grows by one with each byte of the second item's payload.
+    const extra = 100 + EVENT_BODY_BYTES - eventBodyBytes([first, itemOfEvent(100)]);
+    const pair = [first, itemOfEvent(extra)];
+    expect(eventBodyBytes(pair)).toBe(EVENT_BODY_BYTES);
     expect(requestRanges(pair)).toEqual([[0, 2]]);
-    const over = [first, serialized(itemOfBody(MAX_BATCH_BYTES - 1_000_000 + 11))];
-    expect(batchBody(over).byteLength).toBe(MAX_BATCH_BYTES + 1);
+    const over = [first, itemOfEvent(extra + 1)];
+    expect(eventBodyBytes(over)).toBe(EVENT_BODY_BYTES + 1);
     expect(requestRanges(over)).toEqual([
       [0, 1],
       [1, 2],
     ]);
   });
 
+  it('counts the body as the event holds it: each quote and backslash once more', () => {
+    const item = serialized({ payload: '"\\x', idempotencyKey: 'k' });
+    // {"payload":"\"\\x","idempotencyKey":"k"}: 40 bytes, 12 of them quotes and backslashes.
+    expect(item.json).toBe('{"payload":"\\"\\\\x","idempotencyKey":"k"}');
+    expect(item.bytes).toBe(40);
+    expect(item.eventBytes).toBe(52);
+    expect(item.eventBytes).toBe(Buffer.byteLength(JSON.stringify(item.json)) - 2);
+  });
+
   it('refuses an item whose body alone is over the limit, naming it', () => {
-    const items = [serialized({ payload: 'x' }), serialized(itemOfBody(MAX_BATCH_BYTES + 1))];
+    const items = [serialized({ payload: 'x' }), itemOfEvent(EVENT_BODY_BYTES + 1)];
     let refused: unknown;
     try {
       requestRanges(items);
@@ -99,16 +140,19 @@ describe('requestRanges', () => {
 
 describe('enqueueBatch, split', () => {
   it('counts JSON escaping: 300 payloads of 30,000 quote, backslash and control characters', async () => {
-    // Each payload is 30,000 bytes, 90,000 as JSON text: counted raw, 9 MB would go in two
-    // requests of 13.5 MB of body; as sent, 69 items fill a request.
+    // Each payload is 30,000 bytes, 90,000 as JSON text and 135,000 in the event: counted raw,
+    // 9 MB would go in two requests of 13.5 MB of body; as the event holds them, 46 fill one.
     const payload = '"\\\u0001\n'.repeat(7_500);
     const { client, sent } = recording();
     const outcomes = await client.enqueueBatch(
       'orders',
       Array.from({ length: 300 }, (_, index) => ({ payload, idempotencyKey: `k${index}` })),
     );
-    expect(sent.every(({ bytes }) => bytes <= MAX_BATCH_BYTES)).toBe(true);
-    expect(sent.map(({ items }) => items.length)).toEqual([69, 69, 69, 69, 24]);
+    expectFull(
+      sent,
+      sent.flatMap(({ items }) => items.map(serialized)),
+    );
+    expect(sent.map(({ items }) => items.length)).toEqual([46, 46, 46, 46, 46, 46, 24]);
     const keys = sent.flatMap(({ items }) => items.map((item) => item.idempotencyKey));
     expect(keys).toEqual(Array.from({ length: 300 }, (_, index) => `k${index}`));
     expect(sent.flatMap(({ items }) => items.map((item) => item.payload === payload))).toEqual(
@@ -127,9 +171,12 @@ describe('enqueueBatch, split', () => {
       ...Array.from({ length: 40 }, () => ({ payload: text })),
     ];
     const outcomes = await client.enqueueBatch('orders', jobs);
-    expect(sent.every(({ bytes: size }) => size <= MAX_BATCH_BYTES)).toBe(true);
-    // 23 items of 266,758 bytes as sent fill the first; the second takes 7 of them and 22 of text.
-    expect(sent.map(({ items }) => items.length)).toEqual([23, 29, 18]);
+    expectFull(
+      sent,
+      sent.flatMap(({ items }) => items.map(serialized)),
+    );
+    // 23 items of 266,770 bytes in the event fill the first; the second takes 7 and 21 of text.
+    expect(sent.map(({ items }) => items.length)).toEqual([23, 28, 19]);
     expect(sent.flatMap(({ items }) => items.map((item) => item.encoding ?? 'text'))).toEqual([
       ...Array(30).fill('base64'),
       ...Array(40).fill('text'),
