@@ -4,11 +4,42 @@
  * refusal, without a round trip and without a retry.
  */
 import { isJobId } from '../src/ids.js';
+import { SETTINGS } from '../src/settings-table.js';
 import { IdempotencyKeyPattern, QueuePattern } from './contract.js';
-import { type EmqClientError, invalid } from './errors.js';
+import { type EmqClientError, invalid, tooLarge } from './errors.js';
 
 /** A job's payload: text (sent as UTF-8) or bytes, byte for byte. */
 export type Payload = string | Uint8Array;
+
+/** The service's payload cap, by the row of its setting: its default and its bounds. */
+const PAYLOAD_CAP = SETTINGS.maxPayloadBytes;
+
+/** The `maxPayloadBytes` option, or the service's default; throws EMQ_INVALID_CONFIG out of bounds. */
+export function payloadLimit(value: number = PAYLOAD_CAP.default): number {
+  if (!Number.isInteger(value) || value < PAYLOAD_CAP.min || value > PAYLOAD_CAP.max) {
+    throw invalid(
+      'EMQ_INVALID_CONFIG',
+      `maxPayloadBytes must be a whole number from ${PAYLOAD_CAP.min} to ${PAYLOAD_CAP.max} (got ${value}): give the service's ${PAYLOAD_CAP.env}.`,
+    );
+  }
+  return value;
+}
+
+/** The payload's size in bytes, as the service counts it (text as UTF-8). */
+export function payloadBytes(payload: Payload): number {
+  return typeof payload === 'string' ? Buffer.byteLength(payload, 'utf8') : payload.byteLength;
+}
+
+/** Refuses a payload over `limit` bytes (the client's `maxPayloadBytes`) with 413. */
+export function checkPayload(payload: Payload, limit: number, index?: number): void {
+  const bytes = payloadBytes(payload);
+  if (bytes > limit) {
+    throw tooLarge(
+      `${jobOf(index)}The payload is ${bytes} bytes; the limit is ${limit} (the client's maxPayloadBytes, which should be the service's EMQ_MAX_PAYLOAD_BYTES). Send a smaller payload, or store it elsewhere and enqueue its address.`,
+      index,
+    );
+  }
+}
 
 export function checkQueue(queue: string): void {
   if (!QueuePattern.test(queue) || queue === '.' || queue === '..') {

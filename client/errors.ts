@@ -21,7 +21,10 @@ export type ClientCode =
 
 export interface ClientErrorFields {
   readonly code: ClientCode;
-  /** The HTTP status; undefined when there was no answer, or the call was refused before I/O. */
+  /**
+   * The HTTP status; undefined when there was no answer, or the call was refused before I/O
+   * (but for a payload too large: 413, as the service would answer).
+   */
   readonly status?: number | undefined;
   readonly retryable: boolean;
   /** The request id of the last answer (`x-request-id`): quote it to an operator. */
@@ -87,6 +90,21 @@ function sendAgain(fields: ClientErrorFields): string {
     return ` Send it again with id "${fields.id}": it is admitted at most once.`;
   }
   return '';
+}
+
+/**
+ * A payload or request too large for the service, refused before any I/O with the status the
+ * service would answer (413); `index` names the job of a batch, in `items` as the service would.
+ */
+export function tooLarge(message: string, index?: number): EmqClientError {
+  const items =
+    index === undefined ? undefined : [{ index, code: 'EMQ_PAYLOAD_TOO_LARGE', detail: message }];
+  return new EmqClientError(message, {
+    code: 'EMQ_PAYLOAD_TOO_LARGE',
+    status: 413,
+    retryable: false,
+    items,
+  });
 }
 
 /** A refusal of the client's own, before any I/O. */

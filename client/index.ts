@@ -3,16 +3,10 @@
  * It knows the HTTP contract and how ids are minted, never Valkey.
  */
 export { mintJobId as mintId } from '../src/ids.js';
+export type { BatchJob, BatchOutcome, EnqueueOptions } from './batch.js';
+export { MAX_BATCH_BYTES, MAX_BATCH_JOBS } from './batch-split.js';
 export type { Payload } from './checks.js';
-export {
-  type BatchJob,
-  type BatchOutcome,
-  EchoMqClient,
-  type EchoMqClientOptions,
-  type EnqueueOptions,
-  type HeaderMap,
-  MAX_BATCH_JOBS,
-} from './client.js';
+export { EchoMqClient, type EchoMqClientOptions, type HeaderMap } from './client.js';
 export type {
   Admitted,
   Job,

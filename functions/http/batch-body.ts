@@ -15,11 +15,12 @@ import {
   type RequestOrFault,
 } from '../../src/index.js';
 import { decodeBase64 } from '../shared/base64.js';
+import { MAX_REQUEST_BYTES } from './event.js';
 
 /** Most jobs in one batch request (the common limit among ingest APIs). */
 export const MAX_BATCH_JOBS = 1_000;
-/** Lambda's synchronous request limit, 6 MiB: a larger body never reaches the function through API Gateway. */
-export const MAX_BATCH_BODY_BYTES = 6 * 1024 * 1024;
+/** The most bytes of a batch body: any request's (event.ts refuses a larger body before it is read). */
+export const MAX_BATCH_BODY_BYTES = MAX_REQUEST_BYTES;
 /** Items named in one refusal; the count says how many more there were. */
 export const MAX_ITEMS_NAMED = 20;
 
@@ -120,13 +121,6 @@ function samePayload(a: EnqueueRequest, b: EnqueueRequest): boolean {
 
 /** The body's items as requests (or their shape faults), in order. Throws BatchRefusal. */
 export function parseBatch(queue: string, body: Buffer): RequestOrFault[] {
-  if (body.byteLength > MAX_BATCH_BODY_BYTES) {
-    throw new BatchRefusal(
-      `The batch body is ${body.byteLength} bytes; the limit is ${MAX_BATCH_BODY_BYTES}. Split it into smaller batches.`,
-      [],
-      true,
-    );
-  }
   // Decoding replaces bytes that are not UTF-8 with U+FFFD: a payload would be stored changed.
   if (!isUtf8(body)) throw notUtf8(body);
   return jobsOf(body).map((item) => {

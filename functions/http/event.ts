@@ -5,7 +5,14 @@
  * never crash the container.
  */
 import { InvalidInputError } from '../../src/index.js';
-import { decodeBase64 } from '../shared/base64.js';
+import { decodeBase64, decodedLength } from '../shared/base64.js';
+
+/**
+ * The most body bytes one request may carry: Lambda's synchronous invocation limit (6 MiB),
+ * which no request through API Gateway or a Function URL can pass. A larger body is refused
+ * (413) from its length, before it is decoded, whatever the event's form.
+ */
+export const MAX_REQUEST_BYTES = 6 * 1024 * 1024;
 
 /** Which shape the event had; logged, so operators can tell the fronts apart. */
 export type EventFormat = 'v2' | 'v1' | 'url';
@@ -147,7 +154,15 @@ function lastValues(headers: Fields | undefined): Record<string, string> {
 function bodyOf(fields: Fields): Buffer {
   const body = fields.body;
   if (typeof body !== 'string') return Buffer.alloc(0);
-  if (fields.isBase64Encoded !== true) return Buffer.from(body, 'utf8');
+  const base64 = fields.isBase64Encoded === true;
+  const size = base64 ? decodedLength(body) : Buffer.byteLength(body, 'utf8');
+  if (size > MAX_REQUEST_BYTES) {
+    throw new InvalidInputError(
+      'EMQ_PAYLOAD_TOO_LARGE',
+      `The request body is ${size} bytes; a request carries at most ${MAX_REQUEST_BYTES} (Lambda's limit). Send larger payloads in parts, and split batches into smaller ones.`,
+    );
+  }
+  if (!base64) return Buffer.from(body, 'utf8');
   const bytes = decodeBase64(body);
   if (bytes === undefined) {
     throw new InvalidInputError(

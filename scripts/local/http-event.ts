@@ -18,11 +18,15 @@ export async function readBody(request: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** The payload 2.0 event API Gateway would send for this request. */
+/**
+ * The payload 2.0 event API Gateway would send for this request, on `stage` (a named stage
+ * keeps its name in front of rawPath, as HTTP APIs send it). Default: `$default`.
+ */
 export function toEvent(
   request: IncomingMessage,
   body: Buffer,
   requestId: string,
+  stage = '$default',
   now: Date = new Date(),
 ): APIGatewayProxyEventV2 {
   // The request target as sent: still percent-encoded, as API Gateway's rawPath is.
@@ -57,7 +61,7 @@ export function toEvent(
       },
       requestId,
       routeKey: '$default',
-      stage: '$default',
+      stage,
       time: now.toISOString(),
       timeEpoch: now.getTime(),
     },

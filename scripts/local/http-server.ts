@@ -21,6 +21,7 @@ const TIMEOUT_MS = 30_000;
 const CLOSE_GRACE_MS = 5_000;
 
 export interface LocalHttp {
+  /** The API's URL, as its stage gives it: with the stage's name when it is a named one. */
   readonly url: string;
   close(): Promise<void>;
 }
@@ -32,25 +33,28 @@ const NOT_FOUND = '{"message":"Not Found"}';
  * Listens on 127.0.0.1:`port`. Rejects when the port is taken. `routes` are the ones the
  * stack deploys: any other request is answered 404 as API Gateway answers it, and never
  * reaches the function. `documents` are JSON texts served by GET at their exact path (the
- * OpenAPI document at `/openapi.json`), before routing. Default: none.
+ * OpenAPI document at `/openapi.json`, under the stage), before routing. Default: none. `stage` serves the
+ * routes under a named stage (`prod`: `/prod/queues/...`) as API Gateway does, and nothing
+ * outside it; default `$default`, at the root.
  */
 export async function serveHttp(
   handler: HttpHandler,
   port: number,
   routes: readonly DeployedRoute[],
   documents: Readonly<Record<string, string>> = {},
+  stage = '$default',
 ): Promise<LocalHttp> {
   // The requests under way, each until its answer has been written out (or its socket lost).
   const underWay = new Set<Promise<void>>();
   const server = createServer((request, response) => {
-    const document = request.method === 'GET' ? documents[request.url ?? ''] : undefined;
+    const path = routedPath((request.url ?? '/').split('?')[0] as string, stage);
+    const document = request.method === 'GET' && path !== undefined ? documents[path] : undefined;
     if (document !== undefined) {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(document);
       return;
     }
-    const path = (request.url ?? '/').split('?')[0] as string;
-    if (!routed(routes, request.method ?? 'GET', path)) {
+    if (path === undefined || !routed(routes, request.method ?? 'GET', path)) {
       request.resume();
       response.writeHead(404, { 'content-type': 'application/json' });
       response.end(NOT_FOUND);
@@ -62,7 +66,7 @@ export async function serveHttp(
     void answered.then(() => underWay.delete(answered));
     readBody(request)
       .then((body) =>
-        handler(toEvent(request, body, requestId), { requestId, timeoutMs: TIMEOUT_MS }),
+        handler(toEvent(request, body, requestId, stage), { requestId, timeoutMs: TIMEOUT_MS }),
       )
       .then((result) => writeResult(response, result as APIGatewayProxyResultV2))
       .catch(() => {
@@ -76,7 +80,7 @@ export async function serveHttp(
   });
   await listen(server, port);
   return {
-    url: `http://${LOOPBACK}:${port}`,
+    url: `http://${LOOPBACK}:${port}${stage === '$default' ? '' : `/${stage}`}`,
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
@@ -88,6 +92,17 @@ export async function serveHttp(
       await closed;
     },
   };
+}
+
+/**
+ * The path API Gateway routes: the request's, without the stage's name in front of it when
+ * the stage is a named one; undefined when the request is not under that stage.
+ */
+function routedPath(path: string, stage: string): string | undefined {
+  if (stage === '$default') return path;
+  const prefix = `/${stage}`;
+  if (path === prefix) return '';
+  return path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : undefined;
 }
 
 function listen(server: Server, port: number): Promise<void> {

@@ -20,6 +20,11 @@ export interface StackOptions {
   readonly sqs: boolean;
   /** The local SQS server's port. Default: a free port. */
   readonly sqsPort: number | undefined;
+  /**
+   * The HTTP API's stage: `$default` serves the routes at the root, as the stack deploys them;
+   * a named one (`prod`) serves them under `/prod` only, as API Gateway does. Default `$default`.
+   */
+  readonly stage: string;
 }
 
 export const USAGE = `Usage: npm start -- [options]
@@ -37,6 +42,8 @@ Options:
   --sqs               also start a local SQS server (fauxqs) with a source queue and a DLQ,
                       polled as Lambda's event source mapping does, into the SQS function
   --sqs-port <n>      the local SQS server's port (default: a free port)
+  --stage <name>      serve the API under a named stage, /<name>/queues/..., as API Gateway
+                      serves a stage other than $default (default: at the root)
   -h, --help          this text
 
 Each function runs in a process of its own with your environment: EMQ_WIRE and the other
@@ -64,6 +71,7 @@ export function parseOptions(args: readonly string[], projectDir: string): Stack
     rawLogs: values['raw-logs'] === true,
     sqs: values.sqs === true,
     sqsPort: port('--sqs-port', values['sqs-port']),
+    stage: stage(values.stage),
   };
 }
 
@@ -80,9 +88,19 @@ function parse(args: readonly string[]) {
       'raw-logs': { type: 'boolean' },
       sqs: { type: 'boolean' },
       'sqs-port': { type: 'string' },
+      stage: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
+}
+
+/** A stage name as API Gateway takes one: 1 to 128 of A-Z a-z 0-9 _ -, or `$default`. */
+function stage(value: string | undefined): string {
+  if (value === undefined || value === '$default') return '$default';
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(value)) {
+    throw new UsageError('--stage expects a stage name: 1 to 128 of A-Z a-z 0-9 _ -.');
+  }
+  return value;
 }
 
 function port(name: string, value: string | undefined): number | undefined {

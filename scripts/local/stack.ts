@@ -62,6 +62,12 @@ function isLocalServer(server: unknown): boolean {
 
 export class StackError extends Error {}
 
+/** The API's URL the stack serves: its port, and its stage when it is a named one. */
+function endpointOf(options: StackOptions): string {
+  const stage = options.stage === '$default' ? '' : `/${options.stage}`;
+  return `http://${LOOPBACK}:${options.httpPort}${stage}`;
+}
+
 export class LocalStack {
   readonly #children = new Children();
   readonly #functions: FunctionProcess[] = [];
@@ -155,7 +161,8 @@ export class LocalStack {
       (event, invocation) => http.invoke(event, invocation),
       options.httpPort,
       deployed.routes,
-      { [OPENAPI_ROUTE]: openapiJson(projectDir, `http://${LOOPBACK}:${options.httpPort}`) },
+      { [OPENAPI_ROUTE]: openapiJson(projectDir, endpointOf(options)) },
+      options.stage,
     );
 
     await writeState(options.dataDir, {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EchoMqClient } from '../../client/index.js';
 import { synthesizedSettings } from '../../scripts/local/synthesis.js';
 import { type DeployedSettings, routed } from '../../scripts/local/template.js';
 import { valkeyVersionLine } from '../../scripts/valkey/cli.js';
@@ -228,6 +229,9 @@ describe('local stack, standalone', () => {
       ['DELETE', '/queues/q/jobs/JOB0SaFbT0LuLE'],
       ['POST', '/queues/q/other'],
       ['GET', '/'],
+      // What a client that joined its endpoint's `/` and the route would send.
+      ['POST', '//queues/q/jobs'],
+      ['POST', '/queues/q/jobs/'],
     ] as const) {
       expect(routed(deployed.routes, method, path)).toBe(false);
       const response = await fetch(`${stack.state.http}${path}`, { method });
@@ -408,6 +412,44 @@ describe('local stack, cluster', () => {
     const read = await fetch(`${stack.state.http}/queues/${queue}/jobs/${id}`);
     expect(((await read.json()) as { payload: string }).payload).toBe('on a cluster');
 
+    expect(await stopWithCtrlC(stack, dataDir)).toBe(0);
+  });
+});
+
+describe('local stack, under a named stage (--stage prod)', () => {
+  it('serves the routes under /prod only, as API Gateway serves a named stage, to the client too', async () => {
+    const dataDir = await dataFolder();
+    const [httpPort] = await freePorts(1);
+    const stack = await startStack(['--stage', 'prod', '--port', String(httpPort)], dataDir);
+    const origin = `http://127.0.0.1:${httpPort}`;
+    expect(stack.state.http).toBe(`${origin}/prod`);
+    expect(stack.output()).toContain(`curl -i -X POST ${origin}/prod/queues/demo/jobs`);
+
+    const queue = randomQueue();
+    for (const endpoint of [stack.state.http, `${stack.state.http}/`]) {
+      const client = new EchoMqClient({ endpoint, credentials: false });
+      const admitted = await client.enqueue(queue, 'staged', { idempotencyKey: 'staged-1' });
+      expect((await client.get(queue, admitted.id))?.payload).toBe('staged');
+    }
+    const response = await fetch(`${stack.state.http}/queues/${queue}/jobs`, {
+      method: 'POST',
+      headers: { 'Idempotency-Key': 'staged-1' },
+      body: 'staged',
+    });
+    expect(response.status).toBe(200);
+    const { id } = (await response.json()) as { id: string };
+    expect(response.headers.get('location')).toBe(`/prod/queues/${queue}/jobs/${id}`);
+
+    // Outside the stage, API Gateway's 404, before the function.
+    for (const path of [`/queues/${queue}/jobs`, `/production/queues/${queue}/jobs`]) {
+      const outside = await fetch(`${origin}${path}`, { method: 'POST', body: 'x' });
+      expect(outside.status).toBe(404);
+      expect(await outside.json()).toEqual({ message: 'Not Found' });
+    }
+    const openapi = await fetch(`${stack.state.http}/openapi.json`);
+    expect(((await openapi.json()) as { servers: { url: string }[] }).servers[0]?.url).toBe(
+      stack.state.http,
+    );
     expect(await stopWithCtrlC(stack, dataDir)).toBe(0);
   });
 });

@@ -1,15 +1,20 @@
 // The producer client as users get it: from a folder that installed the packed tarball, a
 // plain Node program imports `echomq-lambda/client` and calls the HTTP and SQS functions the
 // package ships (their bundles from node_modules, each in a process of its own, as Lambda runs
-// them) on a real Valkey. A keyed and a keyless enqueue through a 503 make one job each; a
-// refusal is thrown at once; a batch answers in order; an entry sent twice under two message
-// ids is one job. The jobs are counted in Valkey.
+// them) on a real Valkey. The HTTP function is behind the routes of the synthesized stack,
+// matched as API Gateway matches them; the client is pointed at its root (with and without a
+// trailing `/`) and at a named stage. At each: a keyed and a keyless enqueue through a 503 make
+// one job each; a replay is their duplicate; a refusal is thrown at once; a job reads back; a
+// batch of 300 jobs of 30 KB (9 MB, over one request's 6 MiB) goes through a 503 and answers
+// in input order. An SQS entry sent twice under two message ids is one job. The installed
+// HTTP function answers 413 to a 9 MB batch in every event form. The jobs are counted in Valkey.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Connection } from '../../src/index.js';
+import { type Connection, readJob } from '../../src/index.js';
+import { batchOf, eventWithBody, FORMATS } from '../fixtures/http/events.js';
 import { connectTo, jobsOf, startFencedServer } from '../support/emq.js';
 import {
-  type RunningFace,
+  type RunningHttpFace,
   type RunningSqsFace,
   startHttpFace,
   startSqsFace,
@@ -19,35 +24,37 @@ import { randomQueue, type ServerHandle } from '../support/servers.js';
 
 let installed: InstalledPackage;
 let server: ServerHandle;
-let http: RunningFace;
+let root: RunningHttpFace;
+let staged: RunningHttpFace;
 let sqs: RunningSqsFace;
 let reader: Connection;
 
 beforeAll(async () => {
   [installed, server] = await Promise.all([installPackage(), startFencedServer()]);
   const bundles = join(installed.dir, 'node_modules', 'echomq-lambda', 'dist', 'functions');
-  [http, sqs] = await Promise.all([
+  [root, staged, sqs] = await Promise.all([
     startHttpFace(server, { bundles }),
+    startHttpFace(server, { bundles, front: { kind: 'api', stage: 'prod' } }),
     startSqsFace(server, { bundles }),
   ]);
   reader = await connectTo(server);
 }, 300_000);
 
 afterAll(async () => {
-  await Promise.all([http?.stop(), sqs?.stop()]);
+  await Promise.all([root?.stop(), staged?.stop(), sqs?.stop()]);
   await Promise.all([installed?.remove(), server?.stop()]);
 });
 
 /**
- * The consumer's program. Before each enqueue it takes the fence away (with the package's own
- * core, as an operator's mistake would), and its fetch puts the fence back once it has seen
- * the 503, so the client's retry is what admits the job.
+ * The consumer's program, run once per endpoint. Before each call through a 503 it takes the
+ * fence away (with the package's own core, as an operator's mistake would), and its fetch puts
+ * the fence back once it has seen the 503, so the client's retry is what admits the jobs.
  */
 const PROGRAM = `import { SQSClient } from '@aws-sdk/client-sqs';
 import { connect, install } from 'echomq-lambda';
 import { EchoMqClient, EmqClientError, sendJobs, sqsEntry } from 'echomq-lambda/client';
 
-const [endpoint, valkey, sqsEndpoint, queueUrl, queue] = process.argv.slice(2);
+const [endpoint, valkey, queue, sqsEndpoint, queueUrl] = process.argv.slice(2);
 const admin = await connect({ urls: [valkey], cluster: false, checkFence: false });
 const statuses = [];
 const client = new EchoMqClient({
@@ -61,69 +68,115 @@ const client = new EchoMqClient({
     return response;
   },
 });
-const through503 = async (options) => {
+const through503 = async (call) => {
   statuses.length = 0;
   await admin.client.del('{emq}:version');
-  const admitted = await client.enqueue(queue, 'through a 503', options);
-  return { admitted, statuses: [...statuses] };
+  const result = await call();
+  return { result, statuses: [...statuses] };
 };
-const keyless = await through503({});
-const keyed = await through503({ idempotencyKey: 'order-1' });
+const keyless = await through503(() => client.enqueue(queue, 'through a 503'));
+const keyed = await through503(() => client.enqueue(queue, 'through a 503', { idempotencyKey: 'order-1' }));
+const replay = await client.enqueue(queue, 'through a 503', { idempotencyKey: 'order-1' });
 const refused = await client
   .enqueue(queue, 'another body', { idempotencyKey: 'order-1' })
   .catch((error) => ({ client: error instanceof EmqClientError, code: error.code, status: error.status, attempts: error.attempts }));
+const read = await client.get(queue, keyed.result.id);
 const batch = await client.enqueueBatch(queue, [{ payload: 'a' }, { payload: 'through a 503', idempotencyKey: 'order-1' }, { payload: 'c' }]);
+const jobs = Array.from({ length: 300 }, (_, index) => ({ payload: (index + ':').padEnd(30000, 'x') }));
+const large = await through503(() => client.enqueueBatch(queue, jobs));
 
-const sqs = new SQSClient({ endpoint: sqsEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-const entry = sqsEntry({ queue, payload: 'sent twice' });
-const sent = [await sendJobs(sqs, queueUrl, [entry]), await sendJobs(sqs, queueUrl, [entry])];
-sqs.destroy();
+let sent;
+if (sqsEndpoint !== undefined) {
+  const sqs = new SQSClient({ endpoint: sqsEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const entry = sqsEntry({ queue, payload: 'sent twice' });
+  sent = { entry: entry.Id, sends: [await sendJobs(sqs, queueUrl, [entry]), await sendJobs(sqs, queueUrl, [entry])] };
+  sqs.destroy();
+}
 await admin.close();
-console.log(JSON.stringify({ keyless, keyed, refused, batch, entry: entry.Id, sent }));
+console.log(JSON.stringify({ keyless, keyed, replay, refused, read, batch, large, sent }));
 `;
 
+/** Runs the program against `endpoint` (with the SQS face when `withSqs`); what it saw. */
+async function produce(endpoint: string, queue: string, withSqs: boolean) {
+  const path = await installed.write('producer.mjs', PROGRAM);
+  const args = [path, endpoint, server.url, queue, ...(withSqs ? [sqs.endpoint, sqs.url] : [])];
+  const run = await installed.run(process.execPath, args);
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  return JSON.parse(run.stdout);
+}
+
 describe('the installed client', () => {
-  it('makes exactly one job per call through 503s, refuses at once, answers a batch in order, and one job of an entry sent twice', async () => {
-    const queue = randomQueue('pkg-client');
-    const path = await installed.write('producer.mjs', PROGRAM);
-    const run = await installed.run(process.execPath, [
-      path,
-      http.url,
-      server.url,
-      sqs.endpoint,
-      sqs.url,
-      queue,
-    ]);
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
-    const seen = JSON.parse(run.stdout);
+  it.each([
+    ["the HTTP API's root", () => root.url, true],
+    ["the HTTP API's root with a trailing /", () => `${root.url}/`, false],
+    ['the named stage /prod', () => staged.url, false],
+  ] as const)(
+    'at %s: one job per call through 503s, a replay, a refusal, a read, 300 jobs of 30 KB in order',
+    async (_, endpoint, withSqs) => {
+      const queue = randomQueue('pkg-client');
+      const seen = await produce(endpoint(), queue, withSqs);
 
-    expect(seen.keyless.statuses).toEqual([503, 201]);
-    expect(seen.keyed.statuses).toEqual([503, 201]);
-    expect(seen.keyless.admitted.status).toBe('enqueued');
-    expect(seen.keyed.admitted.status).toBe('enqueued');
-    expect(seen.refused).toEqual({
-      client: true,
-      code: 'EMQ_IDEMPOTENCY_MISMATCH',
-      status: 422,
-      attempts: 1,
-    });
-    expect(seen.batch.map((outcome: { status: string }) => outcome.status)).toEqual([
-      'enqueued',
-      'duplicate',
-      'enqueued',
-    ]);
-    expect(seen.batch[1].id).toBe(seen.keyed.admitted.id);
-    expect(seen.sent[1].successful[0].MessageId).not.toBe(seen.sent[0].successful[0].MessageId);
+      expect(seen.keyless.statuses).toEqual([503, 201]);
+      expect(seen.keyed.statuses).toEqual([503, 201]);
+      expect(seen.keyless.result.status).toBe('enqueued');
+      expect(seen.keyed.result.status).toBe('enqueued');
+      expect(seen.replay).toEqual({ queue, id: seen.keyed.result.id, status: 'duplicate' });
+      expect(seen.refused).toEqual({
+        client: true,
+        code: 'EMQ_IDEMPOTENCY_MISMATCH',
+        status: 422,
+        attempts: 1,
+      });
+      expect(seen.read).toMatchObject({ id: seen.keyed.result.id, payload: 'through a 503' });
+      expect(seen.batch.map((outcome: { status: string }) => outcome.status)).toEqual([
+        'enqueued',
+        'duplicate',
+        'enqueued',
+      ]);
+      expect(seen.batch[1].id).toBe(seen.keyed.result.id);
+      // Two requests (9 MB over 6 MiB each), the first sent again after its 503.
+      expect(seen.large.statuses).toEqual([503, 200, 200]);
+      const large: { id: string; status: string }[] = seen.large.result;
+      expect(large.map((outcome) => outcome.status)).toEqual(Array(300).fill('enqueued'));
+      const rows = await Promise.all(large.map(({ id }) => readJob(reader, queue, id)));
+      expect(rows.map((row) => row?.payload.toString().split(':')[0])).toEqual(
+        large.map((__, index) => String(index)),
+      );
 
-    expect(await sqs.settled()).toBe(0);
-    const ids = [
-      seen.keyless.admitted.id,
-      seen.keyed.admitted.id,
-      seen.batch[0].id,
-      seen.batch[2].id,
-      seen.entry,
-    ].sort();
-    expect(await jobsOf(reader, queue)).toEqual({ rows: ids, pending: ids });
+      const ids = [
+        seen.keyless.result.id,
+        seen.keyed.result.id,
+        seen.batch[0].id,
+        seen.batch[2].id,
+      ];
+      ids.push(...large.map(({ id }) => id));
+      if (withSqs) {
+        const [first, second] = seen.sent.sends;
+        expect(second.successful[0].MessageId).not.toBe(first.successful[0].MessageId);
+        expect(await sqs.settled()).toBe(0);
+        ids.push(seen.sent.entry);
+      }
+      ids.sort();
+      expect(await jobsOf(reader, queue)).toEqual({ rows: ids, pending: ids });
+    },
+  );
+
+  it('its HTTP function answers 413 to a 9 MB batch in every event form, base64 or not', async () => {
+    const queue = randomQueue('pkg-413');
+    const body = batchOf(300, 30_000);
+    for (const form of FORMATS) {
+      for (const base64 of [false, true]) {
+        const response = (await root.invoke(eventWithBody(form, 'batch', queue, body, base64))) as {
+          statusCode: number;
+          headers: Record<string, string>;
+          body: string;
+        };
+        expect(response.statusCode, `${form} base64 ${base64}`).toBe(413);
+        expect(response.headers['content-type']).toBe('application/problem+json');
+        expect(JSON.parse(response.body)).toMatchObject({ code: 'EMQ_PAYLOAD_TOO_LARGE' });
+      }
+    }
+    expect(await jobsOf(reader, queue)).toEqual({ rows: [], pending: [] });
   });
 });

@@ -6,19 +6,23 @@
  */
 
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { Children } from '../../scripts/local/children.js';
 import { type FunctionProcess, startFunction } from '../../scripts/local/function-process.js';
 import { serveHttp } from '../../scripts/local/http-server.js';
 import { LOCAL_SQS, type LocalSqs, startLocalSqs } from '../../scripts/local/sqs-loop.js';
+import { synthesizedSettings } from '../../scripts/local/synthesis.js';
 import { freshBundle } from './bundles.js';
 import { freePort } from './ports.js';
 import type { ServerHandle } from './types.js';
 import { waitFor } from './wait.js';
 
-/** The front routes every request to the function, as a Function URL does. */
-const EVERY_ROUTE = [{ method: 'ANY', path: '$default' }] as const;
+/** A Function URL's front: every request, whatever its path and method, goes to the function. */
+const FUNCTION_URL = [{ method: 'ANY', path: '$default' }] as const;
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The event source mapping of the default stack: batches of 10, ReportBatchItemFailures. */
 export const DEFAULT_EVENT_SOURCE = {
@@ -33,7 +37,7 @@ function baseEnv(server: ServerHandle, extra: Readonly<Record<string, string>>) 
 }
 
 export interface RunningFace {
-  /** The HTTP front's URL, or the SQS source queue's. */
+  /** The HTTP front's URL (with its stage, if it has a named one), or the SQS source queue's. */
   readonly url: string;
   /** Every line the function wrote. */
   readonly log: readonly string[];
@@ -48,16 +52,37 @@ export interface FaceOptions {
   readonly bundles?: string;
 }
 
+/**
+ * What the HTTP function is behind: the stack's HTTP API (the routes of the synthesized
+ * template, matched as API Gateway matches them, on its `$default` stage or a named one), or
+ * a Function URL (every path and method reaches the function). Default: the API, `$default`.
+ */
+export type HttpFront =
+  | { readonly kind: 'api'; readonly stage?: string }
+  | { readonly kind: 'url' };
+
+export interface HttpFaceOptions extends FaceOptions {
+  readonly front?: HttpFront;
+}
+
 async function bundleOf(name: 'http' | 'sqs', options: FaceOptions): Promise<string> {
   if (options.bundles !== undefined) return join(options.bundles, name, 'index.mjs');
   return freshBundle(`functions/${name}`, ['src', `functions/${name}`, 'functions/shared']);
 }
 
-/** The HTTP function from its bundle, behind an HTTP API front on a free port. */
+export interface RunningHttpFace extends RunningFace {
+  /** Invokes the function directly with an event of any form, as Lambda would. */
+  invoke(event: unknown): Promise<unknown>;
+}
+
+/** The HTTP function from its bundle, behind its front on a free port. */
 export async function startHttpFace(
   server: ServerHandle,
-  options: FaceOptions = {},
-): Promise<RunningFace> {
+  options: HttpFaceOptions = {},
+): Promise<RunningHttpFace> {
+  const front = options.front ?? { kind: 'api' };
+  const stage = front.kind === 'api' ? (front.stage ?? '$default') : '$default';
+  const routes = front.kind === 'api' ? (await synthesizedSettings(ROOT)).routes : FUNCTION_URL;
   const bundle = await bundleOf('http', options);
   const children = new Children();
   const log: string[] = [];
@@ -67,16 +92,19 @@ export async function startHttpFace(
     env: baseEnv(server, options.env ?? {}),
     log: (line) => log.push(line),
   });
-  const front = await serveHttp(
+  const served = await serveHttp(
     (event, invocation) => http.invoke(event, invocation),
     await freePort(),
-    EVERY_ROUTE,
+    routes,
+    {},
+    stage,
   );
   return {
-    url: front.url,
+    url: served.url,
     log,
+    invoke: (event) => http.invoke(event),
     stop: async () => {
-      await front.close();
+      await served.close();
       await http.stop();
       await children.stopAll();
     },

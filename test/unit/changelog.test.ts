@@ -7,7 +7,7 @@ import { LIBRARY_VERSION } from '../../src/executors/library.js';
 
 const read = (name: string) => readFileSync(new URL(`../../${name}`, import.meta.url), 'utf8');
 const { version } = JSON.parse(read('package.json')) as { version: string };
-// Changes not yet released gather under `## Unreleased`, above the newest release.
+// The newest release: the first section after the changes not yet released, if any.
 const newest =
   read('CHANGELOG.md')
     .split(/^## /m)

@@ -2,6 +2,11 @@
 // the generator makes of the document today, so a change to either without the other fails here.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { MAX_BATCH_BYTES, MAX_BATCH_JOBS } from '../../client/index.js';
+import {
+  MAX_BATCH_BODY_BYTES,
+  MAX_BATCH_JOBS as SERVED_JOBS,
+} from '../../functions/http/batch-body.js';
 import { contractTypes, DOCUMENT, TYPES } from '../../scripts/openapi-types.js';
 
 const document = readFileSync(DOCUMENT, 'utf8');
@@ -31,5 +36,13 @@ describe('client/contract.ts', () => {
     const block = text.slice(start, text.indexOf('\n};', start));
     expect(start).toBeGreaterThan(0);
     expect(block).toContain('readonly [member: string]: unknown;');
+  });
+
+  it("splits batches at the function's own limits, which the document states", () => {
+    expect(MAX_BATCH_BYTES).toBe(MAX_BATCH_BODY_BYTES);
+    expect(MAX_BATCH_JOBS).toBe(SERVED_JOBS);
+    expect(contractTypes(document)).toContain(
+      `At most ${MAX_BATCH_BYTES.toLocaleString('en-US')} bytes (6 MiB) of UTF-8 JSON, with 1 to ${MAX_BATCH_JOBS.toLocaleString('en-US')} jobs.`,
+    );
   });
 });

@@ -20,6 +20,7 @@ interface Received {
 }
 
 const received: Received[] = [];
+let origin: string;
 let endpoint: string;
 const server = createServer((request, response) => {
   const chunks: Buffer[] = [];
@@ -39,7 +40,8 @@ const server = createServer((request, response) => {
 beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
-  endpoint = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/prod/`;
+  origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  endpoint = `${origin}/prod/`;
 });
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -70,21 +72,35 @@ function expectedSignature(request: Received, region: string, service: string): 
 }
 
 describe('a signed client', () => {
-  it('sends a SigV4 signature over the body, the host and the idempotency key', async () => {
-    received.splice(0);
-    const client = new EchoMqClient({ endpoint, region: 'eu-west-1', credentials: CREDENTIALS });
-    await client.enqueue('orders', 'signed body', { idempotencyKey: 'order-9' });
-    const [request] = received;
-    if (request === undefined) throw new Error('nothing was received');
-    expect(request.path).toBe('/prod/queues/orders/jobs');
-    const authorization = String(request.headers.authorization);
-    expect(authorization).toMatch(
-      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/execute-api\/aws4_request, SignedHeaders=[^,]*\bhost\b[^,]*\bidempotency-key\b[^,]*, Signature=[0-9a-f]{64}$/,
-    );
-    expect(
-      authorization.endsWith(`Signature=${expectedSignature(request, 'eu-west-1', 'execute-api')}`),
-    ).toBe(true);
-  });
+  // At the root (an HTTP API's $default stage) the path signed is the one sent: never `//`.
+  it.each([
+    ['/prod/', '/prod/queues/orders/jobs'],
+    ['/', '/queues/orders/jobs'],
+    ['', '/queues/orders/jobs'],
+  ])(
+    'sends a SigV4 signature over the body, the host and the idempotency key (endpoint path %j)',
+    async (path, sent) => {
+      received.splice(0);
+      const client = new EchoMqClient({
+        endpoint: `${origin}${path}`,
+        region: 'eu-west-1',
+        credentials: CREDENTIALS,
+      });
+      await client.enqueue('orders', 'signed body', { idempotencyKey: 'order-9' });
+      const [request] = received;
+      if (request === undefined) throw new Error('nothing was received');
+      expect(request.path).toBe(sent);
+      const authorization = String(request.headers.authorization);
+      expect(authorization).toMatch(
+        /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/execute-api\/aws4_request, SignedHeaders=[^,]*\bhost\b[^,]*\bidempotency-key\b[^,]*, Signature=[0-9a-f]{64}$/,
+      );
+      expect(
+        authorization.endsWith(
+          `Signature=${expectedSignature(request, 'eu-west-1', 'execute-api')}`,
+        ),
+      ).toBe(true);
+    },
+  );
 
   it('refuses an authorization header of its own, which signing would replace', () => {
     expect(
@@ -128,6 +144,12 @@ describe('the options', () => {
   it.each([
     [{ endpoint: 'not a url' }, /is not an http\(s\) URL/],
     [{ endpoint: 'ftp://example.com/' }, /is not an http\(s\) URL/],
+    [{ endpoint: 'https://api.example.com/prod?stage=1' }, /has a query or fragment/],
+    [{ endpoint: 'https://api.example.com/prod#jobs' }, /has a query or fragment/],
+    [
+      { endpoint: 'https://api.example.com/', credentials: false as const, maxPayloadBytes: -1 },
+      /maxPayloadBytes must be a whole number from 0 to 6291456/,
+    ],
     [
       { endpoint: 'https://api.example.com/', credentials: false as const, retry: { attempts: 0 } },
       /retry.attempts must be a number of at least 1/,

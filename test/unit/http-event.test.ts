@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isHeadEvent, parseEvent } from '../../functions/http/event.js';
+import { isHeadEvent, MAX_REQUEST_BYTES, parseEvent } from '../../functions/http/event.js';
 import { InvalidInputError } from '../../src/index.js';
 import {
   FIXTURE_BINARY_BODY,
@@ -49,6 +49,35 @@ describe('parseEvent', () => {
       }
     },
   );
+
+  it.each(['v2-post', 'v1-put', 'v2-post-base64', 'v1-post-base64', 'url-post-base64'] as const)(
+    'refuses a body of %s over 6 MiB with 413 from its length, base64 of megabytes included',
+    (name) => {
+      const base64 = name.endsWith('base64');
+      const at = (bytes: number) => {
+        const body = Buffer.alloc(bytes, 0x61);
+        return { ...fixture(name), body: body.toString(base64 ? 'base64' : 'utf8') };
+      };
+      expect(parseEvent(at(MAX_REQUEST_BYTES)).body.length).toBe(MAX_REQUEST_BYTES);
+      for (const bytes of [MAX_REQUEST_BYTES + 1, 9_000_000]) {
+        let refused: unknown;
+        try {
+          parseEvent(at(bytes));
+        } catch (error) {
+          refused = error;
+        }
+        expect(refused).toBeInstanceOf(InvalidInputError);
+        expect(refused).toMatchObject({ code: 'EMQ_PAYLOAD_TOO_LARGE', status: 413 });
+        expect((refused as Error).message).toContain(`${bytes} bytes`);
+      }
+    },
+  );
+
+  it('decodes a base64 body of megabytes (a scan, not a backtracking expression)', () => {
+    const bytes = Buffer.alloc(5_000_000, 0xfe);
+    const event = { ...fixture('v2-post-base64'), body: bytes.toString('base64') };
+    expect(parseEvent(event).body.equals(bytes)).toBe(true);
+  });
 
   it('reads an event without a body as an empty body', () => {
     expect(parseEvent(fixture('v2-get')).body.length).toBe(0);

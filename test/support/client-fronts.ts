@@ -1,0 +1,134 @@
+/**
+ * What the client's HTTP tests share: the fronts they run behind, a client whose requests and
+ * answers are recorded, writes paused around a call, and a proxy that loses an answer.
+ */
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { EchoMqClient, type RetryOptions } from '../../client/index.js';
+import { mintJobId } from '../../src/index.js';
+import type { HttpFront } from './functions.js';
+import type { ServerHandle } from './servers.js';
+
+/** Short waits: the function's Retry-After (1 s) is capped, so a test spends little on it. */
+export const FAST: RetryOptions = { baseDelayMs: 5, maxDelayMs: 50 };
+
+/** Each front, and the endpoint as the case gives it (the front's URL, then `suffix`). */
+export const FRONTS: readonly (readonly [string, HttpFront, string])[] = [
+  ["the HTTP API's root", { kind: 'api' }, ''],
+  ["the HTTP API's root with a trailing /", { kind: 'api' }, '/'],
+  ['the named stage /prod', { kind: 'api', stage: 'prod' }, ''],
+  ['a Function URL', { kind: 'url' }, '/'],
+];
+
+/** A client whose every request and answer status is recorded; `onAnswer` runs before the caller sees one. */
+export function recordingClient(
+  endpoint: string,
+  options: {
+    retry?: RetryOptions;
+    maxPayloadBytes?: number;
+    onAnswer?: (status: number) => Promise<void>;
+  } = {},
+) {
+  const statuses: (number | 'no answer')[] = [];
+  const sent: { method: string; url: string; key: string | null; bytes: number }[] = [];
+  const client = new EchoMqClient({
+    endpoint,
+    credentials: false,
+    retry: { ...FAST, ...options.retry },
+    ...(options.maxPayloadBytes === undefined ? {} : { maxPayloadBytes: options.maxPayloadBytes }),
+    fetch: async (input, init) => {
+      const headers = new Headers(init?.headers);
+      sent.push({
+        method: init?.method ?? 'GET',
+        url: String(input),
+        key: headers.get('idempotency-key'),
+        bytes: init?.body instanceof Uint8Array ? init.body.byteLength : 0,
+      });
+      try {
+        const response = await fetch(input, init);
+        statuses.push(response.status);
+        await options.onAnswer?.(response.status);
+        return response;
+      } catch (error) {
+        statuses.push('no answer');
+        throw error;
+      }
+    },
+  });
+  return { client, statuses, sent };
+}
+
+export type Recording = ReturnType<typeof recordingClient>;
+
+/**
+ * Runs `use` with writes paused (CLIENT PAUSE WRITE): a write is held past the function's
+ * command timeout, so it answers 503, and the write lands once the client has seen the 503
+ * (the pause ends then, before the client retries). The function's connection is opened first.
+ */
+export async function whilePaused(
+  server: ServerHandle,
+  endpoint: string,
+  queue: string,
+  use: (recording: Recording) => Promise<void>,
+): Promise<void> {
+  const admin = await server.client();
+  const recording = recordingClient(endpoint, {
+    onAnswer: async (status) => {
+      if (status === 503) await admin.call('CLIENT', 'UNPAUSE');
+    },
+  });
+  await recording.client.get(queue, mintJobId());
+  await admin.call('CLIENT', 'PAUSE', '20000', 'WRITE');
+  try {
+    await use(recording);
+  } finally {
+    await admin.call('CLIENT', 'UNPAUSE');
+  }
+}
+
+/**
+ * A TCP proxy in front of the HTTP front that, on its first connection, forwards the request
+ * and loses the answer as it starts to come back: `drop` closes the caller's socket, `hold`
+ * keeps it open and silent until the caller gives up. Either way the request was served and
+ * the caller never hears of it. Later connections pass both ways.
+ */
+export async function lossyProxy(
+  target: URL,
+  lose: 'drop' | 'hold',
+): Promise<{ url: string; lost: () => number; close: () => Promise<void> }> {
+  let connections = 0;
+  let lost = 0;
+  const sockets = new Set<Socket>();
+  const proxy: Server = createServer((caller) => {
+    const upstream = createConnection({ host: target.hostname, port: Number(target.port) });
+    sockets.add(caller);
+    sockets.add(upstream);
+    caller.pipe(upstream);
+    if (connections++ === 0) {
+      upstream.once('data', () => {
+        lost += 1;
+        if (lose === 'drop') caller.destroy();
+      });
+    } else {
+      upstream.pipe(caller);
+    }
+    for (const socket of [caller, upstream]) {
+      socket.on('error', () => {});
+      socket.on('close', () => {
+        sockets.delete(socket);
+        (socket === caller ? upstream : caller).destroy();
+      });
+    }
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const address = proxy.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    lost: () => lost,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        proxy.close(() => resolve());
+      }),
+  };
+}
