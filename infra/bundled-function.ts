@@ -24,9 +24,9 @@ export interface BundledFunctionProps {
   readonly cache: CacheTarget;
   /**
    * Whose cache credentials the function reads: the functions' user (IAM tokens where the
-   * cache has `cacheAuth=iam`), or the installer's own: a password where the cache has an
-   * installer user (EMQ_SECRET_ARN then names its secret), else the functions' credentials (an
-   * existing cache: the operator's one secret or IAM user). Default `'functions'`.
+   * cache has `cacheAuth=iam`), or the installer's (cache.installer): its own user where it
+   * has one, and only those credentials; else the functions' (an existing cache given no
+   * installer, where it only verifies). Default `'functions'`.
    */
   readonly credentials?: 'functions' | 'installer';
 }
@@ -45,12 +45,16 @@ export class BundledFunction extends Construct {
     super(scope, id);
     const { settings, network, cache } = props;
     const installer = props.credentials === 'installer';
-    const installerSecretArn = installer ? cache.installerSecretArn : undefined;
-    const iam = installerSecretArn === undefined ? cache.iamAuth : undefined;
+    const own = installer ? cache.installer.environment : undefined;
+    const iam = own === undefined ? cache.iamAuth : undefined;
+    // The installer's own credentials replace the functions' secret, never sit beside it.
+    const { EMQ_SECRET_ARN: functionsSecret, ...connection } = cache.connectionEnvironment;
     const environment = {
-      ...cache.connectionEnvironment,
-      ...(installerSecretArn === undefined ? {} : { EMQ_SECRET_ARN: installerSecretArn }),
-      ...iam?.environment,
+      ...connection,
+      ...(own ?? {
+        ...(functionsSecret === undefined ? {} : { EMQ_SECRET_ARN: functionsSecret }),
+        ...iam?.environment,
+      }),
       ...props.environment,
     };
     // The runtime's own loadConfig judges what the function will read at cold start.
@@ -82,7 +86,7 @@ export class BundledFunction extends Construct {
     });
     // Each role reads only its own secret: the installer never the functions', nor they its.
     // With IAM the functions' role may connect to the cache as its user, and reads no secret.
-    if (installer) cache.grantInstallerCredentials(this.function);
+    if (installer) cache.installer.grant(this.function);
     else if (iam !== undefined) iam.grantConnect(this.function);
     else cache.grantCredentials(this.function);
 

@@ -18,11 +18,13 @@ import {
   type ServerlessCacheSettings,
 } from '../elasticache-settings.js';
 import { keptAs } from '../removal.js';
-import type {
-  CacheConnectionEnvironment,
-  CacheIamAuth,
-  CacheMetrics,
-  CacheTarget,
+import {
+  type CacheConnectionEnvironment,
+  type CacheIamAuth,
+  type CacheMetrics,
+  type CacheTarget,
+  type InstallerAccess,
+  installerBySecret,
 } from './cache.js';
 import { serverlessMetrics } from './cache-metrics.js';
 import { cacheIamAuth } from './iam-auth.js';
@@ -51,7 +53,7 @@ export class ServerlessValkey extends Construct implements CacheTarget {
   readonly credentials: secretsmanager.Secret | undefined;
   /** `{"username","password"}` of the installer's user; readable by the installer only. */
   readonly installerCredentials: secretsmanager.Secret;
-  readonly installerSecretArn: string;
+  readonly installer: InstallerAccess;
   readonly cache: elasticache.CfnServerlessCache;
   readonly iamAuth: CacheIamAuth | undefined;
 
@@ -65,7 +67,7 @@ export class ServerlessValkey extends Construct implements CacheTarget {
     });
     this.credentials = rbac.credentials;
     this.installerCredentials = rbac.installerCredentials;
-    this.installerSecretArn = rbac.installerCredentials.secretArn;
+    this.installer = installerBySecret(rbac.installerCredentials);
 
     this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: network.vpc,
@@ -120,9 +122,5 @@ export class ServerlessValkey extends Construct implements CacheTarget {
 
   grantCredentials(grantee: iam.IGrantable): void {
     this.credentials?.grantRead(grantee);
-  }
-
-  grantInstallerCredentials(grantee: iam.IGrantable): void {
-    this.installerCredentials.grantRead(grantee);
   }
 }
