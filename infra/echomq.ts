@@ -20,6 +20,7 @@ import type { EchoMqCache } from './echomq-cache.js';
 import { FenceInstaller } from './fence-installer.js';
 import { EchoMqFunctions } from './functions.js';
 import { type EchoMqHttp, EchoMqHttpFace } from './http-face.js';
+import { keepWhatKeptResourcesNeed } from './kept-references.js';
 import { EchoMqNetwork } from './network.js';
 import { EchoMqQueues } from './queues.js';
 import { keptAs } from './removal.js';
@@ -73,8 +74,10 @@ export interface EchoMqProps {
   readonly settings?: SettingValues;
   /**
    * What becomes of the cache and queues the construct creates on delete or replacement.
-   * Default: kept (a final snapshot of an ElastiCache replication group and of self-managed
-   * data volumes; a Serverless cache and the queues retained).
+   * Default: kept (a final snapshot of an ElastiCache replication group, of a Serverless cache
+   * and of self-managed data volumes; the queues retained). `RETAIN` keeps the caches too, and
+   * with them everything they refer to (users, secrets, security groups, and subnets and VPC
+   * where they are in the same stack); `DESTROY` deletes them all with the stack.
    */
   readonly removalPolicy?: RemovalPolicy;
   /** X-Ray active tracing on the functions (X-Ray's default sampling). Default `true`. */
@@ -175,6 +178,7 @@ export class EchoMq extends Construct {
       deadLetters: this.deadLetterQueue,
       cache: this.cache.metrics,
     });
+    keepWhatKeptResourcesNeed(this);
   }
 
   /**

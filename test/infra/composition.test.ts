@@ -151,10 +151,30 @@ describe('alone in a stack: its own API, queues and ElastiCache cluster', () => 
 });
 
 describe('removalPolicy', () => {
-  it('keeps a Serverless cache by default (CloudFormation takes no Snapshot policy for it)', () => {
+  it('deletes a Serverless cache with a final snapshot by default (it takes no Snapshot policy)', () => {
     const { template } = composeEchoMq(() => ({ cache: EchoMqCache.serverless() }));
     const [, cache] = onlyResource(template, 'AWS::ElastiCache::ServerlessCache');
+    expect(cache).toMatchObject({ DeletionPolicy: 'Delete', UpdateReplacePolicy: 'Delete' });
+    // <cache name>-final-<the stack's UUID, the last part of its id>
+    expect(cache.Properties.FinalSnapshotName).toEqual({
+      'Fn::Join': [
+        '-',
+        [
+          `${cache.Properties.ServerlessCacheName}-final`,
+          { 'Fn::Select': [2, { 'Fn::Split': ['/', { Ref: 'AWS::StackId' }] }] },
+        ],
+      ],
+    });
+  });
+
+  it('keeps a Serverless cache with RETAIN, and takes no final snapshot then', () => {
+    const { template } = composeEchoMq(() => ({
+      cache: EchoMqCache.serverless(),
+      removalPolicy: RemovalPolicy.RETAIN,
+    }));
+    const [, cache] = onlyResource(template, 'AWS::ElastiCache::ServerlessCache');
     expect(cache).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    expect(cache.Properties.FinalSnapshotName).toBeUndefined();
   });
 
   it('opts out: DESTROY deletes the cache and the queues with the stack', () => {
