@@ -8,6 +8,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { BUNDLE_HANDLER, type BundleName, bundlePath } from './bundles.js';
 import type { CacheTarget } from './cache/cache.js';
+import type { EchoMqFunctionProps } from './echomq-props.js';
 import { environmentProblems } from './environment.js';
 import type { EchoMqNetwork } from './network.js';
 import { InvalidSettingsError, type ResolvedSettings, type RuntimeName } from './settings.js';
@@ -29,6 +30,8 @@ export interface BundledFunctionProps {
    * installer, where it only verifies). Default `'functions'`.
    */
   readonly credentials?: 'functions' | 'installer';
+  /** Merged over the defaults below (`environment` key by key). Default: none. */
+  readonly overrides?: EchoMqFunctionProps | undefined;
 }
 
 /** The Lambda runtimes a deployment may choose (settings.runtime); the bundles target Node 22. */
@@ -49,6 +52,7 @@ export class BundledFunction extends Construct {
     const iam = own === undefined ? cache.iamAuth : undefined;
     // The installer's own credentials replace the functions' secret, never sit beside it.
     const { EMQ_SECRET_ARN: functionsSecret, ...connection } = cache.connectionEnvironment;
+    const { environment: extra, ...overrides } = props.overrides ?? {};
     const environment = {
       ...connection,
       ...(own ?? {
@@ -56,6 +60,7 @@ export class BundledFunction extends Construct {
         ...iam?.environment,
       }),
       ...props.environment,
+      ...extra,
     };
     // The runtime's own loadConfig judges what the function will read at cold start.
     const refused = environmentProblems(environment, Stack.of(this).region);
@@ -83,6 +88,7 @@ export class BundledFunction extends Construct {
       securityGroups: network.functionsSecurityGroups,
       // X-Ray's default sampling: the first request each second and 5 % of the rest.
       tracing: settings.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
+      ...overrides,
     });
     // Each role reads only its own secret: the installer never the functions', nor they its.
     // With IAM the functions' role may connect to the cache as its user, and reads no secret.

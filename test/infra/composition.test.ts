@@ -2,7 +2,7 @@
 // endpoint (as examples/existing-resources does), it wires those and creates none of its own;
 // alone, it makes its own and keeps the stateful ones on delete. cdk-nag's AwsSolutions and
 // Serverless packs find nothing unacknowledged either way.
-import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -39,6 +39,7 @@ describe("composed with the user's API, queue, DLQ and cache", () => {
           sqs: {
             queue: sqs.Queue.fromQueueArn(stack, 'Jobs', QUEUE_ARN),
             deadLetterQueue: sqs.Queue.fromQueueArn(stack, 'JobsDlq', DLQ_ARN),
+            redelivery: { visibilityTimeout: Duration.minutes(3), maxReceiveCount: 5 },
           },
         };
       },
