@@ -13,7 +13,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { FENCE_PHYSICAL_ID } from '../../functions/fence/on-event.js';
 import { LIBRARY_VERSION } from '../../src/executors/library.js';
 import { assertBuilt, emq } from '../support/cli.js';
-import { digestOf, type ServerHandle, startStandalone } from '../support/servers.js';
+import {
+  type ClusterHandle,
+  digestOf,
+  type ServerHandle,
+  startCluster,
+  startStandalone,
+} from '../support/servers.js';
 import { createEvent } from './support/cfn-events.js';
 
 const PASSWORD = randomBytes(18).toString('hex');
@@ -32,6 +38,7 @@ const FUNCTIONS_RULES = documentedRules('Function family (ElastiCache node-based
 const INSTALLER_RULES = documentedRules("### The installer's user");
 
 let server: ServerHandle;
+let cluster: ClusterHandle;
 let aclDir: string;
 let handler: (event: unknown, context: unknown) => Promise<unknown>;
 
@@ -53,23 +60,33 @@ beforeAll(async () => {
       '',
     ].join('\n'),
   );
-  server = await startStandalone({ extraArgs: ['--aclfile', aclFile] });
+  const options = { extraArgs: ['--aclfile', aclFile] };
+  [server, cluster] = await Promise.all([startStandalone(options), startCluster(options)]);
 });
 
 afterAll(async () => {
-  await server?.stop();
+  await Promise.all([server?.stop(), cluster?.stop()]);
   if (aclDir !== undefined) await rm(aclDir, { recursive: true, force: true });
 });
 
 beforeEach(async () => {
-  const admin = await server.client();
-  try {
-    await admin.call('FUNCTION', 'FLUSH');
-    await admin.flushall();
-  } finally {
-    admin.disconnect();
+  for (const node of [server, ...(await cluster.primaries())]) {
+    const admin = await node.client();
+    try {
+      await admin.call('FUNCTION', 'FLUSH');
+      await admin.flushall();
+    } finally {
+      admin.disconnect();
+    }
   }
 });
+
+/** The connection settings of the standalone server, or of the cluster's seeds. */
+function endpointOf(topology: 'server' | 'cluster'): Record<string, string> {
+  return topology === 'server'
+    ? { EMQ_URL: server.url, EMQ_CLUSTER: 'false' }
+    : { EMQ_URL: cluster.seeds.join(','), EMQ_CLUSTER: 'true' };
+}
 
 interface Outcome {
   readonly result?: unknown;
@@ -77,10 +94,14 @@ interface Outcome {
 }
 
 /** The bundle's handler on a Create event of `mode`, connecting as `user`. */
-async function run(mode: 'install' | 'verify', user: string): Promise<Outcome> {
+async function run(
+  mode: 'install' | 'verify',
+  user: string,
+  topology: 'server' | 'cluster' = 'server',
+): Promise<Outcome> {
   const saved = { ...process.env };
   Object.assign(process.env, {
-    EMQ_URL: server.url,
+    ...endpointOf(topology),
     EMQ_EXECUTOR: 'auto',
     EMQ_USERNAME: user,
     EMQ_PASSWORD: PASSWORD,
@@ -161,5 +182,36 @@ describe("the installer with the installer's user", () => {
     expect(await fenceState()).toEqual({ wire: '1', library: LIBRARY_VERSION });
     // And the functions' user then verifies what it installed.
     expect((await run('verify', 'emq-app')).failure).toBeUndefined();
+  });
+});
+
+describe('on a cluster of three primaries', () => {
+  it("verifies as the functions' user after `emq install`, and fails naming a node before it", async () => {
+    const before = await digestOf(cluster);
+    const { failure } = await run('verify', 'emq-app', 'cluster');
+    expect(failure?.message).toMatch(
+      /^Verifying the EchoMQ wire identity failed: EMQWIRE: Not installed: cluster node [0-9a-f]{40} .*Run `emq install`/,
+    );
+    expect(failure?.message).not.toContain('EMQ_EXECUTOR');
+    expect(await digestOf(cluster)).toEqual(before);
+
+    const installed = await emq(['install'], { env: endpointOf('cluster') });
+    expect(installed.code, installed.stderr).toBe(0);
+    const after = await digestOf(cluster);
+    const { result } = await run('verify', 'emq-app', 'cluster');
+    expect(result).toEqual({
+      PhysicalResourceId: FENCE_PHYSICAL_ID,
+      Data: { Wire: '1', Nodes: 3 },
+    });
+    expect(await digestOf(cluster)).toEqual(after);
+  });
+
+  it("installs as the installer's user", async () => {
+    const { result } = await run('install', 'emq-installer', 'cluster');
+    expect(result).toEqual({
+      PhysicalResourceId: FENCE_PHYSICAL_ID,
+      Data: { Wire: '1', Nodes: 3 },
+    });
+    expect((await run('verify', 'emq-app', 'cluster')).failure).toBeUndefined();
   });
 });
