@@ -36,9 +36,13 @@ function documentedRules(heading: string): string {
 
 const FUNCTIONS_RULES = documentedRules('Function family (ElastiCache node-based;');
 const INSTALLER_RULES = documentedRules("### The installer's user");
+const SCRIPT_FUNCTIONS_RULES = documentedRules('Script family (ElastiCache Serverless):');
+/** What ElastiCache Serverless lacks of what a rule or the harness could name. */
+const SERVERLESS_ABSENT = ['FCALL', 'FCALL_RO', 'FUNCTION', 'WAIT'];
 
 let server: ServerHandle;
 let cluster: ClusterHandle;
+let scripted: ServerHandle;
 let aclDir: string;
 let handler: (event: unknown, context: unknown) => Promise<unknown>;
 
@@ -60,12 +64,26 @@ beforeAll(async () => {
       '',
     ].join('\n'),
   );
+  const scriptAcl = join(aclDir, 'script.acl');
+  await writeFile(
+    scriptAcl,
+    [
+      'user default on nopass ~* &* +@all',
+      `user emq-app >${PASSWORD} ${SCRIPT_FUNCTIONS_RULES}`,
+      '',
+    ].join('\n'),
+  );
   const options = { extraArgs: ['--aclfile', aclFile] };
-  [server, cluster] = await Promise.all([startStandalone(options), startCluster(options)]);
+  const renamed = SERVERLESS_ABSENT.flatMap((command) => ['--rename-command', command, '']);
+  [server, cluster, scripted] = await Promise.all([
+    startStandalone(options),
+    startCluster(options),
+    startStandalone({ extraArgs: ['--aclfile', scriptAcl, ...renamed] }),
+  ]);
 });
 
 afterAll(async () => {
-  await Promise.all([server?.stop(), cluster?.stop()]);
+  await Promise.all([server?.stop(), cluster?.stop(), scripted?.stop()]);
   if (aclDir !== undefined) await rm(aclDir, { recursive: true, force: true });
 });
 
@@ -82,11 +100,15 @@ beforeEach(async () => {
 });
 
 /** The connection settings of the standalone server, or of the cluster's seeds. */
-function endpointOf(topology: 'server' | 'cluster'): Record<string, string> {
+function endpointOf(topology: Topology): Record<string, string> {
+  if (topology === 'script') return { EMQ_URL: scripted.url, EMQ_CLUSTER: 'false' };
   return topology === 'server'
     ? { EMQ_URL: server.url, EMQ_CLUSTER: 'false' }
     : { EMQ_URL: cluster.seeds.join(','), EMQ_CLUSTER: 'true' };
 }
+
+/** The function-family server and cluster, and a Serverless-like server (script family). */
+type Topology = 'server' | 'cluster' | 'script';
 
 interface Outcome {
   readonly result?: unknown;
@@ -97,7 +119,7 @@ interface Outcome {
 async function run(
   mode: 'install' | 'verify',
   user: string,
-  topology: 'server' | 'cluster' = 'server',
+  topology: Topology = 'server',
 ): Promise<Outcome> {
   const saved = { ...process.env };
   Object.assign(process.env, {
@@ -213,5 +235,27 @@ describe('on a cluster of three primaries', () => {
       Data: { Wire: '1', Nodes: 3 },
     });
     expect((await run('verify', 'emq-app', 'cluster')).failure).toBeUndefined();
+  });
+});
+
+describe("the script family's functions' user (a Serverless-like server)", () => {
+  it('loads the script a node lacks, as every connection of the family does, and verifies', async () => {
+    const admin = await scripted.client();
+    try {
+      await admin.flushall();
+      const installed = await emq(['install'], { env: endpointOf('script') });
+      expect(installed.code, installed.stderr).toBe(0);
+      // A restart empties the script cache; the identity stays.
+      await admin.call('SCRIPT', 'FLUSH');
+      const { result, failure } = await run('verify', 'emq-app', 'script');
+      expect(failure).toBeUndefined();
+      expect(result).toEqual({
+        PhysicalResourceId: FENCE_PHYSICAL_ID,
+        Data: { Wire: '1', Nodes: 1 },
+      });
+      expect(await admin.get('{emq}:version')).toBe('1');
+    } finally {
+      admin.disconnect();
+    }
   });
 });
