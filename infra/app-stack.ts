@@ -47,9 +47,9 @@ export class EchoMqAppStack extends Stack {
       settings: input.emq,
       tracing: settings.tracing,
       interfaceEndpoints: settings.network.interfaceEndpoints,
+      ...(input.http === undefined ? {} : { http: input.http }),
+      ...(input.sqs === undefined ? {} : { sqs: input.sqs }),
       options: {
-        http: input.http,
-        sqs: input.sqs,
         runtime: input.runtime,
         logRetentionDays: input.logRetentionDays,
         keepLogsOnDelete: input.keepLogsOnDelete,

@@ -8,6 +8,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { BUNDLE_HANDLER, type BundleName, bundlePath } from './bundles.js';
 import type { CacheTarget } from './cache/cache.js';
+import type { EchoMqFunctionProps } from './echomq-props.js';
 import { environmentProblems } from './environment.js';
 import type { EchoMqNetwork } from './network.js';
 import { InvalidSettingsError, type ResolvedSettings, type RuntimeName } from './settings.js';
@@ -24,11 +25,13 @@ export interface BundledFunctionProps {
   readonly cache: CacheTarget;
   /**
    * Whose cache credentials the function reads: the functions' user (IAM tokens where the
-   * cache has `cacheAuth=iam`), or the installer's own: a password where the cache has an
-   * installer user (EMQ_SECRET_ARN then names its secret), else the functions' credentials (an
-   * existing cache: the operator's one secret or IAM user). Default `'functions'`.
+   * cache has `cacheAuth=iam`), or the installer's (cache.installer): its own user where it
+   * has one, and only those credentials; else the functions' (an existing cache given no
+   * installer, where it only verifies). Default `'functions'`.
    */
   readonly credentials?: 'functions' | 'installer';
+  /** Merged over the defaults below (`environment` key by key). Default: none. */
+  readonly overrides?: EchoMqFunctionProps | undefined;
 }
 
 /** The Lambda runtimes a deployment may choose (settings.runtime); the bundles target Node 22. */
@@ -45,13 +48,19 @@ export class BundledFunction extends Construct {
     super(scope, id);
     const { settings, network, cache } = props;
     const installer = props.credentials === 'installer';
-    const installerSecretArn = installer ? cache.installerSecretArn : undefined;
-    const iam = installerSecretArn === undefined ? cache.iamAuth : undefined;
+    const own = installer ? cache.installer.environment : undefined;
+    const iam = own === undefined ? cache.iamAuth : undefined;
+    // The installer's own credentials replace the functions' secret, never sit beside it.
+    const { EMQ_SECRET_ARN: functionsSecret, ...connection } = cache.connectionEnvironment;
+    const { environment: extra, ...overrides } = props.overrides ?? {};
     const environment = {
-      ...cache.connectionEnvironment,
-      ...(installerSecretArn === undefined ? {} : { EMQ_SECRET_ARN: installerSecretArn }),
-      ...iam?.environment,
+      ...connection,
+      ...(own ?? {
+        ...(functionsSecret === undefined ? {} : { EMQ_SECRET_ARN: functionsSecret }),
+        ...iam?.environment,
+      }),
       ...props.environment,
+      ...extra,
     };
     // The runtime's own loadConfig judges what the function will read at cold start.
     const refused = environmentProblems(environment, Stack.of(this).region);
@@ -79,10 +88,11 @@ export class BundledFunction extends Construct {
       securityGroups: network.functionsSecurityGroups,
       // X-Ray's default sampling: the first request each second and 5 % of the rest.
       tracing: settings.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
+      ...overrides,
     });
     // Each role reads only its own secret: the installer never the functions', nor they its.
     // With IAM the functions' role may connect to the cache as its user, and reads no secret.
-    if (installer) cache.grantInstallerCredentials(this.function);
+    if (installer) cache.installer.grant(this.function);
     else if (iam !== undefined) iam.grantConnect(this.function);
     else cache.grantCredentials(this.function);
 

@@ -35,6 +35,17 @@ export interface ExistingOptions {
   readonly iam?: ExistingIamAuth;
   /** The family of admission calls. Default `auto`: native where the module is loaded, else function. */
   readonly executor?: ExecutorChoice;
+  /**
+   * The credentials the deploy-time installer uses: a user with the installer's rules of
+   * docs/security.md (`SET` of `{emq}:version`, `FUNCTION LOAD` or `SCRIPT LOAD`), by secret or
+   * IAM. The installer function may read this secret only. Default: none; the installer
+   * connects as the functions' user and only verifies that every primary already holds this
+   * version's identity and library (run `emq install` as an administrator first), failing the
+   * deploy otherwise.
+   */
+  readonly installer?:
+    | { readonly secret: secretsmanager.ISecret }
+    | { readonly iam: ExistingIamAuth };
 }
 
 export class EchoMqCache {

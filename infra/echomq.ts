@@ -11,82 +11,29 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { SettingValues } from '../src/settings-table.js';
 import { EchoMqAlarms } from './alarms.js';
 import type { CacheTarget } from './cache/cache.js';
 import { moduleOf } from './cache/registry.js';
 import { EchoMqDashboard } from './dashboard.js';
-import type { EchoMqCache } from './echomq-cache.js';
+import type { EchoMqProps } from './echomq-props.js';
 import { FenceInstaller } from './fence-installer.js';
 import { EchoMqFunctions } from './functions.js';
-import { type EchoMqHttp, EchoMqHttpFace } from './http-face.js';
+import { EchoMqHttpFace } from './http-face.js';
+import { keepWhatKeptResourcesNeed } from './kept-references.js';
 import { EchoMqNetwork } from './network.js';
+import { redeliveryOf } from './queue-redelivery.js';
 import { EchoMqQueues } from './queues.js';
 import { keptAs } from './removal.js';
 import {
   checkedSettings,
   type EchoMqSettings,
-  type HttpSettings,
+  InvalidSettingsError,
+  type Redelivery,
   type ResolvedSettings,
-  type RuntimeName,
-  type SqsSettings,
 } from './settings.js';
+import { checkDedupeTtl } from './sqs-settings.js';
 
-/** The SQS face on the user's queue (and DLQ: else one the construct makes). */
-export interface EchoMqSqs {
-  readonly queue: sqs.IQueue;
-  readonly deadLetterQueue?: sqs.IQueue;
-}
-
-/** What the functions, the new API and the new queues are like; every field has a default. */
-export interface EchoMqOptions {
-  /** The HTTP function and a new HTTP API: auth (IAM or JWT), throttling, timeout, memory. */
-  readonly http?: HttpSettings;
-  /** The SQS function, its event source and new queues: FIFO, batch size, concurrency, ... */
-  readonly sqs?: SqsSettings;
-  /** Lambda runtime of every function. Default `'nodejs22.x'`. */
-  readonly runtime?: RuntimeName;
-  /** Days every log group keeps events. Default `30`. */
-  readonly logRetentionDays?: number;
-  /** Keep log groups when the stack is deleted. Default `false`. */
-  readonly keepLogsOnDelete?: boolean;
-  /** SNS topic ARN the alarms notify. Default: none. */
-  readonly alarmTopicArn?: string;
-  /** Folder of the prebuilt bundles (`http/`, `sqs/`, `fence/`). Default: the package's. */
-  readonly bundleDir?: string;
-}
-
-export interface EchoMqProps {
-  /** The VPC the functions (and a cache the construct creates) run in. */
-  readonly vpc: ec2.IVpc;
-  /** The functions' subnets. Default: the VPC's private subnets. */
-  readonly vpcSubnets?: ec2.SubnetSelection;
-  /** The functions' security groups, used as they are. Default: one the construct makes. */
-  readonly securityGroups?: ec2.ISecurityGroup[];
-  /** The cache: `EchoMqCache.elastiCache()`, `.serverless()`, `.existing({...})` or `.selfManaged()`. */
-  readonly cache: EchoMqCache;
-  /** Where the HTTP face is served; `false`: no HTTP face. Default: a new HTTP API, IAM auth. */
-  readonly http?: EchoMqHttp | false;
-  /** The SQS face's queues; `false`: no SQS face. Default: a new queue and DLQ. */
-  readonly sqs?: EchoMqSqs | false;
-  /** The EMQ_* tunables (src/settings-table.ts): defaultQueue, ackReplicas, ... */
-  readonly settings?: SettingValues;
-  /**
-   * What becomes of the cache and queues the construct creates on delete or replacement.
-   * Default: kept (a final snapshot of an ElastiCache replication group and of self-managed
-   * data volumes; a Serverless cache and the queues retained).
-   */
-  readonly removalPolicy?: RemovalPolicy;
-  /** X-Ray active tracing on the functions (X-Ray's default sampling). Default `true`. */
-  readonly tracing?: boolean;
-  /**
-   * Make SQS and Secrets Manager interface endpoints in the functions' subnets. Default
-   * `false`: the VPC reaches them its own way (NAT or its endpoints), and the functions'
-   * group sends HTTPS out.
-   */
-  readonly interfaceEndpoints?: boolean;
-  readonly options?: EchoMqOptions;
-}
+export type { EchoMqFunctionProps, EchoMqOptions, EchoMqProps, EchoMqSqs } from './echomq-props.js';
 
 export class EchoMq extends Construct {
   readonly settings: ResolvedSettings;
@@ -136,7 +83,13 @@ export class EchoMq extends Construct {
             removalPolicy: keptAs(props.removalPolicy, RemovalPolicy.RETAIN),
             source: props.sqs?.queue,
             deadLetters: props.sqs?.deadLetterQueue,
+            queueProps: props.queueProps,
+            deadLetterQueueProps: props.deadLetterQueueProps,
           });
+    if (queues !== undefined && props.queueProps !== undefined) {
+      // The overrides may change the figures the settings were checked with: check the queue.
+      checkRedelivery(settings.emq.dedupeTtlMs, redeliveryOf(queues.source, undefined));
+    }
     this.queue = queues?.source;
     this.deadLetterQueue = queues?.deadLetters;
     const functions = new EchoMqFunctions(this, 'Functions', {
@@ -145,6 +98,7 @@ export class EchoMq extends Construct {
       cache: this.cache,
       http: props.http !== false,
       queues,
+      functionProps: props.functionProps,
     });
     this.httpFunction = functions.http;
     this.sqsFunction = functions.sqs;
@@ -175,11 +129,15 @@ export class EchoMq extends Construct {
       deadLetters: this.deadLetterQueue,
       cache: this.cache.metrics,
     });
+    keepWhatKeptResourcesNeed(this);
   }
 
   /**
-   * Lets `grantee` enqueue: invoke every route of the HTTP face (execute-api:Invoke, or
-   * lambda:InvokeFunctionUrl on a Function URL) and send to the SQS face's queue.
+   * Lets `grantee` enqueue: send to the SQS face's queue, and invoke every route of the HTTP
+   * face (execute-api:Invoke, or lambda:InvokeFunctionUrl on a Function URL) where the routes
+   * are authorized by IAM. Where an authorizer of the team's decides (JWT, Lambda, Cognito: the
+   * API's default authorizer or `http.authorizer`), IAM grants nothing there: give the caller
+   * what that authorizer accepts instead.
    */
   grantEnqueue(grantee: iam.IGrantable): void {
     this.http?.grantInvoke(grantee);
@@ -190,11 +148,44 @@ export class EchoMq extends Construct {
 /** The props as settings, resolved and checked with the bundles; throws every problem at once. */
 function settingsOf(props: EchoMqProps): ResolvedSettings {
   const options = props.options ?? {};
+  const http = props.http === false ? undefined : props.http;
+  const sqsFace = props.sqs === false ? undefined : props.sqs;
+  const problems: string[] = [];
+  let redelivery: Redelivery | undefined;
+  if (sqsFace?.queue !== undefined) {
+    const read = redeliveryOf(sqsFace.queue, sqsFace.redelivery);
+    if (typeof read === 'string') problems.push(read);
+    else redelivery = read;
+    if (props.queueProps !== undefined) {
+      problems.push(
+        'queueProps shapes the queue the construct makes: with sqs.queue, shape yours.',
+      );
+    }
+  } else if (sqsFace?.redelivery !== undefined) {
+    problems.push('sqs.redelivery describes an imported sqs.queue: give the queue too.');
+  }
+  if (sqsFace?.deadLetterQueue !== undefined && props.deadLetterQueueProps !== undefined) {
+    problems.push(
+      'deadLetterQueueProps shapes the DLQ the construct makes: with sqs.deadLetterQueue, shape yours.',
+    );
+  }
+  const onTeamApi = http !== undefined && 'api' in http && http.api !== undefined;
+  const elsewhere =
+    http !== undefined &&
+    (('restApi' in http && http.restApi !== undefined) ||
+      ('functionUrl' in http && http.functionUrl === true));
+  if (http?.auth?.kind === 'jwt' && elsewhere) {
+    problems.push('a JWT authorizer applies to an HTTP API only (a new one, or http.api).');
+  }
+  if (onTeamApi && http.auth !== undefined && http.authorizer !== undefined) {
+    problems.push('http.auth and http.authorizer are exclusive: give the routes one authorizer.');
+  }
   const input: EchoMqSettings = {
     cache: props.cache.settings,
     emq: props.settings,
-    http: options.http,
-    sqs: options.sqs,
+    http,
+    sqs: sqsFace,
+    ...(redelivery === undefined ? {} : { redelivery }),
     network: { interfaceEndpoints: props.interfaceEndpoints ?? false },
     runtime: options.runtime,
     tracing: props.tracing,
@@ -203,11 +194,13 @@ function settingsOf(props: EchoMqProps): ResolvedSettings {
     alarmTopicArn: options.alarmTopicArn,
     bundleDir: options.bundleDir,
   };
-  const on = props.http;
-  const jwtElsewhere =
-    options.http?.auth?.kind === 'jwt' && on !== undefined && on !== false && !('api' in on);
-  return checkedSettings(
-    input,
-    jwtElsewhere ? ['a JWT authorizer applies to an HTTP API only (a new one, or http.api).'] : [],
-  );
+  return checkedSettings(input, problems);
+}
+
+/** The one dedupe rule, on figures known only once the queue is built. */
+function checkRedelivery(dedupeTtlMs: number, read: Redelivery | string): void {
+  const problems: string[] = [];
+  if (typeof read === 'string') problems.push(read);
+  else checkDedupeTtl(dedupeTtlMs, read, (ok, problem) => ok || problems.push(problem));
+  if (problems.length > 0) throw new InvalidSettingsError(problems);
 }

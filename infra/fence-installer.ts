@@ -1,8 +1,10 @@
 /**
  * Installs the wire identity (SPEC §6) on every primary at deploy: a custom resource whose
- * onEvent function (functions/fence) calls the same installFence the CLI uses. It runs again
- * whenever the wire identity or the cache endpoint changes; deleting the stack leaves the
- * fence alone.
+ * onEvent function (functions/fence) calls the same install the CLI uses, as the cache's
+ * installer user; where the cache gives it none (an existing cache without `installer`), it
+ * connects as the functions' user and only verifies (SPEC §12a). It runs again whenever the
+ * wire identity, the cache endpoint or the mode changes; deleting the stack leaves the fence
+ * alone.
  */
 import { type CfnElement, CustomResource, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -57,6 +59,8 @@ export class FenceInstaller extends Construct {
         Wire: settings.emq.wire,
         Endpoint: cache.endpoint,
         Executor: cache.connectionEnvironment.EMQ_EXECUTOR,
+        // verify: the installer has only the functions' credentials (functions/fence/on-event.ts).
+        Mode: cache.installer.mode,
       },
     });
     // The install connects from inside the VPC: the cache, its security group rules and the

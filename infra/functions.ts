@@ -7,6 +7,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { BundledFunction } from './bundled-function.js';
 import type { CacheTarget } from './cache/cache.js';
+import type { EchoMqFunctionProps } from './echomq-props.js';
 import { emqEnvironment } from './environment.js';
 import type { EchoMqNetwork } from './network.js';
 import type { EchoMqQueues } from './queues.js';
@@ -20,6 +21,8 @@ export interface EchoMqFunctionsProps {
   readonly http: boolean;
   /** The SQS face's queues; undefined: no SQS function. */
   readonly queues: EchoMqQueues | undefined;
+  /** Merged over both functions' defaults. */
+  readonly functionProps?: EchoMqFunctionProps | undefined;
 }
 
 export class EchoMqFunctions extends Construct {
@@ -31,7 +34,7 @@ export class EchoMqFunctions extends Construct {
   constructor(scope: Construct, id: string, props: EchoMqFunctionsProps) {
     super(scope, id);
     const { settings, network, cache, queues } = props;
-    const shared = { settings, network, cache };
+    const shared = { settings, network, cache, overrides: props.functionProps };
 
     this.http = props.http
       ? new BundledFunction(this, 'Http', {

@@ -2,8 +2,9 @@
  * The HTTP face on whichever API it is given: routes added to the user's HTTP API, methods on
  * a resource of the user's REST API (private ones too), a Function URL (which serves every
  * route), or a new HTTP API with a throttled stage and JSON access logs (the default). Every
- * operation of openapi/openapi.yaml is routed on each, and callers need IAM (SigV4) unless a
- * new HTTP API is given a JWT authorizer.
+ * operation of openapi/openapi.yaml is routed on each. Who may call them (SPEC §12a): on the
+ * team's API, `authorizer` when given, else a JWT of `auth` when asked, else the API's own
+ * default authorizer where it has one, else IAM (SigV4); a new HTTP API takes IAM or a JWT.
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
@@ -16,16 +17,43 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { OPERATIONS } from '../openapi/operations.js';
-import type { ResolvedSettings } from './settings.js';
+import type { HttpSettings, ResolvedSettings } from './settings.js';
 
-/** Where the HTTP face is served (SPEC §12). */
-export type EchoMqHttp =
-  /** Routes added to the user's HTTP API (its stages deploy them). */
-  | { readonly api: apigwv2.IHttpApi }
-  /** Methods under `resource` (default the root) of the user's REST API; the user deploys it. */
-  | { readonly restApi: apigw.IRestApi; readonly resource?: apigw.IResource }
-  /** A Function URL with IAM auth: every route, no API Gateway. */
-  | { readonly functionUrl: true };
+/** A new HTTP API (the default), shaped by the settings. */
+export interface EchoMqNewHttpApi extends HttpSettings {
+  readonly api?: undefined;
+  readonly restApi?: undefined;
+  readonly functionUrl?: undefined;
+}
+
+/** Routes added to the user's HTTP API (its stages deploy them). */
+export interface EchoMqOnHttpApi extends HttpSettings {
+  readonly api: apigwv2.IHttpApi;
+  /**
+   * The routes' authorizer. Default: a JWT authorizer where `auth` asks for one, else the
+   * API's `defaultAuthorizer` (and its scopes) where it is an `HttpApi` that has one, else IAM.
+   */
+  readonly authorizer?: apigwv2.IHttpRouteAuthorizer;
+}
+
+/** Methods under `resource` (default the root) of the user's REST API; the user deploys it. */
+export interface EchoMqOnRestApi extends HttpSettings {
+  readonly restApi: apigw.IRestApi;
+  readonly resource?: apigw.IResource;
+  /**
+   * The methods' authorizer. Default: the resource's `defaultMethodOptions` where they name an
+   * authorization, else IAM.
+   */
+  readonly authorizer?: apigw.IAuthorizer;
+}
+
+/** A Function URL with IAM auth: every route, no API Gateway. */
+export interface EchoMqOnFunctionUrl extends HttpSettings {
+  readonly functionUrl: true;
+}
+
+/** Where the HTTP face is served, and how (SPEC §12, §12a). */
+export type EchoMqHttp = EchoMqNewHttpApi | EchoMqOnHttpApi | EchoMqOnRestApi | EchoMqOnFunctionUrl;
 
 export interface EchoMqHttpFaceProps {
   readonly settings: ResolvedSettings;
@@ -45,44 +73,59 @@ export class EchoMqHttpFace extends Construct {
   readonly functionUrl: lambda.FunctionUrl | undefined;
   /** The stage of the HTTP API the construct made. */
   readonly stage: apigwv2.HttpStage | undefined;
+  /** Callers need IAM (SigV4): what grantInvoke grants is then what they need. */
+  readonly iamAuthorized: boolean;
   private readonly invokeArns: string[];
 
   constructor(scope: Construct, id: string, props: EchoMqHttpFaceProps) {
     super(scope, id);
     const { settings, handler, on } = props;
-    if (on === undefined) {
-      const api = new apigwv2.HttpApi(this, 'Api', {
-        description: 'echomq-lambda: admit jobs into EchoMQ queues',
-        createDefaultStage: false,
-      });
-      this.stage = this.newStage(api, settings);
-      const { integration, authorizer } = httpIntegration(handler, settings);
-      for (const { method, path } of OPERATIONS) {
-        api.addRoutes({ path, methods: [method as apigwv2.HttpMethod], integration, authorizer });
-      }
-      this.api = api;
-    } else if ('api' in on) {
-      const { integration, authorizer } = httpIntegration(handler, settings);
+    if (on !== undefined && 'api' in on && on.api !== undefined) {
+      const integration = new HttpLambdaIntegration('Handler', handler);
+      const { authorizer, authorizationScopes } = teamRouteAuthorizer(on, settings);
       for (const { method, path } of OPERATIONS) {
         new apigwv2.HttpRoute(this, `${method}${path}`, {
           httpApi: on.api,
           routeKey: apigwv2.HttpRouteKey.with(path, method as apigwv2.HttpMethod),
           integration,
           authorizer,
+          ...(authorizationScopes === undefined ? {} : { authorizationScopes }),
         });
       }
       this.api = on.api;
-    } else if ('restApi' in on) {
+      this.iamAuthorized = authorizer instanceof HttpIamAuthorizer;
+    } else if (on !== undefined && 'restApi' in on && on.restApi !== undefined) {
       const base = on.resource ?? on.restApi.root;
       const integration = new apigw.LambdaIntegration(handler, { allowTestInvoke: false });
+      const defaults = base.defaultMethodOptions;
+      const options: apigw.MethodOptions =
+        on.authorizer !== undefined
+          ? { authorizer: on.authorizer, authorizationType: on.authorizer.authorizationType }
+          : defaults?.authorizer !== undefined || defaults?.authorizationType !== undefined
+            ? {}
+            : { authorizationType: apigw.AuthorizationType.IAM };
       for (const { method, path } of OPERATIONS) {
-        base.resourceForPath(path.slice(1)).addMethod(method, integration, {
-          authorizationType: apigw.AuthorizationType.IAM,
-        });
+        base.resourceForPath(path.slice(1)).addMethod(method, integration, options);
       }
       this.restApi = on.restApi;
-    } else {
+      this.iamAuthorized =
+        (options.authorizationType ?? defaults?.authorizationType) === apigw.AuthorizationType.IAM;
+    } else if (on !== undefined && 'functionUrl' in on && on.functionUrl === true) {
       this.functionUrl = handler.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.AWS_IAM });
+      this.iamAuthorized = true;
+    } else {
+      const api = new apigwv2.HttpApi(this, 'Api', {
+        description: 'echomq-lambda: admit jobs into EchoMQ queues',
+        createDefaultStage: false,
+      });
+      this.stage = this.newStage(api, settings);
+      const integration = new HttpLambdaIntegration('Handler', handler);
+      const authorizer = settingsAuthorizer(settings.http.auth);
+      for (const { method, path } of OPERATIONS) {
+        api.addRoutes({ path, methods: [method as apigwv2.HttpMethod], integration, authorizer });
+      }
+      this.api = api;
+      this.iamAuthorized = authorizer instanceof HttpIamAuthorizer;
     }
     this.invokeArns = OPERATIONS.flatMap(({ method, path }) => {
       const target = this.api ?? this.restApi;
@@ -100,8 +143,13 @@ export class EchoMqHttpFace extends Construct {
     return this.stage?.metricServerError({ statistic: 'Sum' });
   }
 
-  /** execute-api:Invoke on each route, or lambda:InvokeFunctionUrl on the Function URL. */
+  /**
+   * execute-api:Invoke on each route, or lambda:InvokeFunctionUrl on the Function URL, where
+   * callers are authorized by IAM; nothing where an authorizer of the team's (JWT, Lambda,
+   * Cognito) decides, as IAM plays no part there.
+   */
   grantInvoke(grantee: iam.IGrantable): void {
+    if (!this.iamAuthorized) return;
     if (this.functionUrl !== undefined) {
       this.functionUrl.grantInvokeUrl(grantee);
       return;
@@ -141,17 +189,29 @@ export class EchoMqHttpFace extends Construct {
   }
 }
 
-/** One Lambda integration for every route, behind IAM (SigV4) or the configured JWT issuer. */
-function httpIntegration(
-  handler: lambda.IFunction,
+/** The authorizer the settings ask for: IAM (SigV4), or a JWT of the issuer. */
+function settingsAuthorizer(auth: ResolvedSettings['http']['auth']): apigwv2.IHttpRouteAuthorizer {
+  return auth.kind === 'jwt'
+    ? new HttpJwtAuthorizer('JwtAuthorizer', auth.issuer, { jwtAudience: [...auth.audience] })
+    : new HttpIamAuthorizer();
+}
+
+/**
+ * The team's choice first (SPEC §12a): its `authorizer`, else a JWT that `auth` asks for, else
+ * the default authorizer its HttpApi applies to routes that name none (with its scopes), else
+ * IAM. An imported API's defaults are not known at synthesis: name `authorizer` for it.
+ */
+function teamRouteAuthorizer(
+  on: EchoMqOnHttpApi,
   settings: ResolvedSettings,
-): { integration: HttpLambdaIntegration; authorizer: apigwv2.IHttpRouteAuthorizer } {
-  const auth = settings.http.auth;
-  return {
-    integration: new HttpLambdaIntegration('Handler', handler),
-    authorizer:
-      auth.kind === 'jwt'
-        ? new HttpJwtAuthorizer('JwtAuthorizer', auth.issuer, { jwtAudience: [...auth.audience] })
-        : new HttpIamAuthorizer(),
-  };
+): { authorizer: apigwv2.IHttpRouteAuthorizer; authorizationScopes?: string[] | undefined } {
+  if (on.authorizer !== undefined) return { authorizer: on.authorizer };
+  if (on.auth !== undefined) return { authorizer: settingsAuthorizer(settings.http.auth) };
+  if (on.api instanceof apigwv2.HttpApi && on.api.defaultAuthorizer !== undefined) {
+    return {
+      authorizer: on.api.defaultAuthorizer,
+      authorizationScopes: on.api.defaultAuthorizationScopes,
+    };
+  }
+  return { authorizer: new HttpIamAuthorizer() };
 }

@@ -5,6 +5,7 @@ export type { ExistingIamAuth } from './cache/kinds/existing.js';
 export { CACHE_KINDS, type CacheKind } from './cache/registry.js';
 export {
   EchoMq,
+  type EchoMqFunctionProps,
   type EchoMqOptions,
   type EchoMqProps,
   type EchoMqSqs,
@@ -16,7 +17,14 @@ export {
   type SelfManagedOptions,
   type ServerlessOptions,
 } from './echomq-cache.js';
-export type { EchoMqHttp } from './http-face.js';
+export type {
+  EchoMqHttp,
+  EchoMqNewHttpApi,
+  EchoMqOnFunctionUrl,
+  EchoMqOnHttpApi,
+  EchoMqOnRestApi,
+} from './http-face.js';
+export type { EchoMqRedelivery } from './queue-redelivery.js';
 export {
   type ApiAuth,
   type HttpSettings,

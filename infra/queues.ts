@@ -3,12 +3,15 @@
  * queue, both encrypted and reachable over TLS only, kept when the stack is deleted (pending
  * records are jobs not yet admitted) unless the removal policy says otherwise. The DLQ takes
  * what SQS gives up on after maxReceiveCount receives and what the function itself sends as
- * permanently failed (EMQ_DLQ_URL).
+ * permanently failed (EMQ_DLQ_URL). `queueProps` and `deadLetterQueueProps` are merged over
+ * these defaults (the AWS Solutions Constructs manner); the construct then checks the queue it
+ * built against the duplicate window.
  */
 import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ResolvedSettings } from './settings.js';
+import { SOURCE_RETENTION_SECONDS } from './sqs-settings.js';
 
 export interface EchoMqQueuesProps {
   readonly settings: ResolvedSettings;
@@ -17,6 +20,10 @@ export interface EchoMqQueuesProps {
   readonly source?: sqs.IQueue | undefined;
   /** The user's DLQ. Default: a new one. */
   readonly deadLetters?: sqs.IQueue | undefined;
+  /** Merged over the new source queue's defaults. */
+  readonly queueProps?: sqs.QueueProps | undefined;
+  /** Merged over the new DLQ's defaults. */
+  readonly deadLetterQueueProps?: sqs.QueueProps | undefined;
 }
 
 export class EchoMqQueues extends Construct {
@@ -38,6 +45,7 @@ export class EchoMqQueues extends Construct {
         // The longest SQS keeps anything: time for an operator to look and redrive.
         retentionPeriod: Duration.days(14),
         removalPolicy: props.removalPolicy,
+        ...props.deadLetterQueueProps,
       });
     if (this.deadLetters instanceof sqs.Queue && props.deadLetters === undefined) {
       Validations.of(this.deadLetters).acknowledge({
@@ -53,9 +61,10 @@ export class EchoMqQueues extends Construct {
         encryption: sqs.QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
         visibilityTimeout: Duration.seconds(settings.visibilityTimeoutSeconds),
-        retentionPeriod: Duration.days(4),
+        retentionPeriod: Duration.seconds(SOURCE_RETENTION_SECONDS),
         deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: settings.maxReceiveCount },
         removalPolicy: props.removalPolicy,
+        ...props.queueProps,
       });
   }
 }

@@ -19,7 +19,14 @@ import {
 } from './cache-settings.js';
 import { settingsProblems } from './environment.js';
 import { type NetworkSettings, type ResolvedNetwork, resolveNetwork } from './network-settings.js';
-import { checkDedupeTtl, type ResolvedSqs, resolveSqs, type SqsSettings } from './sqs-settings.js';
+import {
+  checkDedupeTtl,
+  type Redelivery,
+  type ResolvedSqs,
+  resolveSqs,
+  type SqsSettings,
+  settingsRedelivery,
+} from './sqs-settings.js';
 
 export {
   CACHE_AUTHS,
@@ -39,7 +46,7 @@ export {
 } from './cache-settings.js';
 export { DURABILITIES, type Durability } from './durability-settings.js';
 export type { NetworkSettings, ResolvedNetwork } from './network-settings.js';
-export type { SqsSettings } from './sqs-settings.js';
+export type { Redelivery, SqsSettings } from './sqs-settings.js';
 
 /**
  * The EMQ_* tunables every function receives: one field per row of the settings table
@@ -86,6 +93,11 @@ export interface EchoMqSettings {
   readonly http?: HttpSettings;
   /** The queues and the SQS function. Default: each field's default. */
   readonly sqs?: SqsSettings;
+  /**
+   * The redelivery figures of the queue the SQS face reads where the settings do not make it
+   * (the team's own queue), checked against dedupeTtlMs in its place. Default: the new queue's.
+   */
+  readonly redelivery?: Redelivery;
   /** The VPC the stack creates, or the user's VPC. Default: each field's default. */
   readonly network?: NetworkSettings;
   /** Lambda runtime of every function. Default `'nodejs22.x'`. */
@@ -159,7 +171,7 @@ export function resolveSettings(input: EchoMqSettings = {}): {
   int('http memoryMiB', http.memoryMiB, 128, 10_240);
 
   const sqs = resolveSqs(input.sqs, check, int);
-  checkDedupeTtl(emq.dedupeTtlMs, sqs, check);
+  checkDedupeTtl(emq.dedupeTtlMs, input.redelivery ?? settingsRedelivery(sqs), check);
 
   const network = resolveNetwork(input.network, cache.kind, check);
   const runtime = input.runtime ?? 'nodejs22.x';

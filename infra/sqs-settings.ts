@@ -103,16 +103,55 @@ export function resolveSqs(
   return sqs;
 }
 
+/** Seconds SQS keeps a message of the source queue the construct makes. */
+export const SOURCE_RETENTION_SECONDS = 4 * 24 * 3_600;
+
 /**
- * SPEC §5: a dedupe record must outlive every redelivery of its message, or a late redelivery
- * is admitted a second time. The window is visibility timeout × maxReceiveCount; the margin
- * covers the batching window and a last invocation.
+ * What bounds how long one message of a queue can come back: each receive hides it for the
+ * visibility timeout, the redrive policy moves it to the DLQ after maxReceiveCount receives
+ * (none: it comes back until it expires), and retention ends it in any case.
  */
-export function checkDedupeTtl(dedupeTtlMs: number, sqs: ResolvedSqs, check: Check): void {
-  const windowMs = sqs.visibilityTimeoutSeconds * 1_000 * sqs.maxReceiveCount;
-  const needed = windowMs + DEDUPE_MARGIN_MS;
+export interface Redelivery {
+  /** Which queue, as the message names it: `the source queue`, `queue Jobs`. */
+  readonly queue: string;
+  /** Which names the message gives the figures: the settings' or the queue's own. */
+  readonly names: { readonly visibility: string; readonly receives: string };
+  readonly visibilityTimeoutSeconds: number;
+  /** undefined: no redrive policy. */
+  readonly maxReceiveCount: number | undefined;
+  readonly retentionSeconds: number;
+}
+
+/** The figures of the source queue the settings make. */
+export function settingsRedelivery(sqs: ResolvedSqs): Redelivery {
+  return {
+    queue: 'the source queue',
+    names: { visibility: 'visibilityTimeoutSeconds', receives: 'maxReceiveCount' },
+    visibilityTimeoutSeconds: sqs.visibilityTimeoutSeconds,
+    maxReceiveCount: sqs.maxReceiveCount,
+    retentionSeconds: SOURCE_RETENTION_SECONDS,
+  };
+}
+
+/**
+ * SPEC §5, §12a: a dedupe record must outlive every redelivery of its message, or a late
+ * redelivery is admitted a second time. The longest span is visibility timeout ×
+ * maxReceiveCount, or the retention where that is shorter or there is no redrive policy; the
+ * margin covers the batching window and a last invocation. The one rule for the queues the
+ * construct makes and for the team's own.
+ */
+export function checkDedupeTtl(dedupeTtlMs: number, queue: Redelivery, check: Check): void {
+  const { visibilityTimeoutSeconds: visibility, maxReceiveCount: receives } = queue;
+  const byReceives =
+    receives === undefined ? Number.POSITIVE_INFINITY : visibility * 1_000 * receives;
+  const retentionMs = queue.retentionSeconds * 1_000;
+  const span =
+    byReceives <= retentionMs
+      ? `${queue.names.visibility} (${visibility}) × 1000 × ${queue.names.receives} (${receives})`
+      : `its retention (${queue.retentionSeconds} s) × 1000${receives === undefined ? ', with no redrive policy' : ''}`;
+  const needed = Math.min(byReceives, retentionMs) + DEDUPE_MARGIN_MS;
   check(
     dedupeTtlMs >= needed,
-    `dedupeTtlMs (${dedupeTtlMs}) must be at least visibilityTimeoutSeconds (${sqs.visibilityTimeoutSeconds}) × 1000 × maxReceiveCount (${sqs.maxReceiveCount}) + ${DEDUPE_MARGIN_MS} = ${needed}: raise dedupeTtlMs, or lower visibilityTimeoutSeconds or maxReceiveCount.`,
+    `dedupeTtlMs (EMQ_DEDUPE_TTL_MS, ${dedupeTtlMs}) must be at least the span over which ${queue.queue} can deliver one message again, ${span} + ${DEDUPE_MARGIN_MS} = ${needed}: a later redelivery would be a second job. Raise dedupeTtlMs, or lower ${queue.names.visibility} or ${queue.names.receives}.`,
   );
 }

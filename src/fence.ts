@@ -8,8 +8,8 @@
 import { LIBRARY_SOURCE, LIBRARY_VERSION, SCRIPT_SOURCE } from './executors/library.js';
 import { fenceKey } from './keyspace.js';
 import { type FenceReading, type FenceTarget, readNodes } from './node-reading.js';
-import { classifyFailure } from './outcome-rules.js';
-import { ConfigError, FenceError } from './outcomes.js';
+import { classifyFailure, refusedRight } from './outcome-rules.js';
+import { ConfigError, type EmqError, FenceError } from './outcomes.js';
 
 /**
  * Throws unless every primary can serve this host: a retryable FenceError naming the first node
@@ -110,9 +110,66 @@ export async function install(target: FenceTarget): Promise<FenceReading[]> {
       await target.client.set(fenceKey, wire);
     }
   } catch (error) {
-    throw classifyFailure(error);
+    throw installFailure(error);
   }
   return readNodes(target);
+}
+
+/**
+ * A NOPERM on an install step is a right the user lacks (SET, FUNCTION LOAD, SCRIPT LOAD or
+ * EMQ.WIRE.INSTALL: the installer's rules), never a family mismatch: the user was refused what
+ * only installing sends.
+ */
+function installFailure(error: unknown): EmqError {
+  const refused = refusedRight(error);
+  if (refused === undefined) return classifyFailure(error);
+  const what = `Valkey refused '${refused.command ?? 'a command'}' to ${refused.user === undefined ? "the connection's user" : `user '${refused.user}'`}`;
+  return new ConfigError(
+    `${what} while installing: installing takes the installer's rules (docs/security.md), which this user lacks. Run \`emq install\` as a user that holds them (the installer's, or an administrator's).`,
+    { cause: error },
+  );
+}
+
+/**
+ * Checks, writing nothing of its own, that every primary already holds this host's identity
+ * and library (or a module built for it): what the deploy-time installer does as the
+ * functions' user, which may not set the identity or load the library. Only the script
+ * family's script is loaded where a node's cache lacks it, as every connection of that family
+ * does under the same rules. Throws a FenceError that names the node, what it lacks, the
+ * rights installing takes and `emq install`; a ConfigError for an evicting memory policy.
+ */
+export async function verify(target: FenceTarget): Promise<FenceReading[]> {
+  let readings = await readNodes(target);
+  try {
+    if ((await loadScripts(target, readings)) > 0) readings = await readNodes(target);
+  } catch (error) {
+    throw classifyFailure(error);
+  }
+  const wire = target.config.wire;
+  const bad = readings.find((reading) => !reading.ok);
+  if (bad !== undefined) throw notInstalled(bad, wire);
+  checkNodes(readings, wire, () => {});
+  return readings;
+}
+
+function notInstalled(bad: FenceReading, wire: string): FenceError {
+  // A module built for another identity is not mended by installing: say so as a connection would.
+  if (bad.module !== null && bad.module !== wire) return mismatch(bad, wire);
+  const lacks: string[] = [];
+  const rights: string[] = [];
+  const identity = bad.value === wire;
+  if (!identity) {
+    lacks.push(bad.value === null ? 'has no {emq}:version' : `holds '${bad.value}'`);
+    rights.push(bad.module === null ? 'SET of {emq}:version' : 'EMQ.WIRE.INSTALL');
+  }
+  // A module with this version's EMQ.ADMIT may need no library; with the identity right, it does.
+  if (bad.library !== LIBRARY_VERSION && (identity || !bad.commands.admit)) {
+    lacks.push(bad.library === null ? 'has no emq library' : `has emq library '${bad.library}'`);
+    rights.push(bad.functions ? 'FUNCTION LOAD' : 'SCRIPT LOAD');
+  }
+  return new FenceError(
+    `Not installed: ${describe(bad.node)} ${lacks.join(' and ')}; this host needs wire identity '${wire}' and emq library '${LIBRARY_VERSION}'. This connection only verifies: installing takes ${rights.join(' and ')}, rights of the installer's rules (docs/security.md) that the functions' user is not given. Run \`emq install\` as a user that holds them (the installer's, or an administrator's), then retry.`,
+  );
 }
 
 function describe(node: string): string {

@@ -47,7 +47,7 @@ export {
   SCRIPT_SHA,
   SCRIPT_SOURCE,
 } from './executors/library.js';
-export { checkNodes, evictsJobs, install, loadScripts } from './fence.js';
+export { checkNodes, evictsJobs, install, loadScripts, verify } from './fence.js';
 export {
   createIdMinter,
   type IdMinter,

@@ -139,13 +139,27 @@ const RULES: readonly Rule[] = [
   },
 ];
 
+/** The user and the command a NOPERM reply names, as the server names them. */
+const NOPERM_NAMING = /^NOPERM User (\S+) has no permissions to run the '([^']+)' command/;
+
+/** The user and the command of a NOPERM failure (`undefined` for any other failure). */
+export function refusedRight(
+  failure: unknown,
+): { readonly user: string | undefined; readonly command: string | undefined } | undefined {
+  const text = textsOf(failure).find((candidate) => /^NOPERM\b/.test(candidate));
+  if (text === undefined) return undefined;
+  const named = NOPERM_NAMING.exec(text);
+  return { user: named?.[1], command: named?.[2] };
+}
+
 /**
- * What a NOPERM means. Each family's users hold exactly that family's calls
- * (src/access-rules.ts), so the usual cause is a host sending another family's calls than the
- * user was given; the user and the command, as the server names them, say which.
+ * What a NOPERM on an admission or a read means. Each family's users hold exactly that
+ * family's calls (src/access-rules.ts), so the usual cause is a host sending another family's
+ * calls than the user was given; the user and the command, as the server names them, say
+ * which. A NOPERM on an install step is a missing right instead (fence.ts).
  */
 function refusedToUser(text: string): string {
-  const named = /^NOPERM User (\S+) has no permissions to run the '([^']+)' command/.exec(text);
+  const named = NOPERM_NAMING.exec(text);
   const what =
     named === null
       ? "Valkey refused a key or command this host sends to the connection's user"

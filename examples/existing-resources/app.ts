@@ -5,7 +5,7 @@
  * the functions; it creates no API, queue or cache of its own. cdk-nag's AwsSolutions and
  * Serverless packs run at synthesis. Replace the ids with yours.
  */
-import { App, CfnOutput, Stack, Validations } from 'aws-cdk-lib';
+import { App, CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -32,6 +32,10 @@ const deadLetterQueue = sqs.Queue.fromQueueArn(
   'JobsDlq',
   `arn:aws:sqs:${region}:${account}:jobs-dlq`,
 );
+// The construct admits jobs once per id for EMQ_DEDUPE_TTL_MS (1 h by default): it checks at
+// synth that a message of the queue cannot come back later than that. An imported queue's
+// settings are not known at synth: state them.
+const redelivery = { visibilityTimeout: Duration.minutes(3), maxReceiveCount: 5 };
 const cacheSecurityGroup = ec2.SecurityGroup.fromSecurityGroupId(
   stack,
   'CacheSecurityGroup',
@@ -42,6 +46,13 @@ const secret = secretsmanager.Secret.fromSecretCompleteArn(
   'CacheUser',
   `arn:aws:secretsmanager:${region}:${account}:secret:jobs-cache-user-AbCdEf`,
 );
+// A user with the installer's rules (docs/security.md): the deploy installs the wire identity
+// and the library with it. Without it the deploy only verifies what `emq install` put there.
+const installerSecret = secretsmanager.Secret.fromSecretCompleteArn(
+  stack,
+  'CacheInstaller',
+  `arn:aws:secretsmanager:${region}:${account}:secret:jobs-cache-installer-GhIjKl`,
+);
 
 const echoMq = new EchoMq(stack, 'EchoMq', {
   vpc,
@@ -49,9 +60,10 @@ const echoMq = new EchoMq(stack, 'EchoMq', {
     endpoint: 'clustercfg.jobs.abc123.use1.cache.amazonaws.com:6379',
     securityGroup: cacheSecurityGroup,
     secret,
+    installer: { secret: installerSecret },
   }),
   http: { api },
-  sqs: { queue, deadLetterQueue },
+  sqs: { queue, deadLetterQueue, redelivery },
   settings: { defaultQueue: 'orders' },
 });
 

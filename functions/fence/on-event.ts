@@ -1,8 +1,10 @@
 /**
- * The fence installer's answer to a CloudFormation custom-resource event (SPEC §6): Create and
- * Update install the wire identity on every primary with the same install the CLI uses;
- * Delete leaves the fence alone (other stacks and hosts may rely on it). Installing is
- * idempotent, so CloudFormation may send the same event twice.
+ * The fence installer's answer to a CloudFormation custom-resource event (SPEC §6, §12a):
+ * Create and Update install the wire identity on every primary with the same install the CLI
+ * uses, or, where the resource's `Mode` is `verify` (an existing cache given no installer
+ * credentials: the installer connects as the functions' user), only check that every primary
+ * already holds it. Delete leaves the fence alone (other stacks and hosts may rely on it).
+ * Both are idempotent, so CloudFormation may send the same event twice.
  */
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
@@ -14,6 +16,7 @@ import {
   FenceError,
   install,
   loadConfig,
+  verify,
 } from '../../src/index.js';
 import { errorFields, log } from '../shared/log.js';
 import { openCredentials } from '../shared/open-credentials.js';
@@ -38,6 +41,13 @@ export interface FenceEventOptions {
 /** One fence resource per stack: its id never changes, so an Update never triggers a Delete. */
 export const FENCE_PHYSICAL_ID = 'emq-fence';
 
+/**
+ * The resource's `Mode`: `install` with the installer's own credentials, `verify` with the
+ * functions' (which may not write the identity or load the library). A resource without one
+ * (a stack from before the property) installs.
+ */
+export type FenceMode = 'install' | 'verify';
+
 export async function onFenceEvent(
   event: CloudFormationCustomResourceEvent,
   options: FenceEventOptions = {},
@@ -49,6 +59,7 @@ export async function onFenceEvent(
   const config = loadConfig(options.env ?? process.env);
   const declared: unknown = event.ResourceProperties.Wire;
   const wire = typeof declared === 'string' && declared !== '' ? declared : config.wire;
+  const mode: FenceMode = event.ResourceProperties.Mode === 'verify' ? 'verify' : 'install';
   const installOnce = async (): Promise<number> => {
     const credentials = await openCredentials(config, options.secrets);
     const connection: Connection = await connect({
@@ -58,7 +69,7 @@ export async function onFenceEvent(
       checkFence: false,
     });
     try {
-      const readings = await install(connection);
+      const readings = await (mode === 'verify' ? verify(connection) : install(connection));
       const bad = readings.filter((reading) => !reading.ok).length;
       if (bad > 0) throw new FenceError(`${bad} node(s) do not hold '${wire}' after the install.`);
       return readings.length;
@@ -67,12 +78,20 @@ export async function onFenceEvent(
     }
   };
 
-  const nodes = await withRetries(installOnce, options);
-  log('info', 'fence installed', { request: event.RequestType, wire, nodes });
+  const nodes = await withRetries(installOnce, mode, options);
+  log('info', mode === 'verify' ? 'fence verified' : 'fence installed', {
+    request: event.RequestType,
+    wire,
+    nodes,
+  });
   return { PhysicalResourceId: FENCE_PHYSICAL_ID, Data: { Wire: wire, Nodes: nodes } };
 }
 
-async function withRetries<T>(attempt: () => Promise<T>, options: FenceEventOptions): Promise<T> {
+async function withRetries<T>(
+  attempt: () => Promise<T>,
+  mode: FenceMode,
+  options: FenceEventOptions,
+): Promise<T> {
   const deadline = Date.now() + (options.retryForMs ?? 240_000);
   const backoff = options.backoffMs ?? ((n: number) => Math.min(1_000 * 2 ** (n - 1), 10_000));
   for (let tries = 1; ; tries += 1) {
@@ -80,9 +99,9 @@ async function withRetries<T>(attempt: () => Promise<T>, options: FenceEventOpti
       return await attempt();
     } catch (error) {
       log('warn', 'fence install attempt failed', { attempt: tries, ...errorFields(error) });
-      if (!transient(error)) throw publicFailure(error);
+      if (!transient(error)) throw publicFailure(error, mode);
       const pause = backoff(tries);
-      if (Date.now() + pause > deadline) throw publicFailure(error);
+      if (Date.now() + pause > deadline) throw publicFailure(error, mode);
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
@@ -97,10 +116,16 @@ function transient(error: unknown): boolean {
  * CloudFormation shows this message in the stack events: EmqError messages name no host or
  * credential; anything else is reduced to its class.
  */
-function publicFailure(error: unknown): Error {
+function publicFailure(error: unknown, mode: FenceMode): Error {
   const reason =
     error instanceof EmqError
       ? `${error.code}: ${error.message}`
       : `${error instanceof Error ? error.name : typeof error} (see the function's log)`;
-  return new Error(`Installing the EchoMQ wire identity failed: ${reason}`);
+  if (mode === 'install') return new Error(`Installing the EchoMQ wire identity failed: ${reason}`);
+  // The deploy's own remedy beside the operator's: the construct installs where it is given credentials.
+  const remedy =
+    error instanceof FenceError
+      ? " Or give EchoMqCache.existing an installer ({ secret } or { iam }) with the installer's rules, and the deploy installs it."
+      : '';
+  return new Error(`Verifying the EchoMQ wire identity failed: ${reason}${remedy}`);
 }

@@ -37,6 +37,36 @@ export interface CacheIamAuth {
   grantConnect(grantee: iam.IGrantable): void;
 }
 
+/**
+ * The deploy-time installer's credentials (SPEC §12a): a user of its own with the installer's
+ * rules (a secret, or IAM tokens), with which it installs; or, where the cache has none (an
+ * existing cache given no `installer`), the functions' own, with which it only verifies.
+ */
+export interface InstallerAccess {
+  readonly mode: 'install' | 'verify';
+  /**
+   * The variables that name its credentials (EMQ_SECRET_ARN, or the EMQ_IAM_* of its user), in
+   * place of the functions'; undefined in `verify` mode: the functions' variables apply.
+   */
+  readonly environment: Readonly<Record<string, string>> | undefined;
+  /** Lets the installer read its secret (only its own) or connect as its IAM user. */
+  grant(grantee: iam.IGrantable): void;
+}
+
+/** The installer of a cache with an installer user whose password is in `secret`. */
+export function installerBySecret(secret: {
+  readonly secretArn: string;
+  grantRead(grantee: iam.IGrantable): unknown;
+}): InstallerAccess {
+  return {
+    mode: 'install',
+    environment: { EMQ_SECRET_ARN: secret.secretArn },
+    grant: (grantee) => {
+      secret.grantRead(grantee);
+    },
+  };
+}
+
 /** What the alarms and the dashboard watch on a cache the stack owns; each list may hold many nodes. */
 export interface CacheMetrics {
   /** Names one series in the dashboard ("ElastiCache node"). */
@@ -79,14 +109,8 @@ export interface CacheTarget {
   allowConnectionsFrom(group: ec2.ISecurityGroup): void;
   /** Lets a function read the functions' cache credentials, where there are any. */
   grantCredentials(grantee: iam.IGrantable): void;
-  /**
-   * The installer's own secret `{"username","password"}` where the cache has an installer
-   * user (ElastiCache, self-managed); undefined where the installer shares the functions'
-   * credentials (an existing endpoint: the operator's one secret).
-   */
-  readonly installerSecretArn: string | undefined;
-  /** Lets the installer read its credentials (the functions' where it has none of its own). */
-  grantInstallerCredentials(grantee: iam.IGrantable): void;
+  /** What the deploy-time installer connects as, and so whether it installs or only verifies. */
+  readonly installer: InstallerAccess;
   /** Present where the functions authenticate with IAM tokens (`cacheAuth=iam`). */
   readonly iamAuth?: CacheIamAuth | undefined;
 }

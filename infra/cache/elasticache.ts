@@ -16,11 +16,13 @@ import type { ExecutorChoice } from '../../src/config.js';
 import { cfnDurability } from '../durability-settings.js';
 import { type ElastiCacheSettings, INSTALLER_ACCESS_STRING } from '../elasticache-settings.js';
 import { keptAs } from '../removal.js';
-import type {
-  CacheConnectionEnvironment,
-  CacheIamAuth,
-  CacheMetrics,
-  CacheTarget,
+import {
+  type CacheConnectionEnvironment,
+  type CacheIamAuth,
+  type CacheMetrics,
+  type CacheTarget,
+  type InstallerAccess,
+  installerBySecret,
 } from './cache.js';
 import { replicationGroupMetrics } from './cache-metrics.js';
 import { noEvictionParameterGroup } from './engine.js';
@@ -48,7 +50,7 @@ export class ElastiCacheValkey extends Construct implements CacheTarget {
   readonly credentials: secretsmanager.Secret | undefined;
   /** `{"username","password"}` of the installer's user; readable by the installer only. */
   readonly installerCredentials: secretsmanager.Secret;
-  readonly installerSecretArn: string;
+  readonly installer: InstallerAccess;
   readonly replicationGroup: elasticache.CfnReplicationGroup;
   readonly parameterGroup: elasticache.CfnParameterGroup;
   readonly metrics: CacheMetrics;
@@ -66,7 +68,7 @@ export class ElastiCacheValkey extends Construct implements CacheTarget {
     });
     this.credentials = rbac.credentials;
     this.installerCredentials = rbac.installerCredentials;
-    this.installerSecretArn = rbac.installerCredentials.secretArn;
+    this.installer = installerBySecret(rbac.installerCredentials);
     const userGroup = rbac.userGroup;
 
     this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
@@ -148,9 +150,5 @@ export class ElastiCacheValkey extends Construct implements CacheTarget {
 
   grantCredentials(grantee: iam.IGrantable): void {
     this.credentials?.grantRead(grantee);
-  }
-
-  grantInstallerCredentials(grantee: iam.IGrantable): void {
-    this.installerCredentials.grantRead(grantee);
   }
 }

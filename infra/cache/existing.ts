@@ -4,7 +4,9 @@
  * every primary loads the EchoMQ module, else the function family, decided at connect); the
  * operator's user needs that family's rules (src/access-rules.ts). The construct opens egress
  * to the endpoint's ports, admits the functions in the cache's security group where it is
- * given, and lets the functions read the secret or sign IAM tokens for the user.
+ * given, and lets the functions read the secret or sign IAM tokens for the user. The installer
+ * installs as the `installer` user it is given (the installer's rules); without one it
+ * connects as the functions' user and only verifies (SPEC §12a).
  */
 import { ArnFormat, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -13,7 +15,13 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IDependable } from 'constructs';
 import type { ExecutorChoice } from '../../src/config.js';
 import type { Resolved } from '../resolved.js';
-import type { CacheConnectionEnvironment, CacheIamAuth, CacheTarget } from './cache.js';
+import {
+  type CacheConnectionEnvironment,
+  type CacheIamAuth,
+  type CacheTarget,
+  type InstallerAccess,
+  installerBySecret,
+} from './cache.js';
 
 /** ElastiCache IAM authentication to a cache the construct does not own. */
 export interface ExistingIamAuth {
@@ -23,6 +31,17 @@ export interface ExistingIamAuth {
   readonly cacheName: string;
   /** The cache is ElastiCache Serverless. Default `false`. */
   readonly serverless?: boolean;
+}
+
+/**
+ * The deploy-time installer's own user on a cache the construct does not own, with the
+ * installer's rules of its family (docs/security.md): a secret `{"username","password"}`
+ * (`secretArn` from context), or ElastiCache IAM tokens.
+ */
+export interface ExistingInstaller {
+  readonly secret?: secretsmanager.ISecret;
+  readonly secretArn?: string;
+  readonly iam?: ExistingIamAuth;
 }
 
 export interface ExistingCacheSettings {
@@ -44,10 +63,15 @@ export interface ExistingCacheSettings {
   readonly securityGroup?: ec2.ISecurityGroup;
   /** The family of admission calls. Default `auto` (decided at connect). */
   readonly executor?: ExecutorChoice;
+  /**
+   * The installer's own credentials: it then installs the identity and the library. Default:
+   * none; the installer connects as the functions' user and only verifies.
+   */
+  readonly installer?: ExistingInstaller;
 }
 
 export type ResolvedExisting = Resolved<Pick<ExistingCacheSettings, 'kind' | 'urls' | 'cluster'>> &
-  Pick<ExistingCacheSettings, 'secretArn' | 'secret' | 'iam' | 'securityGroup'> & {
+  Pick<ExistingCacheSettings, 'secretArn' | 'secret' | 'iam' | 'securityGroup' | 'installer'> & {
     readonly executor: ExecutorChoice;
   };
 
@@ -64,6 +88,7 @@ export class ExistingValkey extends Construct implements CacheTarget {
   readonly ready: IDependable = this;
   readonly credentials: secretsmanager.ISecret | undefined;
   readonly iamAuth: CacheIamAuth | undefined;
+  readonly installer: InstallerAccess;
   private readonly ports: number[];
   private readonly securityGroup: ec2.ISecurityGroup | undefined;
 
@@ -85,6 +110,14 @@ export class ExistingValkey extends Construct implements CacheTarget {
       ...(this.credentials === undefined ? {} : { EMQ_SECRET_ARN: this.credentials.secretArn }),
     };
     this.iamAuth = settings.iam === undefined ? undefined : existingIamAuth(this, settings.iam);
+    this.installer = installerOf(this, settings.installer) ?? {
+      mode: 'verify',
+      environment: undefined,
+      grant: (grantee) => {
+        if (this.iamAuth === undefined) this.grantCredentials(grantee);
+        else this.iamAuth.grantConnect(grantee);
+      },
+    };
   }
 
   allowConnectionsFrom(group: ec2.ISecurityGroup): void {
@@ -106,14 +139,28 @@ export class ExistingValkey extends Construct implements CacheTarget {
   grantCredentials(grantee: iam.IGrantable): void {
     this.credentials?.grantRead(grantee);
   }
+}
 
-  /** The operator's one secret serves the installer too: this kind creates no users. */
-  readonly installerSecretArn = undefined;
-
-  grantInstallerCredentials(grantee: iam.IGrantable): void {
-    if (this.iamAuth === undefined) this.grantCredentials(grantee);
-    else this.iamAuth.grantConnect(grantee);
+/** The installer's own user, where one is given: only its credentials are granted to it. */
+function installerOf(
+  scope: Construct,
+  given: ExistingInstaller | undefined,
+): InstallerAccess | undefined {
+  if (given === undefined) return undefined;
+  if (given.iam !== undefined) {
+    const auth = existingIamAuth(scope, given.iam);
+    return { mode: 'install', environment: { ...auth.environment }, grant: auth.grantConnect };
   }
+  const secret =
+    given.secret ??
+    (given.secretArn === undefined
+      ? undefined
+      : secretsmanager.Secret.fromSecretCompleteArn(
+          scope,
+          'InstallerCredentials',
+          given.secretArn,
+        ));
+  return secret === undefined ? undefined : installerBySecret(secret);
 }
 
 /** `elasticache:Connect` on the named cache and user, and what the functions sign tokens for. */

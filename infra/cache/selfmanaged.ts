@@ -36,7 +36,12 @@ import { Construct, type IDependable } from 'constructs';
 import { INSTALLER_RULES_NATIVE } from '../../src/access-rules.js';
 import type { ExecutorChoice } from '../../src/config.js';
 import { keptAs } from '../removal.js';
-import type { CacheConnectionEnvironment, CacheTarget } from './cache.js';
+import {
+  type CacheConnectionEnvironment,
+  type CacheTarget,
+  type InstallerAccess,
+  installerBySecret,
+} from './cache.js';
 import type { CacheNetwork } from './network.js';
 import { ClusterNode, DATA_DEVICE } from './selfmanaged/cluster-node.js';
 import { addNodeEndpoints } from './selfmanaged/endpoints.js';
@@ -79,7 +84,7 @@ export class SelfManagedValkey extends Construct implements CacheTarget {
   readonly credentials: secretsmanager.Secret;
   /** `{"username","password"}` of the installer's user; readable by the installer and the nodes. */
   readonly installerCredentials: secretsmanager.Secret;
-  readonly installerSecretArn: string;
+  readonly installer: InstallerAccess;
   /** `{"username","password"}` of the admin user. */
   readonly adminCredentials: secretsmanager.Secret;
   /** `{"ca","cert","key"}`, filled by node 0 at first boot. */
@@ -102,7 +107,7 @@ export class SelfManagedValkey extends Construct implements CacheTarget {
     const secrets = createNodeSecrets(this);
     this.credentials = secrets.credentials;
     this.installerCredentials = secrets.installerCredentials;
-    this.installerSecretArn = secrets.installerCredentials.secretArn;
+    this.installer = installerBySecret(secrets.installerCredentials);
     this.adminCredentials = secrets.adminCredentials;
     this.tlsMaterial = secrets.tlsMaterial;
 
@@ -250,10 +255,6 @@ export class SelfManagedValkey extends Construct implements CacheTarget {
 
   grantCredentials(grantee: iam.IGrantable): void {
     this.credentials.grantRead(grantee);
-  }
-
-  grantInstallerCredentials(grantee: iam.IGrantable): void {
-    this.installerCredentials.grantRead(grantee);
   }
 
   private acknowledgeRoleFindings(): void {

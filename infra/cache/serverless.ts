@@ -6,7 +6,7 @@
  * `volatile-lru` evicts nothing they write (no TTL, SPEC §11). The fence installer works
  * against the one endpoint, which routes to every shard.
  */
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, Fn, RemovalPolicy } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elasticache from 'aws-cdk-lib/aws-elasticache';
 import type * as iam from 'aws-cdk-lib/aws-iam';
@@ -17,12 +17,13 @@ import {
   SERVERLESS_INSTALLER_ACCESS_STRING,
   type ServerlessCacheSettings,
 } from '../elasticache-settings.js';
-import { keptAs } from '../removal.js';
-import type {
-  CacheConnectionEnvironment,
-  CacheIamAuth,
-  CacheMetrics,
-  CacheTarget,
+import {
+  type CacheConnectionEnvironment,
+  type CacheIamAuth,
+  type CacheMetrics,
+  type CacheTarget,
+  type InstallerAccess,
+  installerBySecret,
 } from './cache.js';
 import { serverlessMetrics } from './cache-metrics.js';
 import { cacheIamAuth } from './iam-auth.js';
@@ -33,7 +34,10 @@ export interface ServerlessValkeyProps {
   readonly settings: Required<ServerlessCacheSettings>;
   readonly network: CacheNetwork;
   readonly executor: ExecutorChoice;
-  /** On delete or replacement. Default: retained (CloudFormation takes no Snapshot policy here). */
+  /**
+   * On delete or replacement. Default (and `SNAPSHOT`): deleted with a final snapshot;
+   * `RETAIN` keeps the cache (and what it needs, kept-references.ts); `DESTROY` deletes it.
+   */
   readonly removalPolicy?: RemovalPolicy | undefined;
 }
 
@@ -51,7 +55,7 @@ export class ServerlessValkey extends Construct implements CacheTarget {
   readonly credentials: secretsmanager.Secret | undefined;
   /** `{"username","password"}` of the installer's user; readable by the installer only. */
   readonly installerCredentials: secretsmanager.Secret;
-  readonly installerSecretArn: string;
+  readonly installer: InstallerAccess;
   readonly cache: elasticache.CfnServerlessCache;
   readonly iamAuth: CacheIamAuth | undefined;
 
@@ -65,7 +69,7 @@ export class ServerlessValkey extends Construct implements CacheTarget {
     });
     this.credentials = rbac.credentials;
     this.installerCredentials = rbac.installerCredentials;
-    this.installerSecretArn = rbac.installerCredentials.secretArn;
+    this.installer = installerBySecret(rbac.installerCredentials);
 
     this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: network.vpc,
@@ -88,9 +92,16 @@ export class ServerlessValkey extends Construct implements CacheTarget {
       snapshotRetentionLimit: settings.snapshotRetentionDays,
     });
     this.cache.addResourceDependency(rbac.userGroup);
-    // The queue's rows live here: a delete or a replacement keeps the cache by default.
-    // CloudFormation takes no Snapshot policy on a Serverless cache (only Delete or Retain).
-    this.cache.applyRemovalPolicy(keptAs(props.removalPolicy, RemovalPolicy.RETAIN));
+    // The queue's rows live here. CloudFormation takes no Snapshot policy on a Serverless cache
+    // (only Delete or Retain), so the default is its Delete with a final snapshot, as the
+    // node-based cache's Snapshot policy: nothing it needs is then kept behind it.
+    const policy = props.removalPolicy ?? RemovalPolicy.SNAPSHOT;
+    if (policy === RemovalPolicy.SNAPSHOT) {
+      this.cache.finalSnapshotName = finalSnapshotName(name);
+      this.cache.applyRemovalPolicy(RemovalPolicy.DESTROY);
+    } else {
+      this.cache.applyRemovalPolicy(policy);
+    }
 
     const address = this.cache.attrEndpointAddress;
     const port = this.cache.attrEndpointPort;
@@ -121,8 +132,14 @@ export class ServerlessValkey extends Construct implements CacheTarget {
   grantCredentials(grantee: iam.IGrantable): void {
     this.credentials?.grantRead(grantee);
   }
+}
 
-  grantInstallerCredentials(grantee: iam.IGrantable): void {
-    this.installerCredentials.grantRead(grantee);
-  }
+/**
+ * `<cache name>-final-<stack UUID>`: unique per stack (a stack deployed again under the same
+ * name gets a new UUID, so its delete never meets the snapshot of an earlier one), and a valid
+ * snapshot name: a letter first, then lowercase letters, digits and single hyphens. The cache's
+ * name is fixed, so CloudFormation never replaces it within one stack (a second final snapshot).
+ */
+export function finalSnapshotName(cacheName: string): string {
+  return Fn.join('-', [cacheName, 'final', Fn.select(2, Fn.split('/', Aws.STACK_ID))]);
 }

@@ -2,7 +2,7 @@
 // endpoint (as examples/existing-resources does), it wires those and creates none of its own;
 // alone, it makes its own and keeps the stateful ones on delete. cdk-nag's AwsSolutions and
 // Serverless packs find nothing unacknowledged either way.
-import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -39,6 +39,7 @@ describe("composed with the user's API, queue, DLQ and cache", () => {
           sqs: {
             queue: sqs.Queue.fromQueueArn(stack, 'Jobs', QUEUE_ARN),
             deadLetterQueue: sqs.Queue.fromQueueArn(stack, 'JobsDlq', DLQ_ARN),
+            redelivery: { visibilityTimeout: Duration.minutes(3), maxReceiveCount: 5 },
           },
         };
       },
@@ -151,10 +152,30 @@ describe('alone in a stack: its own API, queues and ElastiCache cluster', () => 
 });
 
 describe('removalPolicy', () => {
-  it('keeps a Serverless cache by default (CloudFormation takes no Snapshot policy for it)', () => {
+  it('deletes a Serverless cache with a final snapshot by default (it takes no Snapshot policy)', () => {
     const { template } = composeEchoMq(() => ({ cache: EchoMqCache.serverless() }));
     const [, cache] = onlyResource(template, 'AWS::ElastiCache::ServerlessCache');
+    expect(cache).toMatchObject({ DeletionPolicy: 'Delete', UpdateReplacePolicy: 'Delete' });
+    // <cache name>-final-<the stack's UUID, the last part of its id>
+    expect(cache.Properties.FinalSnapshotName).toEqual({
+      'Fn::Join': [
+        '-',
+        [
+          `${cache.Properties.ServerlessCacheName}-final`,
+          { 'Fn::Select': [2, { 'Fn::Split': ['/', { Ref: 'AWS::StackId' }] }] },
+        ],
+      ],
+    });
+  });
+
+  it('keeps a Serverless cache with RETAIN, and takes no final snapshot then', () => {
+    const { template } = composeEchoMq(() => ({
+      cache: EchoMqCache.serverless(),
+      removalPolicy: RemovalPolicy.RETAIN,
+    }));
+    const [, cache] = onlyResource(template, 'AWS::ElastiCache::ServerlessCache');
     expect(cache).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    expect(cache.Properties.FinalSnapshotName).toBeUndefined();
   });
 
   it('opts out: DESTROY deletes the cache and the queues with the stack', () => {

@@ -111,7 +111,7 @@ describe('checks', () => {
       sqs: { visibilityTimeoutSeconds: 300, maxReceiveCount: 10 },
     });
     expect(problems).toEqual([
-      'dedupeTtlMs (1000000) must be at least visibilityTimeoutSeconds (300) × 1000 × maxReceiveCount (10) + 300000 = 3300000: raise dedupeTtlMs, or lower visibilityTimeoutSeconds or maxReceiveCount.',
+      'dedupeTtlMs (EMQ_DEDUPE_TTL_MS, 1000000) must be at least the span over which the source queue can deliver one message again, visibilityTimeoutSeconds (300) × 1000 × maxReceiveCount (10) + 300000 = 3300000: a later redelivery would be a second job. Raise dedupeTtlMs, or lower visibilityTimeoutSeconds or maxReceiveCount.',
     ]);
     expect(
       resolveSettings({

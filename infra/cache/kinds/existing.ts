@@ -9,12 +9,13 @@ import { normaliseUrl } from '../endpoint-url.js';
 import {
   type ExistingCacheSettings,
   type ExistingIamAuth,
+  type ExistingInstaller,
   ExistingValkey,
   type ResolvedExisting,
 } from '../existing.js';
 import type { CacheKindModule } from '../kind.js';
 
-export type { ExistingCacheSettings, ExistingIamAuth, ResolvedExisting };
+export type { ExistingCacheSettings, ExistingIamAuth, ExistingInstaller, ResolvedExisting };
 
 const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:\S+-[A-Za-z0-9]{6}$/;
 
@@ -25,6 +26,7 @@ export const EXISTING: CacheKindModule<ExistingCacheSettings, ResolvedExisting> 
     'valkeyEndpoint',
     'valkeyCluster',
     'valkeySecretArn',
+    'valkeyInstallerSecretArn',
     'vpcId',
     'subnetIds',
     'securityGroupIds',
@@ -35,6 +37,7 @@ export const EXISTING: CacheKindModule<ExistingCacheSettings, ResolvedExisting> 
     urls: read.list('valkeyEndpoint') ?? [],
     cluster: read.flag('valkeyCluster'),
     secretArn: read.text('valkeySecretArn'),
+    installer: installerFromContext(read.text('valkeyInstallerSecretArn')),
   }),
   resolve(input, check) {
     const urls = input.urls.map(normaliseUrl);
@@ -57,6 +60,20 @@ export const EXISTING: CacheKindModule<ExistingCacheSettings, ResolvedExisting> 
       iam === undefined || (secretArn === undefined && secret === undefined),
       'cache=existing takes a secret or iam, not both: one source of credentials.',
     );
+    const installer = input.installer;
+    if (installer !== undefined) {
+      const given = [installer.secret, installer.secretArn, installer.iam].filter(
+        (credentials) => credentials !== undefined,
+      );
+      check(
+        given.length === 1,
+        "cache=existing: installer takes one of secret or iam (the installer's own user, with the installer's rules of docs/security.md).",
+      );
+      check(
+        installer.secretArn === undefined || SECRET_ARN.test(installer.secretArn),
+        "valkeyInstallerSecretArn must be a Secrets Manager secret's complete ARN (ending in -XXXXXX).",
+      );
+    }
     const executor = input.executor ?? EXISTING.executor;
     check(EXECUTORS.includes(executor), `executor must be one of ${EXECUTORS.join(', ')}.`);
     return {
@@ -67,6 +84,7 @@ export const EXISTING: CacheKindModule<ExistingCacheSettings, ResolvedExisting> 
       secret,
       iam,
       securityGroup: input.securityGroup,
+      installer,
       executor,
     };
   },
@@ -83,3 +101,7 @@ export const EXISTING: CacheKindModule<ExistingCacheSettings, ResolvedExisting> 
   }),
   create: (scope, id, cache) => new ExistingValkey(scope, id, { settings: cache }),
 };
+
+function installerFromContext(secretArn: string | undefined): ExistingInstaller | undefined {
+  return secretArn === undefined ? undefined : { secretArn };
+}

@@ -9,7 +9,10 @@ import type {
 const SERVICE_TOKEN =
   'arn:aws:lambda:eu-west-1:123456789012:function:EchoMqLambda-FenceProviderframeworkonEvent-AbCdEf';
 
-function common(wire: string) {
+/** Resource properties beyond the wire, as the fence resource may carry them (`Mode`). */
+export type ExtraProperties = Readonly<Record<string, string>>;
+
+function common(wire: string, extra: ExtraProperties = {}) {
   return {
     ServiceToken: SERVICE_TOKEN,
     ResponseURL:
@@ -24,12 +27,16 @@ function common(wire: string) {
       Wire: wire,
       Endpoint: 'clustercfg.emq.example:6379',
       Executor: 'native',
+      ...extra,
     },
   };
 }
 
-export function createEvent(wire = '1'): CloudFormationCustomResourceCreateEvent {
-  return { ...common(wire), RequestType: 'Create' };
+export function createEvent(
+  wire = '1',
+  extra: ExtraProperties = {},
+): CloudFormationCustomResourceCreateEvent {
+  return { ...common(wire, extra), RequestType: 'Create' };
 }
 
 export function updateEvent(wire: string, oldWire = '1'): CloudFormationCustomResourceUpdateEvent {
