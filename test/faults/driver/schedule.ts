@@ -71,6 +71,14 @@ export class Schedule {
     if (this.#handedOut >= this.#threshold && !this.#started) this.#start();
   }
 
+  /** Where the fault is, for a report on a scenario that runs long. */
+  get state(): string {
+    if (this.#failure !== undefined) return `failed: ${String(this.#failure)}`;
+    if (this.#over) return 'over';
+    if (this.#inEffect) return 'in effect';
+    return this.#started ? 'being applied' : 'not started';
+  }
+
   /** Waits for the fault to have run and rethrows what it threw. */
   async settled(): Promise<void> {
     await this.#ended.promise;
