@@ -62,10 +62,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     for (;;) {
       const at = next++;
       const request = api[at];
-      if (request === undefined) return;
+      if (request === undefined || schedule.abandoned) return;
       await schedule.waitFor(schedule.phaseOf(at, api.length));
       schedule.handOut();
-      await sendHttp(request, ledger, options.http);
+      await sendHttp(request, ledger, options.http, () => schedule.abandoned);
     }
   };
 
