@@ -3,6 +3,7 @@
 // the keyspace once (it kept its memory). Stopped past the cluster's node timeout, its replica
 // takes over while it sleeps, and what it still held when it woke is not counted twice. What
 // it acknowledged and had not replicated is lost with acks 0 (counted), never with acks 1.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { clearEmqEnv } from '../fixtures/http/invoke.js';
@@ -17,6 +18,7 @@ import {
 } from './driver/expectations.js';
 import { runScenario } from './driver/scenario.js';
 import { SCENARIO_TIMEOUT_MS } from './driver/settings.js';
+import { everyFaceHeardRetry } from './driver/target-faults.js';
 import { installWire, primariesOf, queuesOn, replicaOf, waitForRole } from './driver/topology.js';
 
 const COMMAND_TIMEOUT_MS = 300;
@@ -63,11 +65,16 @@ describe('a primary stopped with SIGSTOP', () => {
         target: cluster,
         queues: (await queuesFor(stopped)).all,
         env,
-        fault: async (inEffect) => {
+        fault: async (inEffect, ledger) => {
           await stopped.kill('SIGSTOP');
           inEffect();
-          await new Promise((resolve) => setTimeout(resolve, stopMs));
-          await stopped.kill('SIGCONT');
+          try {
+            // At least the stop's length, and until callers have heard "retry": a loaded
+            // machine may send nothing into a stop of fixed length.
+            await Promise.all([sleep(stopMs), everyFaceHeardRetry(ledger)]);
+          } finally {
+            await stopped.kill('SIGCONT');
+          }
         },
       });
       expectPromiseKept(result);

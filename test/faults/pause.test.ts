@@ -1,6 +1,7 @@
 // CLIENT PAUSE WRITE on a primary for longer than the command timeout, mid-load: the writes it
 // holds time out, callers hear "retry", the held writes run when the pause ends, and the
 // retries find them: every accepted request is in the keyspace once.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { clearEmqEnv } from '../fixtures/http/invoke.js';
@@ -9,10 +10,13 @@ import { type ClusterHandle, startCluster } from '../support/servers.js';
 import { expectPromiseKept, NOTHING_LOST, PROMISE_TEXT } from './driver/expectations.js';
 import { runScenario } from './driver/scenario.js';
 import { SCENARIO_TIMEOUT_MS } from './driver/settings.js';
+import { everyFaceHeardRetry } from './driver/target-faults.js';
 import { installWire, primariesOf, queuesOn } from './driver/topology.js';
 
 const COMMAND_TIMEOUT_MS = 300;
 const PAUSE_MS = 1_200;
+/** CLIENT PAUSE's own end, should the scenario fail before it unpauses: far past its wait. */
+const PAUSE_CAP_MS = 120_000;
 
 let cluster: ClusterHandle;
 
@@ -44,14 +48,16 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
         target: cluster,
         queues,
         env: { EMQ_EXECUTOR: executor, EMQ_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS) },
-        fault: async (inEffect) => {
+        fault: async (inEffect, ledger) => {
           const admin = await paused.client();
           try {
-            await admin.call('CLIENT', 'PAUSE', String(PAUSE_MS), 'WRITE');
+            await admin.call('CLIENT', 'PAUSE', String(PAUSE_CAP_MS), 'WRITE');
             inEffect();
-            // The pause ends by itself; the fault is over once it has.
-            await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+            // At least the pause's length, and until callers have heard "retry": a loaded
+            // machine may send nothing into a pause of fixed length.
+            await Promise.all([sleep(PAUSE_MS), everyFaceHeardRetry(ledger)]);
           } finally {
+            await admin.call('CLIENT', 'UNPAUSE');
             admin.disconnect();
           }
         },

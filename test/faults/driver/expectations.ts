@@ -25,8 +25,7 @@ export type Promised =
 /** The promise as test names and figures state it. */
 export const PROMISE_TEXT: Readonly<Record<Promised['kind'], string>> = {
   'nothing-lost': 'loses and doubles nothing',
-  'unreplicated-may-be-lost':
-    'doubles nothing, loses only acknowledgements its failed primary had not replicated (counted)',
+  'unreplicated-may-be-lost': 'doubles nothing, loses only unreplicated acknowledgements (counted)',
 };
 
 export const NOTHING_LOST: Promised = { kind: 'nothing-lost' };
