@@ -7,8 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { clearEmqEnv } from '../fixtures/http/invoke.js';
-import { connectTo } from '../support/emq.js';
-import { type ClusterHandle, type ServerHandle, startCluster } from '../support/servers.js';
+import { type ClusterHandle, startCluster } from '../support/servers.js';
 import {
   expectPromiseKept,
   NOTHING_LOST,
@@ -22,7 +21,7 @@ import {
   handOver,
   installWire,
   primariesOf,
-  queuesOn,
+  queuesStriking,
   replicaOf,
   waitForRole,
 } from './driver/topology.js';
@@ -39,18 +38,6 @@ afterAll(async () => {
   clearEmqEnv();
   await cluster?.stop();
 });
-
-/**
- * Two queues on the victim (`struck`) and one on each other primary, so both kinds of traffic
- * run.
- */
-async function queuesFor(victim: ServerHandle): Promise<{ all: string[]; struck: string[] }> {
-  const connection = await connectTo(cluster);
-  const primaries = await primariesOf(cluster);
-  const struck = queuesOn(connection, victim, 2);
-  const others = primaries.filter((node) => node !== victim);
-  return { all: [...struck, ...others.flatMap((node) => queuesOn(connection, node, 1))], struck };
-}
 
 // EMQ_ACK_REPLICAS=1: an acknowledgement means the replica holds the job too.
 describe.each([
@@ -76,7 +63,7 @@ describe.each([
         name: `failover: CLUSTER FAILOVER (${executor}, acks ${acks})`,
         promise: NOTHING_LOST,
         target: cluster,
-        queues: (await queuesFor(victim)).all,
+        queues: (await queuesStriking(cluster, victim)).all,
         env,
         fault: async (inEffect) => {
           await handOver(heir, inEffect);
@@ -95,7 +82,7 @@ describe.each([
       const [victim] = await primariesOf(cluster);
       if (victim === undefined) throw new Error('no primary');
       const heir = await replicaOf(cluster, victim);
-      const queues = await queuesFor(victim);
+      const queues = await queuesStriking(cluster, victim);
       const result = await runScenario({
         name: `failover: SIGKILL a primary (${executor}, acks ${acks})`,
         promise: throughPromotion(acks, queues.struck),

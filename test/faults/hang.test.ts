@@ -7,8 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { clearEmqEnv } from '../fixtures/http/invoke.js';
-import { connectTo } from '../support/emq.js';
-import { type ClusterHandle, type ServerHandle, startCluster } from '../support/servers.js';
+import { type ClusterHandle, startCluster } from '../support/servers.js';
 import {
   expectPromiseKept,
   NOTHING_LOST,
@@ -19,7 +18,13 @@ import {
 import { runScenario } from './driver/scenario.js';
 import { SCENARIO_TIMEOUT_MS } from './driver/settings.js';
 import { everyFaceHeardRetry } from './driver/target-faults.js';
-import { installWire, primariesOf, queuesOn, replicaOf, waitForRole } from './driver/topology.js';
+import {
+  installWire,
+  primariesOf,
+  queuesStriking,
+  replicaOf,
+  waitForRole,
+} from './driver/topology.js';
 
 const COMMAND_TIMEOUT_MS = 300;
 const NODE_TIMEOUT_MS = 3_000;
@@ -41,15 +46,6 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-/** Two queues on the stopped primary (`struck`), one on each other one. */
-async function queuesFor(stopped: ServerHandle): Promise<{ all: string[]; struck: string[] }> {
-  const connection = await connectTo(cluster);
-  const primaries = await primariesOf(cluster);
-  const struck = queuesOn(connection, stopped, 2);
-  const others = primaries.filter((node) => node !== stopped);
-  return { all: [...struck, ...others.flatMap((node) => queuesOn(connection, node, 1))], struck };
-}
-
 const env = { EMQ_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS) };
 
 describe('a primary stopped with SIGSTOP', () => {
@@ -63,7 +59,7 @@ describe('a primary stopped with SIGSTOP', () => {
         name: `hang: SIGSTOP ${stopMs} ms, command timeout ${COMMAND_TIMEOUT_MS} ms, acks 0`,
         promise: NOTHING_LOST,
         target: cluster,
-        queues: (await queuesFor(stopped)).all,
+        queues: (await queuesStriking(cluster, stopped)).all,
         env,
         fault: async (inEffect, ledger) => {
           await stopped.kill('SIGSTOP');
@@ -95,7 +91,7 @@ describe('a primary stopped with SIGSTOP', () => {
         const [stopped] = await primariesOf(cluster);
         if (stopped === undefined) throw new Error('no primary');
         const heir = await replicaOf(cluster, stopped);
-        const queues = await queuesFor(stopped);
+        const queues = await queuesStriking(cluster, stopped);
         const result = await runScenario({
           name: `hang: SIGSTOP past the node timeout (${NODE_TIMEOUT_MS} ms), replica promoted, acks ${acks}`,
           promise: throughPromotion(acks, queues.struck),

@@ -50,6 +50,24 @@ export async function queuesAcross(
 }
 
 /**
+ * Two fresh queues on `struck`, the primary a fault strikes, and one on every other primary:
+ * traffic the fault strikes and traffic it must leave alone, in one load. `struck` lists the
+ * first kind, for a promise that allows losses there only.
+ */
+export async function queuesStriking(
+  cluster: ClusterHandle,
+  struck: ServerHandle,
+): Promise<{ all: string[]; struck: string[] }> {
+  const connection = await connectTo(cluster);
+  const onStruck = queuesOn(connection, struck, 2);
+  const others = (await primariesOf(cluster)).filter((node) => node !== struck);
+  return {
+    all: [...onStruck, ...others.flatMap((node) => queuesOn(connection, node, 1))],
+    struck: onStruck,
+  };
+}
+
+/**
  * The primaries that say so themselves: right after a failover another node's view can still
  * list the demoted one as a primary for a moment.
  */
