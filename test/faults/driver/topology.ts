@@ -38,17 +38,6 @@ export function queuesOn(
   return queues;
 }
 
-/** Queues spread evenly over the cluster's current primaries, `perPrimary` on each. */
-export async function queuesAcross(
-  cluster: ClusterHandle,
-  perPrimary: number,
-  prefix = 'load',
-): Promise<string[]> {
-  const connection = await connectTo(cluster);
-  const primaries = await primariesOf(cluster);
-  return primaries.flatMap((node) => queuesOn(connection, node, perPrimary, prefix));
-}
-
 /**
  * Two fresh queues on `struck`, the primary a fault strikes, and one on every other primary:
  * traffic the fault strikes and traffic it must leave alone, in one load. `struck` lists the
