@@ -9,6 +9,8 @@ import { waitFor } from '../support/wait.js';
 
 const NODE_TIMEOUT_MS = 1_000;
 const CONNECT_TIMEOUT_MS = 1_000;
+/** What answering takes once the connect deadline has fired: closing the sockets it opened. */
+const CLOSE_MS = 2_000;
 /** Far past the connect timeout: an answer later than this is a hang, not slowness. */
 const HANG_MS = 15_000;
 
@@ -69,6 +71,11 @@ describe('connecting to a failed cluster', () => {
     'answers retry within the connect timeout (command timeout %i ms)',
     async (commandTimeoutMs) => {
       const started = performance.now();
+      // The machine's own timer for the same deadline: on a loaded machine every timer fires
+      // late, the connector's too, so the bound is this timer's firing, not the nominal time.
+      const deadlineFired = new Promise<number>((resolve) => {
+        setTimeout(() => resolve(performance.now() - started), CONNECT_TIMEOUT_MS);
+      });
       const outcome = await settledWithin(
         connect({
           urls: live.map((node) => node.url),
@@ -79,10 +86,15 @@ describe('connecting to a failed cluster', () => {
         HANG_MS,
       );
       const waitedMs = performance.now() - started;
+      const firedMs = await deadlineFired;
+      console.info(
+        `connect to a failed cluster: answered after ${Math.round(waitedMs)} ms; a ${CONNECT_TIMEOUT_MS} ms timer fired after ${Math.round(firedMs)} ms`,
+      );
       expect(outcome).toBeInstanceOf(EmqError);
       expect(outcome).toMatchObject({ code: 'EMQ_UNAVAILABLE', retryable: true });
-      // The deadline plus what a loaded machine adds to one timer, never the hang bound.
-      expect(waitedMs).toBeLessThan(CONNECT_TIMEOUT_MS + 3_000);
+      // The deadline as this machine keeps it, plus the closing of the connection's sockets:
+      // never a second command timeout or a reconnect cycle, never the hang bound.
+      expect(waitedMs).toBeLessThan(firedMs + CLOSE_MS);
     },
   );
 

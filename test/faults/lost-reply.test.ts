@@ -1,4 +1,4 @@
-// Issue 14, defect 1: a write whose reply is lost must never become two jobs. A proxy lets
+// A write whose reply is lost must never become two jobs. A proxy lets
 // the server run the admission and then drops its reply and the connection; iovalkey's
 // auto-resend is off, so the admission's own resend, or the caller's retry after a 503 / a
 // batch item failure (same key, same id, same message), finds the one job. Every path, both
@@ -109,7 +109,7 @@ describe.each([
   };
   const totalDropped = () => proxies.reduce((sum, proxy) => sum + proxy.dropped(), 0);
 
-  it('keyless POST: 503, and one job, not two', async () => {
+  it('keyless POST: one job, not two (answered "retry", or in a cluster by its resend)', async () => {
     const queue = randomQueue('lost-post');
     const before = totalDropped();
     dropNext(queue);
@@ -119,7 +119,7 @@ describe.each([
     expect((await jobsOf(reader, queue)).rows).toHaveLength(1);
   });
 
-  it('keyed POST: 503, then the retry answers 200 with the one job', async () => {
+  it('keyed POST: one job, not two; the retry with its key answers 200 with it', async () => {
     const queue = randomQueue('lost-key');
     const event = withHeader(fixture('v2-post', { queue }), 'Idempotency-Key', 'order-1');
     const before = totalDropped();
@@ -132,7 +132,7 @@ describe.each([
     expect(await jobsOf(reader, queue)).toEqual({ rows: [id], pending: [id] });
   });
 
-  it('PUT with a caller id: 503, then the retry answers 200', async () => {
+  it('PUT with a caller id: one job, not two; the retry answers 200', async () => {
     const queue = randomQueue('lost-put');
     // A fresh id: caller ids older than EMQ_CALLER_ID_MAX_AGE_MS (a day) are refused.
     const event = fixture('v2-put', { queue, id: mintJobId() });
@@ -144,7 +144,7 @@ describe.each([
     expect((await jobsOf(reader, queue)).rows).toHaveLength(1);
   });
 
-  it('SQS batch: every record retried, and the redelivery admits each exactly once', async () => {
+  it('SQS batch: the redelivery admits each record exactly once, none dead-lettered', async () => {
     const queue = randomQueue('lost-sqs');
     const records = [0, 1, 2].map((i) => sqsRecord({ queue, body: `job ${i}` }));
     const before = totalDropped();

@@ -36,7 +36,7 @@ import {
   type TargetNode,
 } from '../support/targets/index.js';
 import { type DeployedTarget, startDeployed } from './driver/deployed-target.js';
-import { expectNothingLostNothingDoubled } from './driver/expectations.js';
+import { expectPromiseKept, NOTHING_LOST, PROMISE_TEXT } from './driver/expectations.js';
 import type { LoadFault } from './driver/load.js';
 import { runScenario, type ScenarioResult } from './driver/scenario.js';
 import { SCENARIO_TIMEOUT_MS } from './driver/settings.js';
@@ -139,7 +139,7 @@ describe.each([
     const get = deployedFor(kind, profile, variant);
 
     it(
-      'loses and doubles nothing when a primary is killed mid-load and its replica promoted',
+      `acks 1: ${PROMISE_TEXT['nothing-lost']} when a primary is killed mid-load and its replica promoted`,
       async () => {
         const deployed = get();
         const { target, servers } = deployed;
@@ -149,12 +149,13 @@ describe.each([
         const primary = await fenceOwner(target, connection);
         const victim = { primary, heir: await heirOf(target, primary) };
         const result = await runScenario({
+          promise: NOTHING_LOST,
           name: `profiles: ${kind} (${profile}), SIGKILL the fence's primary, ${promotion} promotes, acks ${servers.env.EMQ_ACK_REPLICAS}`,
           deployed: servers,
           queues: await queuesFor(target, connection, primary),
           fault: killAndPromote(deployed, victim, promotion),
         });
-        expectNothingLostNothingDoubled(result);
+        expectPromiseKept(result);
         expectRetryOnEveryFace(result);
         expect(await victim.heir.server.role()).toBe('primary');
         expect(await victim.primary.server.role()).toBe('replica');
@@ -171,7 +172,7 @@ describe('cache=serverless on a serverless-shaped target', () => {
   const get = deployedFor('serverless', 'serverless');
 
   it(
-    'answers "retry" while its node is stopped past the command timeout, then admits every request once',
+    `no replica, no failover: ${PROMISE_TEXT['nothing-lost']}; every face hears "retry" while its node is stopped past the command timeout`,
     async () => {
       const deployed = get();
       const { target, servers } = deployed;
@@ -180,6 +181,7 @@ describe('cache=serverless on a serverless-shaped target', () => {
       const connection = await deployed.harness();
       let heldMs = 0;
       const result = await runScenario({
+        promise: NOTHING_LOST,
         name: `profiles: serverless, SIGSTOP the node, command timeout ${servers.env.EMQ_COMMAND_TIMEOUT_MS} ms`,
         deployed: servers,
         queues: await queuesFor(target, connection, node),
@@ -195,7 +197,7 @@ describe('cache=serverless on a serverless-shaped target', () => {
           }
         },
       });
-      expectNothingLostNothingDoubled(result);
+      expectPromiseKept(result);
       expectRetryOnEveryFace(result);
       expect(heldMs).toBeGreaterThanOrEqual(Number(servers.env.EMQ_COMMAND_TIMEOUT_MS));
       assertCommandsSupported(target);
@@ -208,7 +210,7 @@ describe('cache=existing on a memorydb-shaped target', () => {
   const get = deployedFor('existing', 'memorydb');
 
   it(
-    'answers "retry" while writes are paused past the command timeout, then admits every request once',
+    `no failover: ${PROMISE_TEXT['nothing-lost']}; every face hears "retry" while writes are paused past the command timeout`,
     async () => {
       const deployed = get();
       const { target, servers } = deployed;
@@ -217,6 +219,7 @@ describe('cache=existing on a memorydb-shaped target', () => {
       const connection = await deployed.harness();
       let heldMs = 0;
       const result = await runScenario({
+        promise: NOTHING_LOST,
         name: `profiles: existing (memorydb), CLIENT PAUSE WRITE, command timeout ${servers.env.EMQ_COMMAND_TIMEOUT_MS} ms`,
         deployed: servers,
         queues: await queuesFor(target, connection, primary),
@@ -232,7 +235,7 @@ describe('cache=existing on a memorydb-shaped target', () => {
           }
         },
       });
-      expectNothingLostNothingDoubled(result);
+      expectPromiseKept(result);
       expectRetryOnEveryFace(result);
       expect(heldMs).toBeGreaterThanOrEqual(Number(servers.env.EMQ_COMMAND_TIMEOUT_MS));
       assertCommandsSupported(target);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { clearEmqEnv } from '../fixtures/http/invoke.js';
 import { randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
-import { expectNothingLostNothingDoubled } from './driver/expectations.js';
+import { expectPromiseKept, NOTHING_LOST, PROMISE_TEXT } from './driver/expectations.js';
 import { runScenario } from './driver/scenario.js';
 import { SCENARIO_TIMEOUT_MS } from './driver/settings.js';
 import { installWire } from './driver/topology.js';
@@ -29,9 +29,10 @@ afterAll(async () => {
 
 describe.each(['native', 'function'] as const)('with the %s executor', (executor) => {
   it(
-    'keeps every acknowledged job across a SIGKILL and restart',
+    `AOF appendfsync always: ${PROMISE_TEXT['nothing-lost']} across a SIGKILL and restart`,
     async () => {
       const result = await runScenario({
+        promise: NOTHING_LOST,
         name: `restart: SIGKILL, down ${DOWN_MS} ms, AOF appendfsync always (${executor})`,
         target: server,
         queues: [randomQueue('aof'), randomQueue('aof'), randomQueue('aof')],
@@ -43,7 +44,7 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
           await server.restart();
         },
       });
-      expectNothingLostNothingDoubled(result);
+      expectPromiseKept(result);
       expect(result.figures.faces.some((face) => face.retryableAnswers > 0)).toBe(true);
     },
     SCENARIO_TIMEOUT_MS,

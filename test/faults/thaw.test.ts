@@ -70,7 +70,7 @@ const FAULTS: Readonly<Record<string, () => Promise<void>>> = {
 };
 
 describe.each(Object.keys(FAULTS))('a container frozen through %s', (fault) => {
-  it('serves its first invocation after the thaw (HTTP: 201, SQS: no record retried)', async () => {
+  it('serves its first invocation after the thaw (HTTP: 201, SQS: no record retried), each job once', async () => {
     // Warm: each container has opened its connection.
     expect((await invokeHttp(http, postEvent(httpQueue, 'warm'))).statusCode).toBe(201);
     expect(await invokeSqs(sqs, ['warm'])).toEqual([]);

@@ -91,7 +91,9 @@ describe.each(['native', 'function'] as const)(
 describe.each(['native', 'function'] as const)('on a cluster with the %s executor', (executor) => {
   it('short-circuits only the groups whose record timed out on a paused node', async () => {
     const conn = await connectTo(cluster, { executor });
-    const impatient = await connectTo(cluster, { executor, commandTimeoutMs: 150 });
+    // Long enough for a write to the unpaused node on a loaded machine; the paused node's
+    // writes time out whatever it is, since the pause lasts until the batch is answered.
+    const impatient = await connectTo(cluster, { executor, commandTimeoutMs: 1_000 });
     const [slowNode, fastNode] = await cluster.primaries();
     if (slowNode === undefined || fastNode === undefined) throw new Error('expected primaries');
     const fast = queueOn(conn, fastNode, 'fast');
@@ -108,12 +110,15 @@ describe.each(['native', 'function'] as const)('on a cluster with the %s executo
     const batch = [a1, b1, a2, c1, b2, d1, a3, c2, b3, d2];
 
     const admin = await slowNode.client();
-    await admin.call('CLIENT', 'PAUSE', '700', 'WRITE');
-    admin.disconnect();
+    // Paused until the batch is answered (the cap only ends a pause a failed test left).
+    await admin.call('CLIENT', 'PAUSE', '60000', 'WRITE');
     const dlq = sqs().dlq({ fifo: true });
     const response = await handleSqsBatch(sqsEvent(batch), {
       admission: admissionOf(impatient, { dlqUrl: dlq.url }),
       sqs: sqs().client,
+    }).finally(async () => {
+      await admin.call('CLIENT', 'UNPAUSE');
+      admin.disconnect();
     });
 
     // a2 and d1 timed out; a3 and d2 come after them in their groups, so they were not tried.

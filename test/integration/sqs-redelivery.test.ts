@@ -36,10 +36,11 @@ function batchOf(queue: string): SQSRecord[] {
 }
 
 /**
- * A connection whose commands time out after 150 ms. Opening one runs its first commands on
- * fresh sockets under that timeout, which a loaded machine can miss; the open then fails as
- * unavailable (within the connect timeout) and is tried again: an open connection is what
- * these tests need, not one that opens on the first try.
+ * A connection whose commands time out after 1 s: a paused node's writes time out, since the
+ * pause lasts until the batch is answered, and a loaded machine still answers the others in
+ * time. Opening one runs its first commands on fresh sockets under that timeout, which a loaded
+ * machine can miss; the open then fails as unavailable (within the connect timeout) and is
+ * tried again: an open connection is what these tests need, not one that opens on the first try.
  */
 async function impatientTo(
   target: ServerHandle | ClusterHandle,
@@ -47,7 +48,7 @@ async function impatientTo(
 ): Promise<Connection> {
   for (let tries = 1; ; tries++) {
     try {
-      return await connectTo(target, { executor, commandTimeoutMs: 150 });
+      return await connectTo(target, { executor, commandTimeoutMs: 1_000 });
     } catch (error) {
       if (!(error instanceof UnavailableError) || tries >= 10) throw error;
     }
@@ -58,18 +59,27 @@ function statuses(): unknown[] {
   return recordLines(lines).map((line) => line.outcome);
 }
 
-/** Holds every write on every primary past the connection's command timeout. */
-async function pauseWrites(targets: readonly ServerHandle[], ms: number): Promise<void> {
-  await Promise.all(
-    targets.map(async (node) => {
-      const admin = await node.client();
-      try {
-        await admin.call('CLIENT', 'PAUSE', String(ms), 'WRITE');
-      } finally {
-        admin.disconnect();
-      }
-    }),
-  );
+/** Far past any wait here: it only ends a pause that a failed test left behind. */
+const PAUSE_CAP_MS = 60_000;
+
+/**
+ * Holds every write on `targets` until `during` has settled, so past the connection's command
+ * timeout however slowly a loaded machine runs it; then the held writes run.
+ */
+async function whilePaused<T>(
+  targets: readonly ServerHandle[],
+  during: () => Promise<T>,
+): Promise<T> {
+  const admins = await Promise.all(targets.map((node) => node.client()));
+  try {
+    await Promise.all(
+      admins.map((admin) => admin.call('CLIENT', 'PAUSE', String(PAUSE_CAP_MS), 'WRITE')),
+    );
+    return await during();
+  } finally {
+    await Promise.all(admins.map((admin) => admin.call('CLIENT', 'UNPAUSE')));
+    for (const admin of admins) admin.disconnect();
+  }
 }
 
 describe.each([
@@ -134,8 +144,7 @@ describe.each([
   it('admits each message once when redelivered after a timeout mid-batch', async () => {
     const queue = randomQueue('timeout');
     const batch = batchOf(queue);
-    await pauseWrites(await primaries(), 700);
-    const timedOut = await handle(batch, impatient);
+    const timedOut = await whilePaused(await primaries(), () => handle(batch, impatient));
     // Nothing answered in time, so every record is retried; the server still holds the writes.
     expect(timedOut.batchItemFailures.map((failure) => failure.itemIdentifier)).toEqual(
       batch.map((record) => record.messageId),
@@ -202,10 +211,9 @@ describe.each(['native', 'function'] as const)('on a cluster with the %s executo
     );
     const onSlow = batch.filter((_, i) => i % queues.length === 0);
 
-    await pauseWrites([slow], 700);
     const dlq = sqs().dlq();
     const deps = { admission: admissionOf(impatient, { dlqUrl: dlq.url }), sqs: sqs().client };
-    const response = await handleSqsBatch(sqsEvent(batch), deps);
+    const response = await whilePaused([slow], () => handleSqsBatch(sqsEvent(batch), deps));
     // The other nodes answered in time: only the paused node's records come back.
     expect(response.batchItemFailures).toEqual(
       onSlow.map((record) => ({ itemIdentifier: record.messageId })),

@@ -5,6 +5,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import type { Audit } from './audit.js';
+import { PROMISE_TEXT, type Promised } from './expectations.js';
 import type { Face } from './ledger.js';
 import type { LoadResult } from './load.js';
 import { settings } from './settings.js';
@@ -28,9 +29,12 @@ export interface FaceFigures {
 
 export interface Figures {
   readonly scenario: string;
+  /** The promise the scenario's settings make, which its test asserts. */
+  readonly promise: string;
   readonly durationMs: number;
   readonly faces: readonly FaceFigures[];
   readonly rows: number;
+  /** Acknowledged requests with no row: counted, and asserted zero only where promised. */
   readonly lost: number;
   readonly doubled: number;
   readonly strangers: number;
@@ -39,7 +43,12 @@ export interface Figures {
   readonly answers: Readonly<Record<string, number>>;
 }
 
-export function figuresOf(scenario: string, load: LoadResult, audit: Audit): Figures {
+export function figuresOf(
+  scenario: string,
+  promise: Promised,
+  load: LoadResult,
+  audit: Audit,
+): Figures {
   const faces = (['http', 'sqs'] as const).map((face): FaceFigures => {
     const requests = load.ledger.of(face);
     const count = (settlement: string) =>
@@ -60,6 +69,7 @@ export function figuresOf(scenario: string, load: LoadResult, audit: Audit): Fig
   });
   return {
     scenario,
+    promise: PROMISE_TEXT[promise.kind],
     durationMs: load.durationMs,
     faces,
     rows: audit.rows,
@@ -88,13 +98,14 @@ export function publish(figures: Figures): void {
       pad(f.slowestAnswerMs, 12),
     ].join(' '),
   );
-  const keyspace = `rows ${figures.rows}, lost ${figures.lost}, doubled ${figures.doubled}, strangers ${figures.strangers}, misdirected ${figures.misdirected}`;
+  const keyspace = `rows ${figures.rows}, lost (acknowledged, no row) ${figures.lost}, doubled ${figures.doubled}, strangers ${figures.strangers}, misdirected ${figures.misdirected}`;
   const answers = Object.entries(figures.answers)
     .map(([label, count]) => `${label}: ${count}`)
     .join(', ');
   console.info(
     [
       `[faults] ${figures.scenario} (${figures.durationMs} ms)`,
+      `promise: ${figures.promise}`,
       header,
       ...lines,
       keyspace,

@@ -46,11 +46,15 @@ export function httpEventOf(request: LogicalRequest, key: string): HttpEventJson
   return withBody(event, text ? request.payload.toString('utf8') : request.payload);
 }
 
-/** Sends one logical request until it is accepted, refused, or its client gives up. */
+/**
+ * Sends one logical request until it is accepted, refused, or its client gives up; it stops
+ * resending (the request stays open) once `abandoned` says the scenario has failed.
+ */
 export async function sendHttp(
   request: LogicalRequest,
   ledger: Ledger,
   policy: RetryPolicy = {},
+  abandoned: () => boolean = () => false,
 ): Promise<void> {
   const maxAttempts = policy.maxAttempts ?? 600;
   const delayMs = policy.delayMs ?? 20;
@@ -77,6 +81,7 @@ export async function sendHttp(
       request.settlement = 'gave-up';
       return;
     }
+    if (abandoned()) return;
     await sleep(delayMs);
   }
 }

@@ -62,14 +62,20 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     for (;;) {
       const at = next++;
       const request = api[at];
-      if (request === undefined) return;
+      if (request === undefined || schedule.abandoned) return;
       await schedule.waitFor(schedule.phaseOf(at, api.length));
       schedule.handOut();
-      await sendHttp(request, ledger, options.http);
+      await sendHttp(request, ledger, options.http, () => schedule.abandoned);
     }
   };
 
   const started = performance.now();
+  // A scenario that runs long says where it is, so a test timeout is not all its log holds.
+  const report = setInterval(() => {
+    const seconds = Math.round((performance.now() - started) / 1000);
+    console.warn(`[faults] still running after ${seconds} s: ${progressOf(ledger, schedule)}`);
+  }, PROGRESS_REPORT_MS);
+  report.unref();
   tap.open();
   let outcomes: PromiseSettledResult<void>[];
   try {
@@ -80,11 +86,25 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       schedule.settled(),
     ]);
   } finally {
+    clearInterval(report);
     tap.close();
   }
   const failure = outcomes.find((outcome) => outcome.status === 'rejected');
   if (failure !== undefined) throw failure.reason;
   return { ledger, durationMs: Math.round(performance.now() - started) };
+}
+
+/** How often a scenario still running reports its progress: far past a normal scenario's length. */
+const PROGRESS_REPORT_MS = 30_000;
+
+function progressOf(ledger: Ledger, schedule: Schedule): string {
+  const open = (['http', 'sqs'] as const).map((face) => {
+    const requests = ledger.of(face).filter((request) => request.settlement === 'open');
+    const attempts = requests.reduce((most, request) => Math.max(most, request.attempts), 0);
+    return `${face} ${requests.length} open (most attempts ${attempts})`;
+  });
+  const answers = [...ledger.answers].map(([label, count]) => `${label}: ${count}`).join(', ');
+  return `fault ${schedule.state}; ${open.join(', ')}; answers so far: ${answers || 'none'}`;
 }
 
 function times(count: number, run: () => Promise<void>): Promise<void>[] {

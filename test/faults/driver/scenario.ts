@@ -16,6 +16,7 @@ import { clearEmqEnv, configureContainer, invoke } from '../../fixtures/http/inv
 import { connectTo } from '../../support/emq.js';
 import type { ClusterHandle, ServerHandle } from '../../support/servers.js';
 import { type Audit, audit } from './audit.js';
+import type { Promised } from './expectations.js';
 import { type Figures, figuresOf, publish } from './figures.js';
 import { type LoadOptions, type LoadResult, runLoad } from './load.js';
 import { settings } from './settings.js';
@@ -37,6 +38,8 @@ export interface DeployedServers {
 interface CommonOptions extends Omit<LoadOptions, 'requests'> {
   /** Names the scenario in the figures. Required. */
   readonly name: string;
+  /** What the scenario's settings promise: what its figures name and its test asserts. Required. */
+  readonly promise: Promised;
   /** Logical requests. Default: EMQ_FAULTS_N, else the CI size. */
   readonly requests?: number;
 }
@@ -58,6 +61,7 @@ export interface ScenarioResult {
   readonly load: LoadResult;
   readonly audit: Audit;
   readonly figures: Figures;
+  readonly promise: Promised;
 }
 
 /** What runScenario needs of either kind of servers. */
@@ -68,7 +72,7 @@ interface Servers {
 }
 
 export async function runScenario(options: ScenarioOptions): Promise<ScenarioResult> {
-  const { name, queues } = options;
+  const { name, queues, promise } = options;
   const servers = 'deployed' in options ? deployedServers(options.deployed) : harness(options);
   await servers.configure();
   // A warm container: its connection is open before the fault, as in a running deployment.
@@ -83,9 +87,9 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
   await servers.settle();
   const reader = await servers.reader();
   const result = await audit(reader, queues, load.ledger);
-  const figures = figuresOf(name, load, result);
+  const figures = figuresOf(name, promise, load, result);
   publish(figures);
-  return { load, audit: result, figures };
+  return { load, audit: result, figures, promise };
 }
 
 /** Harness servers: the containers get their URLs and the given settings. */

@@ -71,6 +71,22 @@ export class Schedule {
     if (this.#handedOut >= this.#threshold && !this.#started) this.#start();
   }
 
+  /**
+   * True once the fault has failed: the scenario has failed with it, so the load stops sending
+   * instead of retrying against servers the fault left broken until the test times out.
+   */
+  get abandoned(): boolean {
+    return this.#failure !== undefined;
+  }
+
+  /** Where the fault is, for a report on a scenario that runs long. */
+  get state(): string {
+    if (this.#failure !== undefined) return `failed: ${String(this.#failure)}`;
+    if (this.#over) return 'over';
+    if (this.#inEffect) return 'in effect';
+    return this.#started ? 'being applied' : 'not started';
+  }
+
   /** Waits for the fault to have run and rethrows what it threw. */
   async settled(): Promise<void> {
     await this.#ended.promise;

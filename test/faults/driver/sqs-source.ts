@@ -75,6 +75,8 @@ export class SqsSource {
 
   async #receive(): Promise<Message[] | undefined> {
     for (;;) {
+      // The fault failed, and the scenario with it: no more deliveries.
+      if (this.schedule.abandoned) return undefined;
       const now = Date.now();
       const batch: Message[] = [];
       for (let i = 0; i < this.#waiting.length && batch.length < BATCH_SIZE; ) {

@@ -7,6 +7,7 @@ import { type Connection, queueSlot } from '../../../src/index.js';
 import { connectTo } from '../../support/emq.js';
 import { installFenceEverywhere } from '../../support/fence-ready.js';
 import { type ClusterHandle, randomQueue, type ServerHandle } from '../../support/servers.js';
+import { waitFor } from '../../support/wait.js';
 
 /**
  * Installs wire identity '1' on every primary, as an operator does once per deployment, and
@@ -37,15 +38,22 @@ export function queuesOn(
   return queues;
 }
 
-/** Queues spread evenly over the cluster's current primaries, `perPrimary` on each. */
-export async function queuesAcross(
+/**
+ * Two fresh queues on `struck`, the primary a fault strikes, and one on every other primary:
+ * traffic the fault strikes and traffic it must leave alone, in one load. `struck` lists the
+ * first kind, for a promise that allows losses there only.
+ */
+export async function queuesStriking(
   cluster: ClusterHandle,
-  perPrimary: number,
-  prefix = 'load',
-): Promise<string[]> {
+  struck: ServerHandle,
+): Promise<{ all: string[]; struck: string[] }> {
   const connection = await connectTo(cluster);
-  const primaries = await primariesOf(cluster);
-  return primaries.flatMap((node) => queuesOn(connection, node, perPrimary, prefix));
+  const onStruck = queuesOn(connection, struck, 2);
+  const others = (await primariesOf(cluster)).filter((node) => node !== struck);
+  return {
+    all: [...onStruck, ...others.flatMap((node) => queuesOn(connection, node, 1))],
+    struck: onStruck,
+  };
 }
 
 /**
@@ -71,6 +79,27 @@ export async function waitForRole(
     if (Date.now() > deadline) throw new Error(`${node.url} did not become ${role} (is ${now})`);
     await sleep(50);
   }
+}
+
+/** A node's replication offset: what it wrote (a primary), or what it applied (a replica). */
+async function offsetOf(node: ServerHandle): Promise<number> {
+  const client = await node.client();
+  const info = await client.info('replication').finally(() => client.disconnect());
+  const offset = /^master_repl_offset:(\d+)/m.exec(info)?.[1];
+  if (offset === undefined) throw new Error(`${node.url} reported no master_repl_offset`);
+  return Number(offset);
+}
+
+/**
+ * Resolves once `replica` has applied everything `primary` has written so far: with
+ * EMQ_ACK_REPLICAS=0 nothing else makes an acknowledged write outlive its primary's failure.
+ */
+export async function replicated(primary: ServerHandle, replica: ServerHandle): Promise<void> {
+  const written = await offsetOf(primary);
+  await waitFor(`${replica.url} to reach ${primary.url}'s offset ${written}`, 20_000, async () => {
+    const applied = await offsetOf(replica);
+    return applied >= written ? undefined : `at ${applied}`;
+  });
 }
 
 /** The replica that follows `primary`, found through the replica's own view. */
