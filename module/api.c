@@ -43,11 +43,7 @@ int (*AvoidReplicaTraffic)(void);
 Reply *(*Call)(Ctx *, const char *, const char *, ...);
 int (*CallReplyType)(Reply *);
 void (*FreeCallReply)(Reply *);
-size_t (*CallReplyLength)(Reply *);
-Reply *(*CallReplyArrayElement)(Reply *, size_t);
-long long (*CallReplyInteger)(Reply *);
 const char *(*CallReplyStringPtr)(Reply *, size_t *);
-const char *(*GetMyClusterID)(void);
 int (*Replicate)(Ctx *, const char *, const char *, ...);
 int (*SubscribeToKeyspaceEvents)(Ctx *, int, NotifyFunc);
 int (*SubscribeToServerEvent)(Ctx *, Event, EventFunc);
@@ -92,8 +88,7 @@ int api_init(void) {
            API(StringToLongLong) && API(OpenKey) && API(CloseKey) && API(KeyType) &&
            API(GetExpire) && API(StringDMA) && API(StringSet) && API(DeleteKey) && API(HashGet) &&
            API(AvoidReplicaTraffic) && API(Call) && API(CallReplyType) && API(FreeCallReply) &&
-           API(CallReplyLength) && API(CallReplyArrayElement) && API(CallReplyInteger) &&
-           API(CallReplyStringPtr) && API(GetMyClusterID) && API(CreateTimer) &&
+           API(CallReplyStringPtr) && API(CreateTimer) &&
            API(Replicate) && API(SubscribeToKeyspaceEvents) && API(SubscribeToServerEvent) &&
            API(EventLoopAddOneShot) && API(GetDetachedThreadSafeContext) &&
            API(SetModuleOptions) && API(GetModuleOptionsAll) && API(RegisterCommandFilter) &&
