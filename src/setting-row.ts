@@ -39,7 +39,7 @@ export interface Setting<T> {
 }
 
 /** Any row. */
-export type Row = Setting<unknown>;
+type Row = Setting<unknown>;
 
 /** Each row as given, or `never` where its default is not a value its parser yields. */
 type Checked<S extends Record<string, Row>> = {
