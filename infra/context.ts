@@ -2,7 +2,7 @@
  * Reads the deployment's choices from CDK context (`-c key=value` or cdk.json "context") into
  * settings, collecting every problem, including keys that do not fit the chosen cache or auth.
  */
-import { SETTING_NAMES, SETTINGS } from '../src/settings-table.js';
+import { boundsOf, SETTING_NAMES } from '../src/settings-table.js';
 import { CACHE_KINDS, CACHE_REGISTRY, type CacheKind, cacheKind } from './cache/registry.js';
 import { closestKey, unknownKeys } from './context-keys.js';
 import { type EchoMqSettings, RUNTIMES, type RuntimeName } from './settings.js';
@@ -130,7 +130,7 @@ export function settingsFromContext(
       SETTING_NAMES
         // ackReplicas is judged against the kind's replicas: left out with an unknown kind.
         .filter((name) => known || name !== 'ackReplicas')
-        .map((name) => [name, SETTINGS[name].kind === 'integer' ? number(name) : text(name)]),
+        .map((name) => [name, boundsOf(name) === undefined ? text(name) : number(name)]),
     ),
     http: {
       auth:

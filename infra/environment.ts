@@ -19,10 +19,9 @@ export function emqEnvironment(
   face: 'http' | 'sqs' | 'fence',
 ): Record<string, string> {
   return Object.fromEntries(
-    SETTING_NAMES.filter((name) => SETTINGS[name].faces === 'all' || face === 'sqs').map((name) => [
-      SETTINGS[name].env,
-      String(values[name]),
-    ]),
+    SETTING_NAMES.filter((name) => SETTINGS[name].deploy.faces === 'all' || face === 'sqs').map(
+      (name) => [SETTINGS[name].env, String(values[name])],
+    ),
   );
 }
 

@@ -1,139 +1,247 @@
 /**
- * The tunable EMQ_* settings, one row each: the environment variable the runtime reads, the
- * CDK context key and construct setting that choose it, its default and its bounds. The
- * runtime (config.ts) and the construct (infra/) read these rows and nothing else, so a new
- * tunable is one row here plus its field in Config. Where Valkey is and how to log in
- * (EMQ_URL, EMQ_SECRET_ARN, ...) are not tunables: the cache a deployment chooses sets them.
+ * Every EMQ_* variable, one row each, and the one source of everything about it: the variable,
+ * its parser, its default, its bounds, who sets it in a deployment and its description. A row's
+ * name is its Config field; a row the construct exposes (`deploy.by: 'setting'`) has that name
+ * as its CDK context key (`-c ackTimeoutMs=500`) and as its field of the construct's `settings`
+ * prop. Config, its defaults and loadConfig (config.ts), the construct's settings (infra/) and
+ * the settings tables of docs/configuration.md and docs/deploy.md (scripts/settings-docs.ts)
+ * are derived from these rows, so a new setting is one row here.
  */
+import { type Setting, table } from './setting-row.js';
+import {
+  type Bounds,
+  dlqUrl,
+  executor,
+  flag,
+  iamAuth,
+  type Parser,
+  queue,
+  text,
+  tlsCa,
+  urls,
+  wholeNumber,
+  wire,
+} from './settings-parsers.js';
 
-/** A whole-number setting and the range the runtime accepts. */
-export interface IntegerSetting {
-  readonly kind: 'integer';
-  readonly env: string;
-  readonly default: number;
-  readonly min: number;
-  readonly max: number;
-  /** Which functions receive it: every one, or the SQS face only. */
-  readonly faces: 'all' | 'sqs';
-  readonly doc: string;
-}
-
-/** A text setting; the runtime checks its form (config.ts). */
-export interface TextSetting {
-  readonly kind: 'text';
-  readonly env: string;
-  readonly default: string;
-  readonly faces: 'all' | 'sqs';
-  readonly doc: string;
-}
-
-export type SettingRow = IntegerSetting | TextSetting;
+/** A timer's longest delay, ms (Node clamps a longer one to 1 ms). */
+const TIMER_MAX = 2_147_483_647;
 
 /**
- * The rows, by the name that is both the context key (`-c ackTimeoutMs=500`) and the field of
- * the construct's `settings` prop. Bounds are what the server and Node's timers accept (a
- * record's life in ms has at most 15 digits, a timer at most 2^31 - 1 ms) and what one Lambda
- * request carries (6 MiB).
+ * The rows, in the order loadConfig judges them and the docs list them. Bounds are what the
+ * server and Node's timers accept (a record's life in ms has at most 15 digits, a timer at most
+ * 2^31 - 1 ms) and what one Lambda request carries (6 MiB).
  */
-export const SETTINGS = {
+export const SETTINGS = table({
+  urls: {
+    env: 'EMQ_URL',
+    parse: urls,
+    default: ['redis://127.0.0.1:6379'],
+    deploy: { by: 'cache' },
+    doc: 'One `redis://` or `rediss://` (TLS) URL, or comma-separated seeds of a cluster.',
+  },
+  cluster: {
+    env: 'EMQ_CLUSTER',
+    parse: flag,
+    default: false,
+    deploy: { by: 'cache' },
+    doc: '`true` to talk to a Valkey cluster.',
+  },
+  executor: {
+    env: 'EMQ_EXECUTOR',
+    parse: executor,
+    default: 'auto',
+    deploy: { by: 'cache' },
+    doc: "Which server calls admit jobs: `native` (the EchoMQ module's `EMQ.ADMIT`), `function` (`FCALL` of the `emq` library), `script` (the same library through `EVALSHA`, for ElastiCache Serverless), or `auto` (native where every primary loads the module, else function).",
+  },
   wire: {
-    kind: 'text',
     env: 'EMQ_WIRE',
+    parse: wire,
     default: '1',
-    faces: 'all',
-    doc: 'the wire identity this host expects in {emq}:version, and the one the installer writes',
+    deploy: { by: 'setting', faces: 'all' },
+    doc: 'The wire identity this host expects in `{emq}:version` (1 to 64 printable ASCII characters); the installer writes it.',
   },
   defaultQueue: {
-    kind: 'text',
     env: 'EMQ_DEFAULT_QUEUE',
+    parse: queue,
     default: 'default',
-    faces: 'sqs',
-    doc: 'the queue of SQS records without an emq-queue attribute',
+    deploy: { by: 'setting', faces: 'sqs' },
+    doc: 'The queue of SQS records that carry no `emq-queue` attribute.',
+  },
+  dlqUrl: {
+    env: 'EMQ_DLQ_URL',
+    parse: dlqUrl,
+    default: undefined,
+    deploy: { by: 'queues' },
+    doc: "The SQS queue that receives permanently failed records. Without it they are retried until the source queue's redrive policy moves them.",
   },
   maxPayloadBytes: {
-    kind: 'integer',
     env: 'EMQ_MAX_PAYLOAD_BYTES',
+    parse: wholeNumber,
     default: 262_144,
-    min: 0,
-    max: 6 * 1024 * 1024,
-    faces: 'all',
-    doc: 'the largest payload admitted',
+    bounds: { min: 0, max: 6 * 1024 * 1024 },
+    deploy: { by: 'setting', faces: 'all' },
+    doc: 'The largest payload admitted (256 KiB by default, at most 6 MiB). A larger one is refused: 413, or the DLQ for an SQS record.',
   },
   dedupeTtlMs: {
-    kind: 'integer',
     env: 'EMQ_DEDUPE_TTL_MS',
+    parse: wholeNumber,
     default: 3_600_000,
-    min: 1_000,
-    max: 999_999_999_999_999,
-    faces: 'all',
-    doc: 'how long an idempotency key is remembered',
+    bounds: { min: 1_000, max: 999_999_999_999_999 },
+    deploy: { by: 'setting', faces: 'all' },
+    doc: 'How long an idempotency key is remembered (one hour). At least the resend span, 2 × (`EMQ_CONNECT_TIMEOUT_MS` + `EMQ_COMMAND_TIMEOUT_MS`), 10 s at the defaults: a function sends a call whose reply was lost again for at most that long, and a key that expired before would let the resend write a second job, so a shorter value is refused. Keep it longer than an SQS message can come back.',
   },
   commandTimeoutMs: {
-    kind: 'integer',
     env: 'EMQ_COMMAND_TIMEOUT_MS',
+    parse: wholeNumber,
     default: 2_000,
-    min: 1,
-    max: 2_147_483_647,
-    faces: 'all',
-    doc: 'how long one call may take before it counts as unavailable',
+    bounds: { min: 1, max: TIMER_MAX },
+    deploy: { by: 'setting', faces: 'all' },
+    doc: 'A server call slower than this counts as unavailable (retryable).',
   },
   connectTimeoutMs: {
-    kind: 'integer',
     env: 'EMQ_CONNECT_TIMEOUT_MS',
+    parse: wholeNumber,
     default: 3_000,
-    min: 1,
-    max: 2_147_483_647,
-    faces: 'all',
-    doc: 'how long a connection may take to open',
+    bounds: { min: 1, max: TIMER_MAX },
+    deploy: { by: 'setting', faces: 'all' },
+    doc: 'How long opening a connection may take.',
   },
   ackReplicas: {
-    kind: 'integer',
     env: 'EMQ_ACK_REPLICAS',
+    parse: wholeNumber,
     default: 0,
-    min: 0,
-    max: 1_000,
-    faces: 'all',
-    doc: 'replicas that must confirm each write (WAIT) before it is acknowledged',
+    bounds: { min: 0, max: 1_000 },
+    deploy: { by: 'setting', faces: 'all', default: 'per cache kind ([above](#the-cache-kinds))' },
+    doc: 'Replicas that must confirm each write (`WAIT`) before it is acknowledged. Fewer confirmations answer `EMQ_UNCONFIRMED` (retryable).',
   },
   ackTimeoutMs: {
-    kind: 'integer',
     env: 'EMQ_ACK_TIMEOUT_MS',
+    parse: wholeNumber,
     default: 1_000,
-    min: 1,
-    max: 2_147_483_647,
-    faces: 'all',
-    doc: 'how long WAIT waits for them, less than the command timeout',
+    bounds: { min: 1, max: TIMER_MAX },
+    deploy: { by: 'setting', faces: 'all' },
+    doc: 'How long `WAIT` waits for those replicas. With `EMQ_ACK_REPLICAS` above 0 it must be less than `EMQ_COMMAND_TIMEOUT_MS`.',
   },
   callerIdMaxAgeMs: {
-    kind: 'integer',
     env: 'EMQ_CALLER_ID_MAX_AGE_MS',
+    parse: wholeNumber,
     default: 86_400_000,
-    min: 0,
-    max: 2_147_483_647_000,
-    faces: 'all',
-    doc: 'caller ids older than this are refused; 0 turns the check off',
+    bounds: { min: 0, max: TIMER_MAX * 1_000 },
+    deploy: { by: 'setting', faces: 'all' },
+    doc: 'Caller-chosen job ids whose time lies further back than this (one day) are refused; `0` turns the check off. Ids more than one minute in the future are always refused.',
   },
-} as const satisfies Record<string, SettingRow>;
+  username: {
+    env: 'EMQ_USERNAME',
+    parse: text,
+    default: undefined,
+    deploy: { by: 'cache' },
+    doc: "The ACL user. Without it: the user in the URL, else `default`. With IAM authentication: the IAM-enabled user's id.",
+  },
+  password: {
+    env: 'EMQ_PASSWORD',
+    parse: text,
+    default: undefined,
+    deploy: { by: 'local' },
+    doc: 'The ACL password, for local use. Deployments use `EMQ_SECRET_ARN`.',
+  },
+  secretArn: {
+    env: 'EMQ_SECRET_ARN',
+    parse: text,
+    default: undefined,
+    deploy: { by: 'cache' },
+    doc: 'A Secrets Manager secret holding `{"username","password"}`, read once at cold start.',
+  },
+  tlsCa: {
+    env: 'EMQ_TLS_CA',
+    parse: tlsCa,
+    default: undefined,
+    deploy: { by: 'cache' },
+    doc: "CA certificates that sign the servers' certificates, as PEM or base64 of PEM. Without it the system CAs are used.",
+  },
+  iam: {
+    env: 'EMQ_IAM_AUTH',
+    parse: iamAuth,
+    default: undefined,
+    shown: '`false`',
+    companions: [
+      {
+        env: 'EMQ_IAM_CACHE_NAME',
+        shown: 'none',
+        doc: 'With IAM: the replication group id or Serverless cache name the tokens are signed for. Required with `EMQ_IAM_AUTH=true`.',
+      },
+      {
+        env: 'EMQ_IAM_REGION',
+        shown: 'from `AWS_REGION`',
+        doc: 'With IAM: the region the tokens are signed for. Lambda sets `AWS_REGION`.',
+      },
+      {
+        env: 'EMQ_IAM_SERVERLESS',
+        shown: '`false`',
+        doc: 'With IAM: `true` for a Serverless cache.',
+      },
+    ],
+    deploy: { by: 'cache' },
+    doc: '`true` to authenticate with ElastiCache IAM tokens as `EMQ_USERNAME`. It cannot be combined with `EMQ_PASSWORD` or `EMQ_SECRET_ARN`.',
+  },
+});
 
-export type SettingName = keyof typeof SETTINGS;
+type Table = typeof SETTINGS;
 
-/** The value type of one row: a number for integer rows, a string for text rows. */
-export type SettingValue<N extends SettingName> = (typeof SETTINGS)[N] extends IntegerSetting
-  ? number
-  : string;
+/** Every row's name: the fields of Config. */
+export type Field = keyof Table;
 
-/** A value for any subset of the rows (the construct's `settings` prop). */
+export type { Companion, Deploy, Setting } from './setting-row.js';
+
+/** The value one row gives Config: its parser's, or undefined where it has no default. */
+export type FieldValue<K extends Field> = Table[K] extends {
+  readonly parse: Parser<infer T>;
+  readonly default: infer D;
+}
+  ? T | (undefined extends D ? undefined : never)
+  : never;
+
+/** The rows' names, in table order. */
+export const FIELDS = Object.keys(SETTINGS) as Field[];
+
+/**
+ * The rows seen by name: `ROWS[field]` is a `Setting<FieldValue<typeof field>>` even for a
+ * generic field, so loadConfig reads any row without a cast.
+ */
+export const ROWS: { readonly [K in Field]: Setting<FieldValue<K>> } = SETTINGS;
+
+/** A row's bounds; only whole numbers have them. */
+export function boundsOf(field: Field): Bounds | undefined {
+  return ROWS[field].bounds;
+}
+
+/** The rows the construct exposes: their names are context keys and `settings` fields. */
+export type SettingName = {
+  [K in Field]: Table[K]['deploy'] extends { readonly by: 'setting' } ? K : never;
+}[Field];
+
+/** The value type of one construct setting: a number for whole-number rows, else a string. */
+export type SettingValue<N extends SettingName> = FieldValue<N>;
+
+/** A value for any subset of the construct's settings (its `settings` prop). */
 export type SettingValues = { readonly [N in SettingName]?: SettingValue<N> };
 
-/** The names of the rows, in table order. */
-export const SETTING_NAMES = Object.keys(SETTINGS) as SettingName[];
+/** The construct's settings, in table order. */
+export const SETTING_NAMES = FIELDS.filter(
+  (field): field is SettingName => SETTINGS[field].deploy.by === 'setting',
+);
 
-/** The integer rows' names. */
-export type IntegerSettingName = {
-  [N in SettingName]: (typeof SETTINGS)[N] extends IntegerSetting ? N : never;
-}[SettingName];
+/** The rows with bounds: the whole numbers. */
+export type BoundedField = {
+  [K in Field]: Table[K] extends { readonly bounds: Bounds } ? K : never;
+}[Field];
 
-/** The row whose environment variable is `env`, if any. */
+/** The construct setting whose environment variable is `env`, if any. */
 export function settingOfEnv(env: string): SettingName | undefined {
   return SETTING_NAMES.find((name) => SETTINGS[name].env === env);
 }
+
+/** Every variable loadConfig reads: each row's, and their companions'. */
+export const VARIABLES: readonly string[] = FIELDS.flatMap((field) => {
+  const row = ROWS[field];
+  return [row.env, ...(row.companions ?? []).map((companion) => companion.env)];
+});

@@ -1,38 +1,26 @@
-// docs/configuration.md lists every EMQ_* setting with its default and range. This holds the
-// table to src/config.ts: the variables loadConfig reads (observed, not listed by hand), the
-// defaults of DEFAULTS, the bounds of LIMITS and the executors of EXECUTORS.
+// The settings tables of docs/configuration.md and docs/deploy.md are generated from the rows of
+// src/settings-table.ts (scripts/settings-docs.ts). This holds the pages to the generator, the
+// rows to what loadConfig reads (observed, not listed by hand), and the documented defaults to
+// what loadConfig does with them.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
-  type Config,
-  DEFAULTS,
-  type Env,
-  EXECUTORS,
-  LIMITS,
-  loadConfig,
-} from '../../src/config.js';
-import { SETTINGS } from '../../src/settings-table.js';
+  BEGIN,
+  constructTable,
+  END,
+  generatedPages,
+  type Rows,
+  tableRows,
+  variablesTable,
+  withTable,
+} from '../../scripts/settings-docs.js';
+import { type Env, EXECUTORS, loadConfig } from '../../src/config.js';
+import { wholeNumber } from '../../src/settings-parsers.js';
+import { SETTING_NAMES, VARIABLES } from '../../src/settings-table.js';
 import { tableUnder } from '../support/markdown.js';
 
-const page = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
-const source = readFileSync(new URL('../../src/config.ts', import.meta.url), 'utf8');
-
-interface Row {
-  readonly name: string;
-  readonly defaultCell: string;
-  readonly range: string;
-  readonly meaning: string;
-}
-
-const rows: Row[] = tableUnder(page, '## Settings', 'docs/configuration.md').map(
-  ([name = '', defaultCell = '', range = '', meaning = '']) => ({
-    name: name.replace(/^`|`$/g, ''),
-    defaultCell,
-    range,
-    meaning,
-  }),
-);
-const byName = new Map(rows.map((row) => [row.name, row]));
+const root = new URL('../../', import.meta.url);
+const page = (path: string) => readFileSync(new URL(path, root), 'utf8');
 
 /** The variables loadConfig reads from `env`: every name it asks the environment for. */
 function namesRead(env: Record<string, string>): Set<string> {
@@ -47,74 +35,96 @@ function namesRead(env: Record<string, string>): Set<string> {
   return seen;
 }
 
+const IAM = {
+  EMQ_IAM_AUTH: 'true',
+  EMQ_USERNAME: 'emq-iam',
+  EMQ_IAM_CACHE_NAME: 'emq-cache',
+  EMQ_IAM_REGION: 'eu-west-1',
+};
+
 /** Every EMQ_* variable loadConfig reads, with IAM off and with IAM on (its companions). */
 const READ = new Set(
-  [
-    ...namesRead({}),
-    ...namesRead({
-      EMQ_IAM_AUTH: 'true',
-      EMQ_USERNAME: 'emq-iam',
-      EMQ_IAM_CACHE_NAME: 'emq-cache',
-      EMQ_IAM_REGION: 'eu-west-1',
-    }),
-  ].filter((name) => name.startsWith('EMQ_')),
+  [...namesRead({}), ...namesRead(IAM)].filter((name) => name.startsWith('EMQ_')),
 );
 
-/**
- * Which Config field each variable fills: the settings table's rows (their name is the field),
- * and the lines of loadConfig's result that read a variable by name.
- */
-const FIELD_OF = new Map<string, keyof Config>([
-  ...[...source.matchAll(/^ {4}(\w+): [^\n]*?'(EMQ_[A-Z0-9_]+)'/gm)].map(
-    ([, field, name]) => [name ?? '', field as keyof Config] as const,
-  ),
-  ...Object.entries(SETTINGS).map(([field, row]) => [row.env, field as keyof Config] as const),
-]);
+const rows = tableUnder(page('docs/configuration.md'), '## Settings', 'docs/configuration.md');
 
-/** How the page writes a default. */
-function shown(value: Config[keyof Config]): string {
-  if (value === undefined) return 'none';
-  return `\`${Array.isArray(value) ? value.join(',') : String(value)}\``;
-}
+describe('the settings tables of the docs', () => {
+  it.each(generatedPages())(
+    '$path holds what scripts/settings-docs.ts makes of the rows today',
+    ({ path, text }) => {
+      expect(page(path), 'run: npx tsx scripts/settings-docs.ts').toBe(text);
+    },
+  );
+
+  it('list a new row in both tables, and nothing else changes: a new setting is one row', () => {
+    const fresh: Rows = {
+      ...tableRows(),
+      pollMs: {
+        env: 'EMQ_POLL_MS',
+        parse: wholeNumber,
+        default: 50,
+        bounds: { min: 1, max: 60_000 },
+        deploy: { by: 'setting', faces: 'all' },
+        doc: 'How often to poll.',
+      },
+    };
+    const row = '`EMQ_POLL_MS` | `50` | `1` to `60000` | setting `pollMs` | How often to poll. |';
+    expect(variablesTable(fresh)).toEqual([...variablesTable(tableRows()), `| ${row}`]);
+    expect(constructTable(fresh)).toEqual([
+      ...constructTable(tableRows()),
+      '| `pollMs` | `50` | `1` to `60000` | `EMQ_POLL_MS` | How often to poll. |',
+    ]);
+  });
+
+  it('keep the prose around the markers, and refuse a page without them', () => {
+    const text = ['# Page', 'before', BEGIN, 'stale', END, 'after'].join('\n');
+    expect(withTable(text, ['| a |'], 'page')).toBe(
+      ['# Page', 'before', BEGIN, '| a |', END, 'after'].join('\n'),
+    );
+    expect(() => withTable('# Page', [], 'page.md')).toThrow(/page.md has no/);
+  });
+});
 
 describe('docs/configuration.md', () => {
-  it('lists every variable src/config.ts reads, once, and nothing else', () => {
-    expect(rows.length).toBe(byName.size);
-    expect([...byName.keys()].sort()).toEqual([...READ].sort());
+  it('lists every variable loadConfig reads, once, and nothing else', () => {
+    const names = rows.map(([name = '']) => name.replace(/^`|`$/g, ''));
+    expect(names.length).toBe(new Set(names).size);
+    expect([...names].sort()).toEqual([...READ].sort());
+    expect([...VARIABLES].sort()).toEqual([...READ].sort());
   });
 
-  it.each(rows)('gives $name the default src/config.ts uses', (row) => {
-    const field = FIELD_OF.get(row.name);
-    if (field !== undefined && field !== 'iam') {
-      expect(row.defaultCell).toBe(shown(DEFAULTS[field]));
-    }
-    const fallback = /^from `([A-Z0-9_]+)`$/.exec(row.defaultCell)?.[1];
+  it.each(rows)('gives %s a default that changes nothing when set', (name, defaultCell) => {
+    const variable = name?.replace(/^`|`$/g, '') ?? '';
+    const fallback = /^from `([A-Z0-9_]+)`$/.exec(defaultCell ?? '')?.[1];
+    const value = /^`([^`]+)`$/.exec(defaultCell ?? '')?.[1];
     if (fallback !== undefined) {
-      expect(source).toContain(`read('${row.name}') ?? read('${fallback}')`);
+      // With IAM on, the variable unset reads its fallback.
+      const without = Object.fromEntries(Object.entries(IAM).filter(([key]) => key !== variable));
+      expect(loadConfig({ ...without, [fallback]: 'us-east-2' })).toEqual(
+        loadConfig({ ...IAM, [variable]: 'us-east-2' }),
+      );
       return;
     }
-    // A literal fallback written beside the read, as the IAM companions' are.
-    const literal = new RegExp(`read\\('${row.name}'\\) \\?\\? '([^']*)'`).exec(source)?.[1];
-    if (literal !== undefined) expect(row.defaultCell).toBe(`\`${literal}\``);
-    if (row.defaultCell === 'none') {
-      expect(literal).toBeUndefined();
-      return;
+    if (defaultCell === 'none') return;
+    expect(value, `${variable}: a default is \`value\`, none or from \`VARIABLE\``).toBeDefined();
+    expect(loadConfig({ [variable]: value })).toEqual(loadConfig({}));
+    if (!(variable in IAM)) {
+      expect(loadConfig({ ...IAM, [variable]: value })).toEqual(loadConfig(IAM));
     }
-    // Setting the documented default changes nothing.
-    const value = /^`([^`]+)`$/.exec(row.defaultCell)?.[1];
-    expect(value, `${row.name}: a default is \`value\`, none or from \`VARIABLE\``).toBeDefined();
-    expect(loadConfig({ [row.name]: value })).toEqual(loadConfig({}));
   });
 
-  it.each(rows)('gives $name the range src/config.ts enforces', (row) => {
-    const field = FIELD_OF.get(row.name);
-    const limits =
-      field === undefined ? undefined : Object.entries(LIMITS).find(([key]) => key === field)?.[1];
-    expect(row.range).toBe(limits === undefined ? '-' : `\`${limits.min}\` to \`${limits.max}\``);
-  });
-
-  it('names every executor src/config.ts accepts', () => {
-    const meaning = byName.get('EMQ_EXECUTOR')?.meaning ?? '';
+  it('names every executor loadConfig accepts', () => {
+    const meaning = rows.find(([name]) => name === '`EMQ_EXECUTOR`')?.[4] ?? '';
     for (const executor of EXECUTORS) expect(meaning).toContain(`\`${executor}\``);
+  });
+});
+
+describe('docs/deploy.md', () => {
+  it("lists the construct's settings, in table order", () => {
+    const listed = tableUnder(page('docs/deploy.md'), "### The functions' settings").map(
+      ([key = '']) => key.replace(/^`|`$/g, ''),
+    );
+    expect(listed).toEqual(SETTING_NAMES);
   });
 });

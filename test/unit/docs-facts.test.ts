@@ -199,9 +199,10 @@ describe('docs/reliability.md, the outcome table', () => {
 
 describe('docs/deploy.md, the context table', () => {
   it('lists every context key the CDK app reads, and nothing else', () => {
-    const listed = tableUnder(text('docs/deploy.md'), '## Context', 'docs/deploy.md').flatMap(
-      ([keys = '']) => [...keys.matchAll(/`([A-Za-z]+)`/g)].map(([, key]) => key ?? ''),
-    );
+    // The context table, and the generated one of the functions' settings.
+    const listed = ['## Context', "### The functions' settings"]
+      .flatMap((heading) => tableUnder(text('docs/deploy.md'), heading, 'docs/deploy.md'))
+      .flatMap(([keys = '']) => [...keys.matchAll(/`([A-Za-z]+)`/g)].map(([, key]) => key ?? ''));
     expect([...listed].sort()).toEqual([...CONTEXT_KEYS].sort());
   });
 });
