@@ -16,10 +16,14 @@ const PAYLOAD_CAP = SETTINGS.maxPayloadBytes;
 
 /** The `maxPayloadBytes` option, or the service's default; throws EMQ_INVALID_CONFIG out of bounds. */
 export function payloadLimit(value: number = PAYLOAD_CAP.default): number {
-  if (!Number.isInteger(value) || value < PAYLOAD_CAP.min || value > PAYLOAD_CAP.max) {
+  if (
+    !Number.isInteger(value) ||
+    value < PAYLOAD_CAP.bounds.min ||
+    value > PAYLOAD_CAP.bounds.max
+  ) {
     throw invalid(
       'EMQ_INVALID_CONFIG',
-      `maxPayloadBytes must be a whole number from ${PAYLOAD_CAP.min} to ${PAYLOAD_CAP.max} (got ${value}): give the service's ${PAYLOAD_CAP.env}.`,
+      `maxPayloadBytes must be a whole number from ${PAYLOAD_CAP.bounds.min} to ${PAYLOAD_CAP.bounds.max} (got ${value}): give the service's ${PAYLOAD_CAP.env}.`,
     );
   }
   return value;
