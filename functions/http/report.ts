@@ -42,7 +42,7 @@ export function report(served: Served, requestId: string, durationMs: number): v
   );
 }
 
-/** Retryable outcomes are expected in a failover: a warning, not an error page. */
+/** Retryable failures are expected in a failover: a warning, not an error page. */
 function levelOf(status: number): Level {
   if (status === 503) return 'warn';
   return status >= 500 ? 'error' : 'info';
