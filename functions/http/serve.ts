@@ -1,6 +1,6 @@
 /**
  * One HTTP request, end to end: read the event, match a route in the table of routes.ts,
- * call its operation's handler (handlers.ts), answer. It never throws: every failure becomes a
+ * serve its operation (operations.ts), answer. It never throws: every failure becomes a
  * problem response, and what was learnt on the way (route, queue, job id) is kept for the
  * request's log line.
  */
@@ -8,7 +8,7 @@ import type { Operation } from '../../openapi/operations.js';
 import { type AdmissionTarget, EmqError, UnavailableError } from '../../src/index.js';
 import type { BatchCounts } from './batch.js';
 import { type EventFormat, type ReadEvent, readEvent } from './event.js';
-import { handlerOf } from './handlers.js';
+import { operate } from './operations.js';
 import {
   batchOutOfTime,
   type HttpResponse,
@@ -49,7 +49,7 @@ export interface Trace {
 /** What a request was answered, named in logs and metrics (`outcome`): a success word or the problem's code. */
 export type AnswerKind = 'enqueued' | 'duplicate' | 'found' | 'batch' | ProblemCode;
 
-/** A handler's answer: the response, and its kind for the log line. */
+/** An operation's answer: the response, and its kind for the log line. */
 export interface Answer {
   readonly response: HttpResponse;
   readonly kind: AnswerKind;
@@ -172,9 +172,15 @@ async function answer(
   trace.queue = params.queue;
   trace.jobId = params.id;
   trace.base = base;
-  const handle = handlerOf(operation.operationId);
-  // Awaited before the trace is copied: the handler adds to it.
-  const answered = await handle({ request, params, base, requestId, services, trace });
+  // Awaited before the trace is copied: the operation adds to it.
+  const answered = await operate(operation.operationId)({
+    request,
+    params,
+    base,
+    requestId,
+    services,
+    trace,
+  });
   return { ...trace, ...answered };
 }
 

@@ -1,7 +1,8 @@
 /**
- * What serves each operation of the OpenAPI document: one row per operationId. A route over
- * an operation this file already serves is the document's entry and its row here; the type
- * of HANDLERS makes a row due for every operation, with its path's variables.
+ * What serves each operation of the OpenAPI document: one row per operationId, naming the
+ * function that serves it. A new route is the document's entry and its row here (and its
+ * function, unless one here serves it already); the type of OPERATE makes a row due for
+ * every operation, its call typed with the path's variables. (The Lambda entry is handler.ts.)
  */
 import type { Operation, OperationId } from '../../openapi/operations.js';
 import {
@@ -19,7 +20,7 @@ import { admittedResponse, jobLocation, jobResponse, problemResponse } from './r
 import type { PathParams } from './routes.js';
 import type { Answer, HttpServices, Trace } from './serve.js';
 
-/** One matched request, as its handler gets it. */
+/** One matched request, as the function serving its operation gets it. */
 export interface Call<Params> {
   readonly request: HttpRequest;
   /** The variables of the operation's path. */
@@ -28,14 +29,14 @@ export interface Call<Params> {
   readonly base: string;
   readonly requestId: string;
   readonly services: HttpServices;
-  /** What the request has learnt so far; a handler adds what its log line should say. */
+  /** What the request has learnt so far; the function adds what its log line should say. */
   readonly trace: Trace;
 }
 
-type Handler<Params> = (call: Call<Params>) => Promise<Answer>;
+type Operate<Params> = (call: Call<Params>) => Promise<Answer>;
 
-type Handlers = {
-  readonly [Row in Operation as Row['operationId']]: Handler<PathParams<Row['path']>>;
+type Operations = {
+  readonly [Row in Operation as Row['operationId']]: Operate<PathParams<Row['path']>>;
 };
 
 /** What a job id in the path of a PUT should be, said where it is refused. */
@@ -44,7 +45,7 @@ const PUT_ID_ADVICE =
 /** What a job id in the path of a GET or HEAD should be. */
 const GET_ID_ADVICE = 'Use the id a POST or PUT answered (its Location header).';
 
-const HANDLERS: Handlers = {
+const OPERATE: Operations = {
   enqueueJob,
   enqueueBatch,
   putJob,
@@ -53,9 +54,9 @@ const HANDLERS: Handlers = {
   headJob: getJob,
 };
 
-/** The handler of a matched operation, which the match gives every variable of its path. */
-export function handlerOf(operationId: OperationId): Handler<Readonly<Record<string, string>>> {
-  return HANDLERS[operationId] as Handler<Readonly<Record<string, string>>>;
+/** What serves a matched operation, whose match gives every variable of its path. */
+export function operate(operationId: OperationId): Operate<Readonly<Record<string, string>>> {
+  return OPERATE[operationId] as Operate<Readonly<Record<string, string>>>;
 }
 
 /** `POST /queues/{queue}/jobs`: a minted id, or the Idempotency-Key's job. */
