@@ -1,15 +1,16 @@
 /**
  * Writes openapi/operations.ts, the operations of openapi/openapi.yaml (method, path,
  * operationId) as a module: the construct routes them on every API kind and the HTTP face's
- * route table is checked against them, so the document is their one source. Run it after
- * changing the document's paths: `npx tsx scripts/openapi-operations.ts`; a test fails while
- * the module and the document differ.
+ * route table is made of them, so the document is their one source. Run it after changing
+ * the document's paths: `npx tsx scripts/openapi-operations.ts`; a test fails while the module
+ * and the document differ.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+type Method = (typeof METHODS)[number];
 
 export const DOCUMENT = fileURLToPath(new URL('../openapi/openapi.yaml', import.meta.url));
 export const MODULE = fileURLToPath(new URL('../openapi/operations.ts', import.meta.url));
@@ -21,14 +22,17 @@ interface Document {
 /** The module's text for the document's text. */
 export function operationsModule(documentText: string): string {
   const document = parse(documentText) as Document;
+  // In the document's order, which the face's 404 text lists them in.
   const rows = Object.entries(document.paths).flatMap(([path, item]) =>
-    METHODS.filter((method) => item[method] !== undefined).map((method) => {
-      const operation = item[method] as { operationId?: string };
-      if (operation.operationId === undefined) {
-        throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
-      }
-      return `  { method: '${method.toUpperCase()}', path: '${path}', operationId: '${operation.operationId}' },`;
-    }),
+    Object.keys(item)
+      .filter((key): key is Method => (METHODS as readonly string[]).includes(key))
+      .map((method) => {
+        const operation = item[method] as { operationId?: string };
+        if (operation.operationId === undefined) {
+          throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
+        }
+        return `  { method: '${method.toUpperCase()}', path: '${path}', operationId: '${operation.operationId}' },`;
+      }),
   );
   return [
     '// Generated from openapi/openapi.yaml by scripts/openapi-operations.ts: do not edit.',
@@ -39,6 +43,8 @@ export function operationsModule(documentText: string): string {
     '] as const;',
     '',
     'export type Operation = (typeof OPERATIONS)[number];',
+    '',
+    "export type OperationId = Operation['operationId'];",
     '',
   ].join('\n');
 }

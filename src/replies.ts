@@ -8,13 +8,13 @@
 export type Reply = unknown;
 
 /** The replies of one write: settled once, whether by the server or by the timeout. */
-export class Batch {
+export class Write {
   readonly replies: Reply[];
   #left: number;
   #resolve: ((replies: Reply[]) => void) | undefined;
   /** When the timeout applies, in performance.now() ms. */
   deadline = 0;
-  /** The connection's deadlines that hold this batch until it settles. */
+  /** The connection's deadlines that hold this write until it settles. */
   owner: Deadlines | undefined;
 
   constructor(size: number, resolve: (replies: Reply[]) => void) {
@@ -28,8 +28,8 @@ export class Batch {
   }
 
   /**
-   * Records command `at`'s reply; the last one settles the batch. A reply read after the
-   * deadline (the timer, starved of CPU, had not fired yet) settles the batch as the timeout
+   * Records command `at`'s reply; the last one settles the write. A reply read after the
+   * deadline (the timer, starved of CPU, had not fired yet) settles the write as the timeout
    * would have: a write answered that late is "may have been written", never a success, so a
    * primary that resumes after a failover cannot acknowledge what its heir never received.
    */
@@ -67,13 +67,13 @@ export class Batch {
  * a write that settles in time costs a push and a shift, not a setTimeout and clearTimeout.
  */
 export class Deadlines {
-  readonly #waiting: Batch[] = [];
+  readonly #waiting: Write[] = [];
   #timer: NodeJS.Timeout | undefined;
 
-  add(batch: Batch, timeoutMs: number): void {
-    batch.deadline = performance.now() + timeoutMs;
-    batch.owner = this;
-    this.#waiting.push(batch);
+  add(write: Write, timeoutMs: number): void {
+    write.deadline = performance.now() + timeoutMs;
+    write.owner = this;
+    this.#waiting.push(write);
     // An idle connection's timer has run out; a busy one's fires at its oldest deadline.
     this.#timer ??= this.#arm(timeoutMs);
   }
@@ -81,7 +81,7 @@ export class Deadlines {
   /** Drops the settled writes at the head: replies settle writes in order, so usually the head. */
   release(): void {
     const waiting = this.#waiting;
-    while (waiting.length > 0 && (waiting[0] as Batch).settled) waiting.shift();
+    while (waiting.length > 0 && (waiting[0] as Write).settled) waiting.shift();
   }
 
   #arm(ms: number): NodeJS.Timeout {
@@ -94,12 +94,12 @@ export class Deadlines {
     const now = performance.now();
     const waiting = this.#waiting;
     while (waiting.length > 0) {
-      const head = waiting[0] as Batch;
+      const head = waiting[0] as Write;
       if (!head.settled && head.deadline > now) break;
       waiting.shift();
       head.expire();
     }
-    if (waiting.length > 0) this.#timer = this.#arm((waiting[0] as Batch).deadline - now);
+    if (waiting.length > 0) this.#timer = this.#arm((waiting[0] as Write).deadline - now);
   }
 }
 

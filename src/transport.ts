@@ -18,7 +18,7 @@
  *   a refreshSlotsCache() called then answers at once, before that read ends.
  */
 import { Cluster, type Command, Pipeline, type Valkey } from 'iovalkey';
-import { Batch, Deadlines, joined, type Reply } from './replies.js';
+import { Deadlines, joined, type Reply, Write } from './replies.js';
 
 export type { Reply } from './replies.js';
 
@@ -151,17 +151,17 @@ function isWritable(client: Internals): boolean {
 /** One write, one queue item per command, one callback when the last reply has come. */
 function written(client: Internals, commands: readonly Command[]): Promise<Reply[]> {
   return new Promise((resolve) => {
-    const batch = new Batch(commands.length, resolve);
+    const write = new Write(commands.length, resolve);
     const parts: (string | Buffer)[] = [];
     const queued: Settler[] = [];
     for (let at = 0; at < commands.length; at++) {
       const command = commands[at] as Command;
       try {
         parts.push(command.toWritable(client.stream as never));
-        queued.push(new Settler(command, batch, at));
+        queued.push(new Settler(command, write, at));
       } catch (error) {
         // Not written, so no reply will come for it: its failure is its reply.
-        batch.settle(at, error);
+        write.settle(at, error);
       }
     }
     if (queued.length === 0) return;
@@ -170,7 +170,7 @@ function written(client: Internals, commands: readonly Command[]): Promise<Reply
     for (const command of queued) client.commandQueue.push({ command, stream: undefined, select });
     client.stream.write(parts.length === 1 ? (parts[0] as string | Buffer) : joined(parts));
     const timeout = client.options.commandTimeout;
-    if (typeof timeout === 'number') deadlinesOf(client).add(batch, timeout);
+    if (typeof timeout === 'number') deadlinesOf(client).add(write, timeout);
   });
 }
 
@@ -181,18 +181,18 @@ class Settler {
   readonly inTransaction = false;
   readonly pipelineIndex = undefined;
   readonly #command: Command;
-  readonly #batch: Batch;
+  readonly #write: Write;
   readonly #at: number;
 
-  constructor(command: Command, batch: Batch, at: number) {
+  constructor(command: Command, write: Write, at: number) {
     this.name = command.name;
     this.#command = command;
-    this.#batch = batch;
+    this.#write = write;
     this.#at = at;
   }
 
   get isResolved(): boolean {
-    return this.#batch.settled;
+    return this.#write.settled;
   }
 
   resolve(reply: unknown): void {
@@ -203,11 +203,11 @@ class Settler {
     } catch (error) {
       value = error;
     }
-    this.#batch.settle(this.#at, value);
+    this.#write.settle(this.#at, value);
   }
 
   reject(error: unknown): void {
-    this.#batch.settle(this.#at, error);
+    this.#write.settle(this.#at, error);
   }
 }
 
@@ -224,7 +224,7 @@ function deadlinesOf(client: Internals): Deadlines {
 
 /** Through iovalkey's own sendCommand, collected into one write: for a client not ready. */
 async function viaSendCommand(client: Valkey, commands: readonly Command[]): Promise<Reply[]> {
-  const writer = new BatchWriter(client);
+  const writer = new WriteCollector(client);
   const replies: Reply[] = new Array(commands.length);
   const pending: Promise<void>[] = [];
   try {
@@ -257,7 +257,7 @@ async function viaSendCommand(client: Valkey, commands: readonly Command[]): Pro
 }
 
 /** Collects what iovalkey writes for each command and sends it in one write. */
-class BatchWriter {
+class WriteCollector {
   readonly isPipeline = true;
   readonly destination: { readonly redis: Valkey };
   #parts: (string | Buffer)[] | undefined = [];

@@ -36,7 +36,7 @@ export interface BatchCounts {
 export interface BatchServed {
   readonly response: HttpResponse;
   readonly counts: BatchCounts;
-  /** Set when every item must be retried: the batch's outcome is that problem. */
+  /** Set when every item must be retried: the batch is answered that problem. */
   readonly problem?: Problem;
 }
 

@@ -21,6 +21,8 @@ export interface HttpRequest {
   readonly format: EventFormat;
   /** Upper-case method, e.g. `POST`. */
   readonly method: string;
+  /** A HEAD request: its answer is the GET's without the body. */
+  readonly head: boolean;
   /** The path's segments, percent-decoded exactly once, without the empty leading one. */
   readonly segments: readonly string[];
   /**
@@ -43,39 +45,45 @@ export interface HttpRequest {
 
 type Fields = Readonly<Record<string, unknown>>;
 
-/** Parses an HTTP event. Throws EMQ_INVALID_REQUEST when it is not one of the three shapes. */
-export function parseEvent(event: unknown): HttpRequest {
-  const fields = record(event);
-  if (fields === undefined) throw notHttp();
-  if (typeof fields.httpMethod === 'string') return parseV1(fields, fields.httpMethod);
-  const http = record(record(fields.requestContext)?.http);
-  if (typeof fields.rawPath === 'string' && typeof http?.method === 'string') {
-    return parseV2(fields, fields.rawPath, http.method);
-  }
-  throw notHttp();
-}
-
 /**
- * True for a HEAD request, read from the raw event: a HEAD answer never has a body (RFC 9110),
- * even when the event is refused before it is parsed.
+ * An event, read once: the request, or why it is refused. `head` is known either way, as a
+ * HEAD answer never has a body (RFC 9110), even when the event is refused before its path or
+ * body are read.
  */
-export function isHeadEvent(event: unknown): boolean {
+export type ReadEvent =
+  | { readonly head: boolean; readonly request: HttpRequest; readonly refusal?: undefined }
+  | { readonly head: boolean; readonly refusal: InvalidInputError; readonly request?: undefined };
+
+/** Reads an HTTP event. Refuses (EMQ_INVALID_REQUEST) one that is not of the three shapes. */
+export function readEvent(event: unknown): ReadEvent {
   const fields = record(event);
-  // The method parseEvent would read: payload 1.0's httpMethod when it is a string, else 2.0's
-  // requestContext.http.method (a non-string httpMethod must not hide a 2.0 HEAD).
-  const method =
-    typeof fields?.httpMethod === 'string'
-      ? fields.httpMethod
-      : record(record(fields?.requestContext)?.http)?.method;
-  return typeof method === 'string' && method.toUpperCase() === 'HEAD';
+  // Payload 1.0's httpMethod when it is a string, else 2.0's requestContext.http.method (a
+  // non-string httpMethod must not hide a 2.0 HEAD).
+  const v1 = typeof fields?.httpMethod === 'string';
+  const sent = v1 ? fields?.httpMethod : record(record(fields?.requestContext)?.http)?.method;
+  if (fields === undefined || typeof sent !== 'string') return { head: false, refusal: notHttp() };
+  const method = sent.toUpperCase();
+  const head = method === 'HEAD';
+  try {
+    if (v1) return { head, request: parseV1(fields, method, head) };
+    if (typeof fields.rawPath === 'string') {
+      return { head, request: parseV2(fields, fields.rawPath, method, head) };
+    }
+    return { head, refusal: notHttp() };
+  } catch (error) {
+    // The path's encoding or the body: what the caller sent is refused, with its HEAD kept.
+    if (error instanceof InvalidInputError) return { head, refusal: error };
+    throw error;
+  }
 }
 
 /** Payload 2.0 and Function URLs: `rawPath` is the path as sent, still percent-encoded. */
-function parseV2(fields: Fields, rawPath: string, method: string): HttpRequest {
+function parseV2(fields: Fields, rawPath: string, method: string, head: boolean): HttpRequest {
   const domain = record(fields.requestContext)?.domainName;
   return {
     format: typeof domain === 'string' && domain.includes('.lambda-url.') ? 'url' : 'v2',
-    method: method.toUpperCase(),
+    method,
+    head,
     segments: split(rawPath).map(decodeSegment),
     mount: '',
     headers: lowerCased(record(fields.headers)),
@@ -88,7 +96,7 @@ function parseV2(fields: Fields, rawPath: string, method: string): HttpRequest {
  * Payload 1.0: `path` is already decoded and leaves out the REST stage, which
  * `requestContext.path` (the path as the caller sent it) keeps in front.
  */
-function parseV1(fields: Fields, method: string): HttpRequest {
+function parseV1(fields: Fields, method: string, head: boolean): HttpRequest {
   const path = typeof fields.path === 'string' ? fields.path : '/';
   const seen = record(fields.requestContext)?.path;
   const mount =
@@ -97,7 +105,8 @@ function parseV1(fields: Fields, method: string): HttpRequest {
       : '';
   return {
     format: 'v1',
-    method: method.toUpperCase(),
+    method,
+    head,
     segments: split(path),
     mount,
     headers: {

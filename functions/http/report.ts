@@ -7,6 +7,7 @@
 import { causeOf, EmqError } from '../../src/index.js';
 import { errorFields, type Fields, type Level, log } from '../shared/log.js';
 import { metricsFields } from '../shared/metrics.js';
+import { routeName } from './routes.js';
 import type { Served } from './serve.js';
 
 export function report(served: Served, requestId: string, durationMs: number): void {
@@ -18,11 +19,11 @@ export function report(served: Served, requestId: string, durationMs: number): v
     {
       requestId,
       format: served.format,
-      route: served.route,
+      route: served.operation === undefined ? 'unmatched' : routeName(served.operation),
       queue: served.queue,
       id: served.jobId,
       status,
-      outcome: served.outcome,
+      outcome: served.kind,
       durationMs: duration,
       ...(served.batch === undefined
         ? {}
@@ -34,14 +35,14 @@ export function report(served: Served, requestId: string, durationMs: number): v
           }),
       ...(served.error === undefined ? {} : failureFields(served.error)),
     },
-    metricsFields({ Face: 'http', Outcome: served.outcome }, [
+    metricsFields({ Face: 'http', Outcome: served.kind }, [
       { name: 'Requests', value: 1, unit: 'Count' },
       { name: 'Latency', value: duration, unit: 'Milliseconds' },
     ]),
   );
 }
 
-/** Retryable outcomes are expected in a failover: a warning, not an error page. */
+/** Retryable failures are expected in a failover: a warning, not an error page. */
 function levelOf(status: number): Level {
   if (status === 503) return 'warn';
   return status >= 500 ? 'error' : 'info';

@@ -1,33 +1,25 @@
 /**
- * One HTTP request, end to end: parse the event, match a route, check the input, call the
- * core, answer. It never throws: every failure becomes a problem response, and what was
- * learnt on the way (route, queue, job id) is kept for the request's log line.
+ * One HTTP request, end to end: read the event, match a route in the table of routes.ts,
+ * serve its operation (operations.ts), answer. It never throws: every failure becomes a
+ * problem response, and what was learnt on the way (route, queue, job id) is kept for the
+ * request's log line.
  */
+import type { Operation } from '../../openapi/operations.js';
+import { type AdmissionTarget, EmqError, UnavailableError } from '../../src/index.js';
+import type { BatchCounts } from './batch.js';
+import { type EventFormat, type ReadEvent, readEvent } from './event.js';
+import { operate } from './operations.js';
 import {
-  type AdmissionTarget,
-  assertJobId,
-  assertQueue,
-  EmqError,
-  enqueue,
-  InvalidInputError,
-  readJob,
-  UnavailableError,
-} from '../../src/index.js';
-import { type BatchCounts, serveBatch } from './batch.js';
-import { type EventFormat, type HttpRequest, isHeadEvent, parseEvent } from './event.js';
-import {
-  admittedResponse,
   batchOutOfTime,
   type HttpResponse,
   jobLocation,
-  jobResponse,
   type ProblemCode,
   problemOf,
   problemResponse,
   putAdvice,
   withoutBody,
 } from './responses.js';
-import { matchRoute, type RouteName } from './routes.js';
+import { matchRoute, ROUTE_LIST } from './routes.js';
 
 /** What the request needs of its container; tests pass their own. */
 export interface HttpServices {
@@ -35,16 +27,11 @@ export interface HttpServices {
   admission(): AdmissionTarget;
 }
 
-/** What a job id in the path of a PUT should be, said where it is refused. */
-const PUT_ID_ADVICE =
-  'Ids are minted by the service: POST /queues/{queue}/jobs without an id to get one, or mint one with `emq id` and PUT it soon. To key the job by your own identifier (an order number), POST it with that identifier in the Idempotency-Key header.';
-/** What a job id in the path of a GET or HEAD should be. */
-const GET_ID_ADVICE = 'Use the id a POST or PUT answered (its Location header).';
-
 /** What is known of a request so far; filled in as it is served. */
 export interface Trace {
   format?: EventFormat;
-  route: RouteName | 'unmatched';
+  /** The operation its route matched; none yet, or never (404, 405, a refused event). */
+  operation?: Operation;
   queue?: string;
   jobId?: string;
   /** A batch request's counts. */
@@ -59,19 +46,23 @@ export interface Trace {
   readonly sent: Map<number, string>;
 }
 
-/** The outcome named in logs and metrics: a success word or the problem's code. */
-export type Outcome = 'enqueued' | 'duplicate' | 'found' | 'batch' | ProblemCode;
+/** What a request was answered, named in logs and metrics (`outcome`): a success word or the problem's code. */
+export type AnswerKind = 'enqueued' | 'duplicate' | 'found' | 'batch' | ProblemCode;
 
-export interface Served extends Readonly<Trace> {
+/** An operation's answer: the response, and its kind for the log line. */
+export interface Answer {
   readonly response: HttpResponse;
-  readonly outcome: Outcome;
+  readonly kind: AnswerKind;
+}
+
+/** A request served: its answer and what was learnt on the way. */
+export interface Served extends Readonly<Trace>, Answer {
   /** The failure behind a problem response, for the log's error class and code. */
   readonly error?: unknown;
 }
 
 export function newTrace(deadlineMs?: number): Trace {
   return {
-    route: 'unmatched',
     sent: new Map(),
     ...(deadlineMs === undefined ? {} : { deadlineMs }),
   };
@@ -84,13 +75,14 @@ export async function serve(
   services: HttpServices,
   trace: Trace = newTrace(),
 ): Promise<Served> {
+  const read = readEvent(event);
   let served: Served;
   try {
-    served = await route(event, requestId, services, trace);
+    served = await answer(read, requestId, services, trace);
   } catch (error) {
     served = failed(trace, error, requestId);
   }
-  return isHeadEvent(event) ? { ...served, response: withoutBody(served.response) } : served;
+  return read.head ? { ...served, response: withoutBody(served.response) } : served;
 }
 
 /** The answer for a failure at any point of a request. */
@@ -103,7 +95,7 @@ export function failed(trace: Trace, error: unknown, requestId: string): Served 
   return {
     ...trace,
     response: problemResponse(problem, requestId),
-    outcome: problem.code,
+    kind: problem.code,
     error,
   };
 }
@@ -114,13 +106,13 @@ export function failed(trace: Trace, error: unknown, requestId: string): Served 
  */
 export function outOfTime(trace: Trace, requestId: string): Served {
   const advice = 'The request ran out of time; retry it (with the same Idempotency-Key).';
-  if (trace.route === 'POST /queues/{queue}/jobs/batch' && trace.sent.size > 0) {
+  if (trace.operation?.operationId === 'enqueueBatch' && trace.sent.size > 0) {
     const error = new UnavailableError(advice);
     const problem = batchOutOfTime(problemOf(error), trace.sent);
     return {
       ...trace,
       response: problemResponse(problem, requestId),
-      outcome: problem.code,
+      kind: problem.code,
       error,
     };
   }
@@ -141,7 +133,6 @@ function keylessMaybeWritten(
   error: unknown,
 ): error is EmqError & { readonly jobId: string } {
   return (
-    trace.route === 'POST /queues/{queue}/jobs' &&
     trace.keyless === true &&
     error instanceof EmqError &&
     error.retryable &&
@@ -150,21 +141,21 @@ function keylessMaybeWritten(
   );
 }
 
-async function route(
-  event: unknown,
+async function answer(
+  read: ReadEvent,
   requestId: string,
   services: HttpServices,
   trace: Trace,
 ): Promise<Served> {
-  const request = parseEvent(event);
+  if (read.refusal !== undefined) throw read.refusal;
+  const { request } = read;
   trace.format = request.format;
   const match = matchRoute(request.method, request.segments, request.mount);
   if (match.kind === 'notFound') {
     return refused(trace, requestId, {
       status: 404,
       code: 'EMQ_ROUTE_NOT_FOUND',
-      detail:
-        'No such route. Routes: POST /queues/{queue}/jobs, POST /queues/{queue}/jobs/batch, PUT, GET and HEAD /queues/{queue}/jobs/{id}.',
+      detail: ROUTE_LIST,
     });
   }
   if (match.kind === 'methodNotAllowed') {
@@ -175,91 +166,22 @@ async function route(
       allow: match.allow,
     });
   }
-  trace.route = match.route;
-  trace.queue = match.queue;
-  trace.base = match.base;
-  const admitting = {
-    deadlineMs: trace.deadlineMs,
-    onSend: (index: number, id: string) => trace.sent.set(index, id),
-  };
-  assertQueue(match.queue);
-  const admission = services.admission();
-
-  if (match.kind === 'get') {
-    trace.jobId = match.id;
-    assertJobId(match.id, GET_ID_ADVICE);
-    const row = await readJob(await admission.connection(), match.queue, match.id);
-    // serve() drops the body of every HEAD answer, this one included.
-    return row === null
-      ? refused(trace, requestId, {
-          status: 404,
-          code: 'EMQ_JOB_NOT_FOUND',
-          detail: `Queue ${match.queue} has no job ${match.id} (never enqueued, or already consumed).`,
-        })
-      : {
-          ...trace,
-          outcome: 'found',
-          response: jobResponse(match.queue, match.id, row, requestId),
-        };
-  }
-  if (match.kind === 'batch') {
-    if (request.headers['idempotency-key'] !== undefined) {
-      throw new InvalidInputError(
-        'EMQ_INVALID_REQUEST',
-        'Idempotency-Key applies to single POSTs; give each job of a batch its own "idempotencyKey" (or "id").',
-      );
-    }
-    const batch = await serveBatch(match.queue, request.body, requestId, admission, admitting);
-    trace.batch = batch.counts;
-    return { ...trace, outcome: batch.problem?.code ?? 'batch', response: batch.response };
-  }
-  if (match.kind === 'put') {
-    trace.jobId = match.id;
-    // The id is the request's key (SPEC §5): an Idempotency-Key header adds nothing.
-    const put = {
-      queue: match.queue,
-      payload: request.body,
-      id: match.id,
-      idAdvice: PUT_ID_ADVICE,
-    };
-    const admitted = await enqueue(admission, put, { ...admitting, id: requestId });
-    const location = jobLocation(match.base, match.queue, admitted.id);
-    return {
-      ...trace,
-      outcome: admitted.status,
-      response: admittedResponse(admitted, location, requestId),
-    };
-  }
-  const idempotencyKey = idempotencyKeyOf(request);
-  trace.keyless = idempotencyKey === undefined;
-  const admitted = await enqueue(
-    admission,
-    { queue: match.queue, payload: request.body, idempotencyKey, origin: 'http' },
-    { ...admitting, id: requestId },
-  );
-  trace.jobId = admitted.id;
-  const location = jobLocation(match.base, match.queue, admitted.id);
-  return {
-    ...trace,
-    outcome: admitted.status,
-    response: admittedResponse(admitted, location, requestId),
-  };
-}
-
-/**
- * The POST's Idempotency-Key, once. Sent twice it is refused rather than joined: payload 1.0
- * shows the repetition, payload 2.0 and Function URLs join the values with a comma, so a comma
- * is refused too (a key is printable ASCII without spaces or commas).
- */
-function idempotencyKeyOf(request: HttpRequest): string | undefined {
-  const key = request.headers['idempotency-key'];
-  if (request.repeated.has('idempotency-key') || key?.includes(',')) {
-    throw new InvalidInputError(
-      'EMQ_INVALID_REQUEST',
-      'Send one Idempotency-Key header, without commas: a repeated header (which API Gateway joins with commas) names no single request.',
-    );
-  }
-  return key;
+  const { operation, params, base } = match;
+  trace.operation = operation;
+  // The log's `queue` and `id` are the path's variables of those names, where it has them.
+  trace.queue = params.queue;
+  trace.jobId = params.id;
+  trace.base = base;
+  // Awaited before the trace is copied: the operation adds to it.
+  const answered = await operate(operation.operationId)({
+    request,
+    params,
+    base,
+    requestId,
+    services,
+    trace,
+  });
+  return { ...trace, ...answered };
 }
 
 function refused(
@@ -269,7 +191,7 @@ function refused(
 ): Served {
   return {
     ...trace,
-    outcome: problem.code,
+    kind: problem.code,
     response: problemResponse({ ...problem, retryable: false }, requestId),
   };
 }

@@ -17,8 +17,8 @@ import {
   resendUntil,
 } from '../../src/index.js';
 import { oneWrite } from '../shared/log.js';
+import { batchResponse, mustRetry, type RecordDisposition } from './disposition.js';
 import { type DeadLetter, type DeadLetterResult, type DlqSender, sendDeadLetters } from './dlq.js';
-import { batchResponse, mustRetry, type RecordOutcome } from './outcome.js';
 import { requestOf } from './record.js';
 import { reportBatch, reportRecord } from './report.js';
 import { orderingGroup, wavesOf } from './waves.js';
@@ -40,7 +40,7 @@ export async function handleSqsBatch(
   const { config } = deps.admission;
   const records: readonly SQSRecord[] = event.Records ?? [];
   const groups = records.map(orderingGroup);
-  const outcomes = new Array<RecordOutcome>(records.length);
+  const dispositions = new Array<RecordDisposition>(records.length);
   const letters = new Map<number, DeadLetterResult>();
   const stopped = new Set<string>();
   let wavesRun = 0;
@@ -49,7 +49,7 @@ export async function handleSqsBatch(
     const live = wave.filter((index) => {
       const group = groups[index];
       if (group === undefined || !stopped.has(group)) return true;
-      outcomes[index] = { kind: 'skipped' };
+      dispositions[index] = { kind: 'skipped' };
       return false;
     });
     if (live.length === 0) continue;
@@ -62,18 +62,19 @@ export async function handleSqsBatch(
     live.forEach((index, at) => {
       const result = results[at];
       if (!(result instanceof EmqError)) {
-        outcomes[index] = { kind: 'admitted', admitted: result as NonNullable<typeof result> };
+        dispositions[index] = { kind: 'admitted', admitted: result as NonNullable<typeof result> };
       } else if (!result.recordFault) {
         // SPEC §7: only a record's own fault goes to the DLQ; every other failure is retried.
-        outcomes[index] = { kind: 'retry', error: result };
+        dispositions[index] = { kind: 'retry', error: result };
       } else {
         permanent.push({ index, record: records[index] as SQSRecord, error: result });
       }
     });
-    await deadLetter(permanent, deps.sqs, config.dlqUrl, outcomes, letters);
+    await deadLetter(permanent, deps.sqs, config.dlqUrl, dispositions, letters);
     for (const index of live) {
       const group = groups[index];
-      if (group !== undefined && mustRetry(outcomes[index] as RecordOutcome)) stopped.add(group);
+      if (group !== undefined && mustRetry(dispositions[index] as RecordDisposition))
+        stopped.add(group);
     }
   }
 
@@ -82,12 +83,12 @@ export async function handleSqsBatch(
     records.forEach((record, index) => {
       reportRecord({
         messageId: record.messageId,
-        outcome: outcomes[index] as RecordOutcome,
+        disposition: dispositions[index] as RecordDisposition,
         letter: letters.get(index),
       });
     });
     reportBatch({
-      outcomes,
+      dispositions,
       fifo: groups.some((group) => group !== undefined),
       waves: wavesRun,
       durationMs: Math.round(performance.now() - started),
@@ -95,7 +96,7 @@ export async function handleSqsBatch(
   });
   return batchResponse(
     records.map((record) => record.messageId),
-    outcomes,
+    dispositions,
   );
 }
 
@@ -138,13 +139,13 @@ async function deadLetter(
   permanent: readonly DeadLetter[],
   sqs: DlqSender,
   dlqUrl: string | undefined,
-  outcomes: RecordOutcome[],
+  dispositions: RecordDisposition[],
   letters: Map<number, DeadLetterResult>,
 ): Promise<void> {
   if (permanent.length === 0) return;
   if (dlqUrl === undefined) {
     for (const { index, error } of permanent) {
-      outcomes[index] = { kind: 'undelivered', error, reason: 'no-dlq' };
+      dispositions[index] = { kind: 'undelivered', error, reason: 'no-dlq' };
     }
     return;
   }
@@ -153,7 +154,7 @@ async function deadLetter(
   for (const { index, error } of permanent) {
     const result = byIndex.get(index);
     if (result !== undefined) letters.set(index, result);
-    outcomes[index] = result?.delivered
+    dispositions[index] = result?.delivered
       ? { kind: 'dead-lettered', error }
       : { kind: 'undelivered', error, reason: 'dlq-send-failed' };
   }

@@ -1,6 +1,6 @@
 /**
- * Logs and EMF metrics of the SQS face: one log line per record outcome, one per batch, and
- * metrics per outcome and per batch. Payloads and bodies never appear; nor do attribute
+ * Logs and EMF metrics of the SQS face: one log line per record's disposition, one per batch,
+ * and metrics per disposition and per batch. Payloads and bodies never appear; nor do attribute
  * values a caller sent that the core refused (they may be anything).
  *
  * The vocabulary is the HTTP face's: `queue`, `id`, and `outcome` = what became of the job
@@ -13,19 +13,19 @@ import type { EmqError } from '../../src/index.js';
 import { causeOf } from '../../src/index.js';
 import { type Fields, type Level, log, logs } from '../shared/log.js';
 import { emitMetrics, metricsFields } from '../shared/metrics.js';
+import { type DispositionKind, mustRetry, type RecordDisposition } from './disposition.js';
 import type { DeadLetterResult } from './dlq.js';
-import { mustRetry, type OutcomeKind, type RecordOutcome } from './outcome.js';
 
 const FACE = 'sqs';
 
 export interface RecordReport {
   readonly messageId: string;
-  readonly outcome: RecordOutcome;
+  readonly disposition: RecordDisposition;
   /** The DLQ send's result, for dead letters and failed sends. */
   readonly letter?: DeadLetterResult | undefined;
 }
 
-const LEVELS: Readonly<Record<OutcomeKind, Level>> = {
+const LEVELS: Readonly<Record<DispositionKind, Level>> = {
   admitted: 'debug',
   'dead-lettered': 'warn',
   retry: 'warn',
@@ -35,45 +35,47 @@ const LEVELS: Readonly<Record<OutcomeKind, Level>> = {
   undelivered: 'error',
 };
 
-export function reportRecord({ messageId, outcome, letter }: RecordReport): void {
+export function reportRecord({ messageId, disposition, letter }: RecordReport): void {
   // A retry cannot mend a configuration fault or an unknown answer: an operator must see it.
   const level =
-    outcome.kind === 'retry' && !outcome.error.retryable ? 'error' : LEVELS[outcome.kind];
+    disposition.kind === 'retry' && !disposition.error.retryable
+      ? 'error'
+      : LEVELS[disposition.kind];
   // Most records are admitted: skip building a line that the level drops.
   if (!logs(level)) return;
   log(level, 'sqs record', {
     messageId,
-    disposition: outcome.kind,
-    ...detailOf(outcome, letter),
+    disposition: disposition.kind,
+    ...detailOf(disposition, letter),
   });
 }
 
-function detailOf(outcome: RecordOutcome, letter: DeadLetterResult | undefined): Fields {
-  switch (outcome.kind) {
+function detailOf(disposition: RecordDisposition, letter: DeadLetterResult | undefined): Fields {
+  switch (disposition.kind) {
     case 'admitted':
       return {
-        queue: outcome.admitted.queue,
-        id: outcome.admitted.id,
-        outcome: outcome.admitted.status,
+        queue: disposition.admitted.queue,
+        id: disposition.admitted.id,
+        outcome: disposition.admitted.status,
       };
     case 'skipped':
       return { outcome: 'skipped', reason: 'an earlier record of its message group failed' };
     case 'undelivered':
       return {
-        outcome: outcome.error.code,
-        code: outcome.error.code,
-        reason: outcome.reason,
+        outcome: disposition.error.code,
+        code: disposition.error.code,
+        reason: disposition.reason,
         dlqError: letter?.failure,
         dlqErrorCode: letter?.failureCode,
-        ...operatorFields(outcome.error),
+        ...operatorFields(disposition.error),
       };
     default:
       return {
-        outcome: outcome.error.code,
-        code: outcome.error.code,
-        retryable: outcome.error.retryable,
+        outcome: disposition.error.code,
+        code: disposition.error.code,
+        retryable: disposition.error.retryable,
         droppedAttributes: letter?.dropped.length ? letter.dropped.join(',') : undefined,
-        ...operatorFields(outcome.error),
+        ...operatorFields(disposition.error),
       };
   }
 }
@@ -85,26 +87,26 @@ function operatorFields(error: EmqError): Fields {
 }
 
 export interface BatchReport {
-  readonly outcomes: readonly RecordOutcome[];
+  readonly dispositions: readonly RecordDisposition[];
   readonly fifo: boolean;
   readonly waves: number;
   readonly durationMs: number;
 }
 
-export function reportBatch({ outcomes, fifo, waves, durationMs }: BatchReport): void {
-  const counts = new Map<string, { kind: OutcomeKind; code: string; count: number }>();
+export function reportBatch({ dispositions, fifo, waves, durationMs }: BatchReport): void {
+  const counts = new Map<string, { kind: DispositionKind; code: string; count: number }>();
   let failures = 0;
-  for (const outcome of outcomes) {
-    const code = 'error' in outcome ? outcome.error.code : 'none';
-    const key = `${outcome.kind}:${code}`;
+  for (const disposition of dispositions) {
+    const code = 'error' in disposition ? disposition.error.code : 'none';
+    const key = `${disposition.kind}:${code}`;
     const entry = counts.get(key);
-    if (entry === undefined) counts.set(key, { kind: outcome.kind, code, count: 1 });
+    if (entry === undefined) counts.set(key, { kind: disposition.kind, code, count: 1 });
     else entry.count += 1;
-    if (mustRetry(outcome)) failures += 1;
+    if (mustRetry(disposition)) failures += 1;
   }
-  const fullyRetried = outcomes.length > 0 && failures === outcomes.length;
+  const fullyRetried = dispositions.length > 0 && failures === dispositions.length;
   const fields: Record<string, string | number | boolean> = {
-    records: outcomes.length,
+    records: dispositions.length,
     batchItemFailures: failures,
     fifo,
     waves,
@@ -117,7 +119,7 @@ export function reportBatch({ outcomes, fifo, waves, durationMs }: BatchReport):
     fields,
     metricsFields({ Face: FACE }, [
       { name: 'Batches', value: 1, unit: 'Count' },
-      { name: 'BatchRecords', value: outcomes.length, unit: 'Count' },
+      { name: 'BatchRecords', value: dispositions.length, unit: 'Count' },
       { name: 'BatchItemFailures', value: failures, unit: 'Count' },
       { name: 'FullyRetriedBatches', value: fullyRetried ? 1 : 0, unit: 'Count' },
       { name: 'BatchDuration', value: durationMs, unit: 'Milliseconds' },

@@ -1,13 +1,15 @@
 /**
  * Checks HTTP responses against the OpenAPI document the project ships
- * (openapi/openapi.yaml): the operation is found by method and the path's tail (routes match
- * at the end of the path, after any stage or base path), then the status must be declared,
+ * (openapi/openapi.yaml): the operation is found by method and the path's tail as the face's
+ * route table finds it (routes match at the end of the path, after any stage or base path; the
+ * table is made of the document's operations), then the status must be declared,
  * every required header present and valid, and the body valid against the declared schema
  * (JSON Schema 2020-12, Ajv). A path the document does not describe must answer a problem.
  */
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
+import { matchRoute } from '../../functions/http/routes.js';
 
 export const OPENAPI_PATH = new URL('../../openapi/openapi.yaml', import.meta.url);
 
@@ -42,18 +44,18 @@ export function assertMatchesContract(request: ContractRequest, response: Contra
 
 export function contractProblems(request: ContractRequest, response: ContractResponse): string[] {
   const method = request.method.toLowerCase();
-  const template = templateOf(method, request.path);
-  const item = template === undefined ? undefined : pathItem(template);
-  if (item === undefined || !(method in item)) {
+  // The operation as the face's route table (made of the document's operations) finds it.
+  const match = matchRoute(request.method.toUpperCase(), request.path.split('/').slice(1), '');
+  if (match.kind !== 'operation') {
     // Unknown paths answer 404 and unknown methods 405: a problem, with Allow on a 405.
     const pointer =
-      item !== undefined && response.statusCode === 405
+      match.kind === 'methodNotAllowed' && response.statusCode === 405
         ? '/components/responses/MethodNotAllowed'
         : '/components/responses/NotFound';
     // A HEAD answer never has a body, wherever it was sent.
     return checkResponse(pointer, response, method === 'head');
   }
-  const escaped = pointerSegment(template ?? '');
+  const escaped = pointerSegment(match.operation.path);
   const pointer = `/paths/${escaped}/${method}/responses/${response.statusCode}`;
   if (resolve(pointer) === undefined) return [`status ${response.statusCode} is not declared`];
   return checkResponse(pointer, response, method === 'head');
@@ -95,36 +97,6 @@ function checkResponse(pointer: string, response: ContractResponse, head: boolea
   const check = validator(`${at}/content/${pointerSegment(type)}/schema`);
   if (!check(body)) problems.push(`body: ${ajv.errorsText(check.errors)}`);
   return problems;
-}
-
-/**
- * The document's path template for a path's tail (`/prod/queues/q/jobs` -> `/queues/{queue}/jobs`),
- * chosen as the face chooses (functions/http/routes.ts): the method first, as a path can fit
- * both shapes (`/queues/queues/jobs/jobs`).
- */
-function templateOf(method: string, path: string): string | undefined {
-  const segments = path.split('/');
-  const collection = segments.slice(-4);
-  const isCollection =
-    collection.length === 4 &&
-    collection[1] === 'queues' &&
-    collection[3] === 'jobs' &&
-    collection[2] !== '';
-  const item = segments.slice(-5);
-  const isItem =
-    item.length === 5 &&
-    item[1] === 'queues' &&
-    item[3] === 'jobs' &&
-    item[2] !== '' &&
-    item[4] !== '';
-  if (method === 'post' && isCollection) return '/queues/{queue}/jobs';
-  if (isItem)
-    return item[4] === 'batch' ? '/queues/{queue}/jobs/batch' : '/queues/{queue}/jobs/{id}';
-  return isCollection ? '/queues/{queue}/jobs' : undefined;
-}
-
-function pathItem(template: string): Json | undefined {
-  return ((document.paths ?? {}) as Record<string, Json>)[template];
 }
 
 function validator(pointer: string): ValidateFunction {

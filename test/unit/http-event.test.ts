@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isHeadEvent, MAX_REQUEST_BYTES, parseEvent } from '../../functions/http/event.js';
+import { type HttpRequest, MAX_REQUEST_BYTES, readEvent } from '../../functions/http/event.js';
 import { InvalidInputError } from '../../src/index.js';
 import {
   FIXTURE_BINARY_BODY,
@@ -9,7 +9,14 @@ import {
   withPath,
 } from '../fixtures/http/events.js';
 
-describe('parseEvent', () => {
+/** The request an event is read into; throws its refusal. */
+function parseEvent(event: unknown): HttpRequest {
+  const read = readEvent(event);
+  if (read.refusal !== undefined) throw read.refusal;
+  return read.request;
+}
+
+describe('readEvent', () => {
   it('reads an HTTP API payload 2.0 event', () => {
     const request = parseEvent(fixture('v2-post'));
     expect(request.format).toBe('v2');
@@ -137,7 +144,7 @@ describe('parseEvent', () => {
   });
 });
 
-describe('isHeadEvent', () => {
+describe('readEvent, HEAD', () => {
   const v2Head = (extra: Record<string, unknown>) => {
     const event = fixture('v2-post') as unknown as { requestContext: { http: { method: string } } };
     return {
@@ -150,12 +157,23 @@ describe('isHeadEvent', () => {
     };
   };
 
-  it('reads the method parseEvent reads, so a HEAD answer never gets a body', () => {
-    expect(isHeadEvent(v2Head({}))).toBe(true);
+  it('marks a HEAD by the method the request is read with, so its answer never gets a body', () => {
+    expect(readEvent(v2Head({})).head).toBe(true);
     // Found by the HTTP fuzz: a 2.0 event with a non-string httpMethod is still a 2.0 HEAD.
-    expect(isHeadEvent(v2Head({ httpMethod: false }))).toBe(true);
+    expect(readEvent(v2Head({ httpMethod: false })).head).toBe(true);
     expect(parseEvent(v2Head({ httpMethod: false })).method).toBe('HEAD');
-    expect(isHeadEvent(fixture('v1-put'))).toBe(false);
-    expect(isHeadEvent({ httpMethod: 'head' })).toBe(true);
+    expect(parseEvent(v2Head({})).head).toBe(true);
+    expect(readEvent(fixture('v1-put')).head).toBe(false);
+    expect(readEvent({ httpMethod: 'head' }).head).toBe(true);
+  });
+
+  it('keeps the HEAD of an event refused once its method is read', () => {
+    const malformed = readEvent(withPath(v2Head({}), '/queues/%/jobs/x'));
+    expect(malformed.head).toBe(true);
+    expect(malformed.refusal).toMatchObject({ code: 'EMQ_INVALID_REQUEST', status: 400 });
+    const pathless = readEvent({ requestContext: { http: { method: 'HEAD' } } });
+    expect(pathless.head).toBe(true);
+    expect(pathless.refusal).toBeInstanceOf(InvalidInputError);
+    expect(readEvent({ Records: [] }).head).toBe(false);
   });
 });

@@ -1,57 +1,68 @@
 import { describe, expect, it } from 'vitest';
-import { matchRoute } from '../../functions/http/routes.js';
+import { matchRoute, ROUTE_LIST, routeName, routeTable } from '../../functions/http/routes.js';
+import { OPERATIONS, type OperationId } from '../../openapi/operations.js';
 
 const path = (text: string): string[] => text.split('/').slice(1);
 
+/** A match, with its operation named by its operationId. */
+function matched(method: string, segments: string[], mount: string) {
+  const match = matchRoute(method, segments, mount);
+  if (match.kind !== 'operation') return match;
+  const { operation, ...rest } = match;
+  return { ...rest, operation: operation.operationId as OperationId };
+}
+
 describe('matchRoute', () => {
   it('routes POST on the jobs collection to enqueue', () => {
-    expect(matchRoute('POST', path('/queues/orders/jobs'), '')).toEqual({
-      kind: 'enqueue',
-      route: 'POST /queues/{queue}/jobs',
-      queue: 'orders',
+    expect(matched('POST', path('/queues/orders/jobs'), '')).toEqual({
+      kind: 'operation',
+      operation: 'enqueueJob',
+      params: { queue: 'orders' },
       base: '',
     });
   });
 
   it('routes PUT on a job to put, with its id', () => {
-    expect(matchRoute('PUT', path('/queues/orders/jobs/JOB0KHTOWnGLuC'), '')).toEqual({
-      kind: 'put',
-      route: 'PUT /queues/{queue}/jobs/{id}',
-      queue: 'orders',
-      id: 'JOB0KHTOWnGLuC',
+    expect(matched('PUT', path('/queues/orders/jobs/JOB0KHTOWnGLuC'), '')).toEqual({
+      kind: 'operation',
+      operation: 'putJob',
+      params: { queue: 'orders', id: 'JOB0KHTOWnGLuC' },
       base: '',
     });
   });
 
   it('routes GET on a job to get, with its id', () => {
-    expect(matchRoute('GET', path('/queues/orders/jobs/JOB0KHTOWnGLuC'), '')).toMatchObject({
-      kind: 'get',
-      queue: 'orders',
-      id: 'JOB0KHTOWnGLuC',
+    expect(matched('GET', path('/queues/orders/jobs/JOB0KHTOWnGLuC'), '')).toMatchObject({
+      operation: 'getJob',
+      params: { queue: 'orders', id: 'JOB0KHTOWnGLuC' },
     });
   });
 
   it('keeps what precedes the route (a named stage) as the base, after the mount', () => {
-    expect(matchRoute('POST', path('/prod/queues/orders/jobs'), '')).toMatchObject({
-      kind: 'enqueue',
+    expect(matched('POST', path('/prod/queues/orders/jobs'), '')).toMatchObject({
+      operation: 'enqueueJob',
       base: '/prod',
     });
-    expect(matchRoute('POST', path('/v1/queues/orders/jobs'), '/prod')).toMatchObject({
+    expect(matched('POST', path('/v1/queues/orders/jobs'), '/prod')).toMatchObject({
       base: '/prod/v1',
     });
   });
 
   it('lets the method pick the reading of a path that fits both shapes', () => {
     const segments = path('/queues/queues/jobs/jobs');
-    expect(matchRoute('POST', segments, '')).toMatchObject({
-      kind: 'enqueue',
-      queue: 'jobs',
+    expect(matched('POST', segments, '')).toMatchObject({
+      operation: 'enqueueJob',
+      params: { queue: 'jobs' },
       base: '/queues',
     });
-    expect(matchRoute('GET', segments, '')).toMatchObject({
-      kind: 'get',
-      queue: 'queues',
-      id: 'jobs',
+    expect(matched('GET', segments, '')).toMatchObject({
+      operation: 'getJob',
+      params: { queue: 'queues', id: 'jobs' },
+    });
+    // A method neither reading takes: the Allow of the longer one.
+    expect(matched('DELETE', segments, '')).toEqual({
+      kind: 'methodNotAllowed',
+      allow: ['GET', 'HEAD', 'PUT'],
     });
   });
 
@@ -69,22 +80,24 @@ describe('matchRoute', () => {
     });
   });
 
-  it('routes HEAD on a job to the read, marked as HEAD', () => {
-    expect(matchRoute('HEAD', path('/prod/queues/orders/jobs/JOB0KHTOWnGLuC'), '')).toEqual({
-      kind: 'get',
-      route: 'GET /queues/{queue}/jobs/{id}',
-      queue: 'orders',
-      id: 'JOB0KHTOWnGLuC',
+  it('routes HEAD on a job to its own operation', () => {
+    const match = matchRoute('HEAD', path('/prod/queues/orders/jobs/JOB0KHTOWnGLuC'), '');
+    expect(match).toEqual({
+      kind: 'operation',
+      operation: { method: 'HEAD', path: '/queues/{queue}/jobs/{id}', operationId: 'headJob' },
+      params: { queue: 'orders', id: 'JOB0KHTOWnGLuC' },
       base: '/prod',
-      head: true,
     });
+    if (match.kind === 'operation') {
+      expect(routeName(match.operation)).toBe('HEAD /queues/{queue}/jobs/{id}');
+    }
   });
 
   it('routes POST on jobs/batch to the batch, under any prefix', () => {
-    expect(matchRoute('POST', path('/v1/queues/orders/jobs/batch'), '/prod')).toEqual({
-      kind: 'batch',
-      route: 'POST /queues/{queue}/jobs/batch',
-      queue: 'orders',
+    expect(matched('POST', path('/v1/queues/orders/jobs/batch'), '/prod')).toEqual({
+      kind: 'operation',
+      operation: 'enqueueBatch',
+      params: { queue: 'orders' },
       base: '/prod/v1',
     });
   });
@@ -114,10 +127,60 @@ describe('matchRoute', () => {
   });
 
   it('leaves queue and id unchecked, for the core to refuse with its own codes', () => {
-    expect(matchRoute('PUT', path('/queues/a{b}/jobs/not-an-id'), '')).toMatchObject({
-      kind: 'put',
-      queue: 'a{b}',
-      id: 'not-an-id',
+    expect(matched('PUT', path('/queues/a{b}/jobs/not-an-id'), '')).toMatchObject({
+      operation: 'putJob',
+      params: { queue: 'a{b}', id: 'not-an-id' },
     });
+  });
+
+  it('encodes the segments kept in front of the route once more, for Location', () => {
+    expect(matched('POST', path('/a b/queues/orders/jobs'), '')).toMatchObject({
+      base: '/a%20b',
+    });
+  });
+});
+
+describe('ROUTE_LIST', () => {
+  it("lists the document's routes, each path once with its methods, for the 404", () => {
+    expect(ROUTE_LIST).toBe(
+      'No such route. Routes: POST /queues/{queue}/jobs, POST /queues/{queue}/jobs/batch, PUT, GET and HEAD /queues/{queue}/jobs/{id}.',
+    );
+  });
+});
+
+describe('routeTable', () => {
+  // What a new row of the document does: its route matches, its method joins the path's
+  // Allow and its path the 404's list, with no other change.
+  const table = routeTable([
+    ...OPERATIONS,
+    { method: 'DELETE', path: '/queues/{queue}/jobs/{id}', operationId: 'deleteJob' },
+    { method: 'GET', path: '/queues/{queue}/pending', operationId: 'listPending' },
+  ]);
+
+  it('matches a new row under any prefix, with its variables', () => {
+    expect(table.match('GET', path('/prod/queues/orders/pending'), '')).toMatchObject({
+      kind: 'operation',
+      operation: { operationId: 'listPending' },
+      params: { queue: 'orders' },
+      base: '/prod',
+    });
+    expect(table.match('DELETE', path('/queues/orders/jobs/JOB0KHTOWnGLuC'), '')).toMatchObject({
+      operation: { operationId: 'deleteJob' },
+      params: { queue: 'orders', id: 'JOB0KHTOWnGLuC' },
+    });
+  });
+
+  it("adds a new method to its path's Allow and a new path to the 404's list", () => {
+    expect(table.match('PATCH', path('/queues/orders/jobs/JOB0KHTOWnGLuC'), '')).toEqual({
+      kind: 'methodNotAllowed',
+      allow: ['DELETE', 'GET', 'HEAD', 'PUT'],
+    });
+    expect(table.match('POST', path('/queues/orders/pending'), '')).toEqual({
+      kind: 'methodNotAllowed',
+      allow: ['GET'],
+    });
+    expect(table.list).toBe(
+      'No such route. Routes: POST /queues/{queue}/jobs, POST /queues/{queue}/jobs/batch, PUT, GET, HEAD and DELETE /queues/{queue}/jobs/{id}, GET /queues/{queue}/pending.',
+    );
   });
 });

@@ -5,7 +5,7 @@
 import type { SQSBatchResponse } from 'aws-lambda';
 import type { Admitted, EmqError } from '../../src/index.js';
 
-export type RecordOutcome =
+export type RecordDisposition =
   /** Enqueued, or a duplicate of a job already admitted: handled. */
   | { readonly kind: 'admitted'; readonly admitted: Admitted }
   /** A permanent failure, now in the DLQ with its reason: handled. */
@@ -19,11 +19,12 @@ export type RecordOutcome =
 
 export type UndeliveredReason = 'no-dlq' | 'dlq-send-failed';
 
-export type OutcomeKind = RecordOutcome['kind'];
+export type DispositionKind = RecordDisposition['kind'];
 
 /** True when SQS must deliver the record again. */
-export function mustRetry(outcome: RecordOutcome): boolean {
-  return outcome.kind === 'retry' || outcome.kind === 'undelivered' || outcome.kind === 'skipped';
+export function mustRetry(disposition: RecordDisposition): boolean {
+  const { kind } = disposition;
+  return kind === 'retry' || kind === 'undelivered' || kind === 'skipped';
 }
 
 /**
@@ -33,12 +34,12 @@ export function mustRetry(outcome: RecordOutcome): boolean {
  */
 export function batchResponse(
   messageIds: readonly string[],
-  outcomes: readonly RecordOutcome[],
+  dispositions: readonly RecordDisposition[],
 ): SQSBatchResponse {
   return {
     batchItemFailures: messageIds.flatMap((itemIdentifier, index) => {
-      const outcome = outcomes[index];
-      return outcome === undefined || mustRetry(outcome) ? [{ itemIdentifier }] : [];
+      const disposition = dispositions[index];
+      return disposition === undefined || mustRetry(disposition) ? [{ itemIdentifier }] : [];
     }),
   };
 }

@@ -1,0 +1,160 @@
+/**
+ * What serves each operation of the OpenAPI document: one row per operationId, naming the
+ * function that serves it. A new route is the document's entry and its row here (and its
+ * function, unless one here serves it already); the type of OPERATE makes a row due for
+ * every operation, its call typed with the path's variables. (The Lambda entry is handler.ts.)
+ */
+import type { Operation, OperationId } from '../../openapi/operations.js';
+import {
+  type AdmissionTarget,
+  type Admitting,
+  assertJobId,
+  assertQueue,
+  enqueue,
+  InvalidInputError,
+  readJob,
+} from '../../src/index.js';
+import { serveBatch } from './batch.js';
+import type { HttpRequest } from './event.js';
+import { admittedResponse, jobLocation, jobResponse, problemResponse } from './responses.js';
+import type { PathParams } from './routes.js';
+import type { Answer, HttpServices, Trace } from './serve.js';
+
+/** One matched request, as the function serving its operation gets it. */
+export interface Call<Params> {
+  readonly request: HttpRequest;
+  /** The variables of the operation's path. */
+  readonly params: Params;
+  /** The path in front of `/queues/...`, for the job's URL. */
+  readonly base: string;
+  readonly requestId: string;
+  readonly services: HttpServices;
+  /** What the request has learnt so far; the function adds what its log line should say. */
+  readonly trace: Trace;
+}
+
+type Operate<Params> = (call: Call<Params>) => Promise<Answer>;
+
+type Operations = {
+  readonly [Row in Operation as Row['operationId']]: Operate<PathParams<Row['path']>>;
+};
+
+/** What a job id in the path of a PUT should be, said where it is refused. */
+const PUT_ID_ADVICE =
+  'Ids are minted by the service: POST /queues/{queue}/jobs without an id to get one, or mint one with `emq id` and PUT it soon. To key the job by your own identifier (an order number), POST it with that identifier in the Idempotency-Key header.';
+/** What a job id in the path of a GET or HEAD should be. */
+const GET_ID_ADVICE = 'Use the id a POST or PUT answered (its Location header).';
+
+const OPERATE: Operations = {
+  enqueueJob,
+  enqueueBatch,
+  putJob,
+  getJob,
+  // serve() drops the body of every HEAD answer.
+  headJob: getJob,
+};
+
+/** What serves a matched operation, whose match gives every variable of its path. */
+export function operate(operationId: OperationId): Operate<Readonly<Record<string, string>>> {
+  return OPERATE[operationId] as Operate<Readonly<Record<string, string>>>;
+}
+
+/** `POST /queues/{queue}/jobs`: a minted id, or the Idempotency-Key's job. */
+async function enqueueJob(call: Call<PathParams<'/queues/{queue}/jobs'>>): Promise<Answer> {
+  const { request, params, base, requestId, trace } = call;
+  const admission = admissionFor(call);
+  const idempotencyKey = idempotencyKeyOf(request);
+  trace.keyless = idempotencyKey === undefined;
+  const admitted = await enqueue(
+    admission,
+    { queue: params.queue, payload: request.body, idempotencyKey, origin: 'http' },
+    { ...admitting(trace), id: requestId },
+  );
+  trace.jobId = admitted.id;
+  const location = jobLocation(base, params.queue, admitted.id);
+  return { kind: admitted.status, response: admittedResponse(admitted, location, requestId) };
+}
+
+/** `POST /queues/{queue}/jobs/batch` (SPEC §8a). */
+async function enqueueBatch(call: Call<PathParams<'/queues/{queue}/jobs/batch'>>): Promise<Answer> {
+  const { request, params, requestId, trace } = call;
+  const admission = admissionFor(call);
+  if (request.headers['idempotency-key'] !== undefined) {
+    throw new InvalidInputError(
+      'EMQ_INVALID_REQUEST',
+      'Idempotency-Key applies to single POSTs; give each job of a batch its own "idempotencyKey" (or "id").',
+    );
+  }
+  const batch = await serveBatch(
+    params.queue,
+    request.body,
+    requestId,
+    admission,
+    admitting(trace),
+  );
+  trace.batch = batch.counts;
+  return { kind: batch.problem?.code ?? 'batch', response: batch.response };
+}
+
+/** `PUT /queues/{queue}/jobs/{id}`: the id is the request's key (SPEC §5), so an Idempotency-Key adds nothing. */
+async function putJob(call: Call<PathParams<'/queues/{queue}/jobs/{id}'>>): Promise<Answer> {
+  const { request, params, base, requestId, trace } = call;
+  const admission = admissionFor(call);
+  const put = {
+    queue: params.queue,
+    payload: request.body,
+    id: params.id,
+    idAdvice: PUT_ID_ADVICE,
+  };
+  const admitted = await enqueue(admission, put, { ...admitting(trace), id: requestId });
+  const location = jobLocation(base, params.queue, admitted.id);
+  return { kind: admitted.status, response: admittedResponse(admitted, location, requestId) };
+}
+
+/** `GET /queues/{queue}/jobs/{id}`, and HEAD: the job read back. */
+async function getJob(call: Call<PathParams<'/queues/{queue}/jobs/{id}'>>): Promise<Answer> {
+  const { params, requestId } = call;
+  const admission = admissionFor(call);
+  assertJobId(params.id, GET_ID_ADVICE);
+  const row = await readJob(await admission.connection(), params.queue, params.id);
+  if (row !== null) {
+    return { kind: 'found', response: jobResponse(params.queue, params.id, row, requestId) };
+  }
+  const problem = {
+    status: 404,
+    code: 'EMQ_JOB_NOT_FOUND',
+    detail: `Queue ${params.queue} has no job ${params.id} (never enqueued, or already consumed).`,
+    retryable: false,
+  } as const;
+  return { kind: problem.code, response: problemResponse(problem, requestId) };
+}
+
+/** The queue is checked before the container's admission is asked for (its configuration may be at fault). */
+function admissionFor(call: Call<{ readonly queue: string }>): AdmissionTarget {
+  assertQueue(call.params.queue);
+  return call.services.admission();
+}
+
+/** Sends nothing past the answer's deadline, and notes each admission's id as it is sent. */
+function admitting(trace: Trace): Admitting {
+  return {
+    deadlineMs: trace.deadlineMs,
+    onSend: (index: number, id: string) => trace.sent.set(index, id),
+  };
+}
+
+/**
+ * The POST's Idempotency-Key, once. Sent twice it is refused rather than joined: payload 1.0
+ * shows the repetition, payload 2.0 and Function URLs join the values with a comma, so a comma
+ * is refused too (a key is printable ASCII without spaces or commas).
+ */
+function idempotencyKeyOf(request: HttpRequest): string | undefined {
+  const key = request.headers['idempotency-key'];
+  if (request.repeated.has('idempotency-key') || key?.includes(',')) {
+    throw new InvalidInputError(
+      'EMQ_INVALID_REQUEST',
+      'Send one Idempotency-Key header, without commas: a repeated header (which API Gateway joins with commas) names no single request.',
+    );
+  }
+  return key;
+}
