@@ -64,11 +64,15 @@ export class FenceInstaller extends Construct {
     this.resource.node.addDependency(cache.ready, network);
 
     const framework = provider.node.findChild('framework-onEvent');
-    Validations.of(framework).acknowledge({
-      id: 'AwsSolutions-L1',
-      reason:
-        'The CDK custom resource framework chooses its own runtime for its dispatcher function; it runs no project code.',
-    });
+    // Both packs' runtime rules: aws-cdk-lib releases move the framework's runtime on their
+    // own schedule, and a newer nag than the framework's runtime flags it in either pack.
+    for (const id of ['AwsSolutions-L1', 'Serverless-LambdaLatestVersion']) {
+      Validations.of(framework).acknowledge({
+        id,
+        reason:
+          'The CDK custom resource framework chooses its own runtime for its dispatcher function; it runs no project code.',
+      });
+    }
     for (const id of [
       'Serverless-LambdaDLQ',
       'Serverless-LambdaDefaultMemorySize',
