@@ -1,11 +1,13 @@
 // The package as users get it: the tarball `npm pack` makes, installed outside the repository
-// beside aws-cdk-lib and constructs. Its entries load in plain Node (no tsx, no loader), the
-// core admits a job on a real server, the `emq` bin runs, and a TypeScript consumer
-// type-checks against the shipped declarations.
-import { readFileSync } from 'node:fs';
+// beside the newest aws-cdk-lib and constructs the peer ranges admit. Its entries load in plain
+// Node (no tsx, no loader), the core admits a job on a real server, the `emq` bin runs, a
+// TypeScript consumer type-checks against the shipped declarations, and an app composing every
+// cache kind synthesizes under cdk-nag's AwsSolutions and Serverless packs.
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { moduleArchitecture } from '../../infra/cache/selfmanaged/module-artifact.js';
 import { DEFAULTS } from '../../src/config.js';
 import { isJobId } from '../../src/ids.js';
 import { OUTCOMES } from '../../src/outcomes.js';
@@ -17,6 +19,8 @@ const TSC = join(ROOT, 'node_modules', '.bin', 'tsc');
 
 interface Manifest {
   readonly private?: boolean;
+  readonly repository: { readonly url: string };
+  readonly peerDependenciesMeta: Readonly<Record<string, { readonly optional?: boolean }>>;
   readonly exports: Readonly<Record<string, string | Readonly<Record<string, string>>>>;
   readonly bin: Readonly<Record<string, string>>;
   readonly dependencies: Readonly<Record<string, string>>;
@@ -47,11 +51,67 @@ async function node(name: string, source: string, args: readonly string[] = []):
   return run.stdout;
 }
 
+/** Compiles examples/<name>/app.ts in the consumer's folder, strictly, to out/app.js. */
+async function compileExample(name: string): Promise<void> {
+  await installed.write('app.ts', readFileSync(join(ROOT, 'examples', name, 'app.ts'), 'utf8'));
+  await installed.write(
+    'tsconfig.app.json',
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2023',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        skipLibCheck: true,
+        types: ['node'],
+        outDir: 'out',
+      },
+      files: ['app.ts'],
+    }),
+  );
+  const compiled = await installed.run(TSC, ['-p', 'tsconfig.app.json']);
+  expect({ code: compiled.code, stdout: compiled.stdout }).toEqual({ code: 0, stdout: '' });
+}
+
 describe('the tarball', () => {
-  it('holds the built package, README, LICENSE and CHANGELOG, and nothing else of the repository', () => {
+  it('holds the built package, what selfManaged deploys, the docs, README, LICENSE and CHANGELOG, and nothing else of the repository', () => {
     const shipped =
-      /^(?:dist\/(?:core|cdk|client|chunks|types)\/.+|dist\/functions\/(?:http|sqs|fence)\/index\.mjs(?:\.map)?|dist\/cli\/emq\/index\.mjs|README\.md|LICENSE|CHANGELOG\.md|package\.json)$/;
+      /^(?:dist\/(?:core|cdk|client|chunks|types)\/.+|dist\/functions\/(?:http|sqs|fence)\/index\.mjs|dist\/cli\/emq\/index\.mjs|infra\/cache\/selfmanaged\/scripts\/[a-z-]+\.sh|module\/build\/emq(?:-arm64)?\.so|docs\/[a-z-]+\.md|openapi\/openapi\.yaml|README\.md|LICENSE|CHANGELOG\.md|package\.json)$/;
     expect(installed.files.filter((file) => !shipped.test(file))).toEqual([]);
+  });
+
+  it('holds no source map: no function runs with source maps enabled', () => {
+    expect(installed.files.filter((file) => file.endsWith('.map'))).toEqual([]);
+    const code = readFileSync(join(packageDir(), 'dist/functions/http/index.mjs'), 'utf8');
+    expect(code).not.toContain('sourceMappingURL');
+  });
+
+  it("ships the module's x86_64 and arm64 builds, each built for its CPU", () => {
+    expect(moduleArchitecture(join(packageDir(), 'module/build/emq.so'))).toBe('x86_64');
+    expect(moduleArchitecture(join(packageDir(), 'module/build/emq-arm64.so'))).toBe('arm64');
+  });
+
+  it('resolves every link of the README and the docs it ships, in the tarball or at the repository', () => {
+    const repository = manifest.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
+    const pages = installed.files.filter(
+      (file) => file === 'README.md' || file.startsWith('docs/'),
+    );
+    const broken: string[] = [];
+    for (const page of pages) {
+      const text = readFileSync(join(packageDir(), page), 'utf8');
+      for (const [, target = ''] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const path = target.split('#')[0] ?? '';
+        if (path === '' || /^https?:/.test(target)) {
+          if (target.includes('github.com/') && !target.startsWith(`${repository}/`)) {
+            broken.push(`${page}: ${target} (not the repository's address)`);
+          }
+          continue;
+        }
+        if (!installed.files.includes(join(dirname(page), path))) broken.push(`${page}: ${target}`);
+      }
+    }
+    expect(pages.length).toBeGreaterThan(5);
+    expect(broken).toEqual([]);
   });
 
   it('holds every entry package.json names, the three function bundles and the emq bin', () => {
@@ -92,9 +152,38 @@ describe('the tarball', () => {
     expect(unresolved).toEqual([]);
   });
 
-  it('is public, with aws-cdk-lib and constructs as peers', () => {
+  it('is public, with aws-cdk-lib and constructs as optional peers', () => {
     expect(manifest.private).toBeUndefined();
     expect(Object.keys(manifest.peerDependencies).sort()).toEqual(['aws-cdk-lib', 'constructs']);
+    expect(manifest.peerDependenciesMeta).toEqual({
+      'aws-cdk-lib': { optional: true },
+      constructs: { optional: true },
+    });
+  });
+
+  it('was installed beside the newest aws-cdk-lib its peer range admits', async () => {
+    const range = manifest.peerDependencies['aws-cdk-lib'];
+    const listed = await installed.run('npm', [
+      'view',
+      `aws-cdk-lib@${range}`,
+      'version',
+      '--json',
+    ]);
+    expect(listed.code).toBe(0);
+    // The registry lists versions in publishing order (a backport can come last): the newest
+    // is the highest.
+    const numbers = (version: string) => version.split('.').map(Number);
+    const newest = [JSON.parse(listed.stdout) as string | string[]]
+      .flat()
+      .sort((a, b) => {
+        const [x, y] = [numbers(a), numbers(b)];
+        return (x[0] ?? 0) - (y[0] ?? 0) || (x[1] ?? 0) - (y[1] ?? 0) || (x[2] ?? 0) - (y[2] ?? 0);
+      })
+      .at(-1);
+    const shipped = JSON.parse(
+      readFileSync(join(installed.dir, 'node_modules/aws-cdk-lib/package.json'), 'utf8'),
+    ) as { version: string };
+    expect(shipped.version).toBe(newest);
   });
 });
 
@@ -180,25 +269,7 @@ console.log(new EchoMq(stack, 'EchoMq', { vpc, cache: EchoMqCache.elastiCache() 
   });
 
   it("synthesizes the example composition with cdk-nag, wiring the user's API, queue and cache and none of its own", async () => {
-    const example = readFileSync(join(ROOT, 'examples', 'existing-resources', 'app.ts'), 'utf8');
-    await installed.write('app.ts', example);
-    await installed.write(
-      'tsconfig.app.json',
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2023',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          strict: true,
-          skipLibCheck: true,
-          types: ['node'],
-          outDir: 'out',
-        },
-        files: ['app.ts'],
-      }),
-    );
-    const compiled = await installed.run(TSC, ['-p', 'tsconfig.app.json']);
-    expect({ code: compiled.code, stdout: compiled.stdout }).toEqual({ code: 0, stdout: '' });
+    await compileExample('existing-resources');
     // The app runs cdk-nag's AwsSolutions and Serverless packs: a finding fails its synth.
     const outdir = join(installed.dir, 'cdk.out');
     const run = await installed.run(process.execPath, [join(installed.dir, 'out', 'app.js')], {
@@ -237,6 +308,33 @@ console.log(new EchoMq(stack, 'EchoMq', { vpc, cache: EchoMqCache.elastiCache() 
         rule.Properties.FromPort,
       ]),
     ).toEqual([['sg-0ccccccccccccccc0', 6379]]);
+  });
+
+  it('synthesizes every cache kind under both cdk-nag packs, selfManaged deploying the module builds it ships', async () => {
+    await compileExample('every-variant');
+    const outdir = join(installed.dir, 'cdk.out.variants');
+    const run = await installed.run(process.execPath, [join(installed.dir, 'out', 'app.js')], {
+      CDK_OUTDIR: outdir,
+    });
+    // Any finding of either pack, or of aws-cdk-lib's own template validation, is printed.
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const stacks = ['ElastiCache', 'Serverless', 'SelfManagedGraviton', 'SelfManagedX86'];
+    for (const stack of [...stacks, 'ExistingFunctionUrl']) {
+      expect(existsSync(join(outdir, `${stack}.template.json`)), stack).toBe(true);
+    }
+    // The asset each self-managed stack uploads for its nodes is the build for their CPU.
+    const moduleAssetCpu = (stack: string) => {
+      const manifest = JSON.parse(readFileSync(join(outdir, `${stack}.assets.json`), 'utf8')) as {
+        files: Record<string, { source: { path: string } }>;
+      };
+      return Object.values(manifest.files)
+        .map(({ source }) => source.path)
+        .filter((path) => path.endsWith('.so'))
+        .map((path) => moduleArchitecture(join(outdir, path)));
+    };
+    expect(moduleAssetCpu('SelfManagedGraviton')).toEqual(['arm64']);
+    expect(moduleAssetCpu('SelfManagedX86')).toEqual(['x86_64']);
   });
 
   it('imports the client in plain Node', async () => {
