@@ -25,7 +25,7 @@ function stackWithVpc(id: string): { stack: Stack; vpc: ec2.IVpc } {
     privateSubnetIds: [
       'subnet-0aaaaaaaaaaaaaaa0',
       'subnet-0bbbbbbbbbbbbbbb0',
-      'subnet-0cccccccccccccc0',
+      'subnet-0ccccccccccccccc0',
     ],
     // A self-managed cluster fixes each node's address in its subnet.
     privateSubnetIpv4CidrBlocks: ['10.0.0.0/20', '10.0.16.0/20', '10.0.32.0/20'],
