@@ -34,7 +34,9 @@ import {
 
 /** The SQS face on the user's queue (and DLQ: else one the construct makes). */
 export interface EchoMqSqs {
+  /** The source queue the SQS function polls. */
   readonly queue: sqs.IQueue;
+  /** Where permanent failures go. Default: a DLQ the construct makes. */
   readonly deadLetterQueue?: sqs.IQueue;
 }
 
@@ -85,6 +87,7 @@ export interface EchoMqProps {
    * group sends HTTPS out.
    */
   readonly interfaceEndpoints?: boolean;
+  /** The functions, the new API and the new queues. Default: each field's default. */
   readonly options?: EchoMqOptions;
 }
 

@@ -8,10 +8,11 @@
  * warnings are counted, not failed.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ACCEPTED } from './cfn-lint-accepted.js';
+import { synthesizeExamples } from './synth-examples.js';
 
 interface Finding {
   readonly Filename: string;
@@ -22,24 +23,6 @@ interface Finding {
   };
   readonly Message: string;
   readonly Rule: { readonly Id: string };
-}
-
-/** Synthesizes examples/<name>/app.ts into `<root>/<name>`; the folders it wrote. */
-function synthesizeExamples(root: string): string[] {
-  if (!existsSync(join('dist', 'cdk', 'index.mjs'))) {
-    throw new Error(
-      'dist/cdk/index.mjs is missing: the examples import the built package; run npm run build first.',
-    );
-  }
-  return readdirSync('examples').map((name) => {
-    const outdir = join(root, name);
-    const run = spawnSync('npx', ['tsx', join('examples', name, 'app.ts')], {
-      env: { ...process.env, CDK_OUTDIR: outdir },
-      encoding: 'utf8',
-    });
-    if (run.status !== 0) throw new Error(`examples/${name} did not synthesize:\n${run.stderr}`);
-    return outdir;
-  });
 }
 
 function templatesIn(folder: string): string[] {
@@ -73,7 +56,7 @@ function lint(templates: readonly string[]): Finding[] {
 
 const root = mkdtempSync(join(tmpdir(), 'emq-templates-'));
 try {
-  const folders = [...synthesizeExamples(root), ...process.argv.slice(2)];
+  const folders = [...(await synthesizeExamples(root)), ...process.argv.slice(2)];
   const templates = folders.flatMap(templatesIn);
   const findings = lint(templates);
   const accepted = (finding: Finding) =>
