@@ -1,14 +1,16 @@
 /**
  * Installs the wire identity (SPEC §6) on every primary at deploy: a custom resource whose
  * onEvent function (functions/fence) calls the same installFence the CLI uses. It runs again
- * whenever the wire identity or the cache endpoint changes; deleting the stack leaves the
- * fence alone.
+ * whenever the wire identity, the cache endpoint or the installer's bundle changes (a package
+ * upgrade that brings a new library is a deploy that installs it); deleting the stack leaves
+ * the fence alone.
  */
 import { type CfnElement, CustomResource, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { BundledFunction } from './bundled-function.js';
+import { bundleDigest } from './bundles.js';
 import type { CacheTarget } from './cache/cache.js';
 import { emqEnvironment } from './environment.js';
 import type { EchoMqNetwork } from './network.js';
@@ -57,6 +59,10 @@ export class FenceInstaller extends Construct {
         Wire: settings.emq.wire,
         Endpoint: cache.endpoint,
         Executor: cache.connectionEnvironment.EMQ_EXECUTOR,
+        // CloudFormation calls Update only when a property changes: without this, upgrading
+        // the package to a new library would leave the old one loaded, and the new functions
+        // refusing (EMQWIRE) until someone ran `emq install`.
+        Installer: bundleDigest(settings.bundleDir, 'fence'),
       },
     });
     // The install connects from inside the VPC: the cache, its security group rules and the
