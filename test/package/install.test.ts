@@ -33,7 +33,8 @@ let server: ServerHandle;
 
 beforeAll(async () => {
   [installed, server] = await Promise.all([installPackage(['cdk-nag']), startStandalone()]);
-});
+  // The newest aws-cdk-lib may not be in npm's cache yet: its download is part of the install.
+}, 300_000);
 
 afterAll(async () => {
   await Promise.all([installed?.remove(), server?.stop()]);
@@ -308,7 +309,8 @@ console.log(new EchoMq(stack, 'EchoMq', { vpc, cache: EchoMqCache.elastiCache() 
         rule.Properties.FromPort,
       ]),
     ).toEqual([['sg-0ccccccccccccccc0', 6379]]);
-  });
+    // A synthesis takes seconds alone and up to a minute on a busy machine.
+  }, 300_000);
 
   it('synthesizes every cache kind under both cdk-nag packs, selfManaged deploying the module builds it ships', async () => {
     await compileExample('every-variant');
@@ -335,7 +337,7 @@ console.log(new EchoMq(stack, 'EchoMq', { vpc, cache: EchoMqCache.elastiCache() 
     };
     expect(moduleAssetCpu('SelfManagedGraviton')).toEqual(['arm64']);
     expect(moduleAssetCpu('SelfManagedX86')).toEqual(['x86_64']);
-  });
+  }, 300_000);
 
   it('imports the client in plain Node', async () => {
     expect(await node('client.mjs', `await import('echomq-lambda/client');\n`)).toBe('');
