@@ -25,8 +25,8 @@ interface Section {
   readonly title: string;
   /** What the section is for, in one sentence. */
   readonly about: string;
-  /** The declarations (file, name) whose members it lists, in order. */
-  readonly from: readonly (readonly [string, string])[];
+  /** The declarations whose members it lists, in order: found by name in infra/. */
+  readonly from: readonly string[];
   /** Members the user never sets (the cache kind, set by the factory). */
   readonly omit?: readonly string[];
 }
@@ -35,76 +35,67 @@ const SECTIONS: readonly Section[] = [
   {
     title: 'EchoMqProps',
     about: '`new EchoMq(scope, id, props)`.',
-    from: [['infra/echomq.ts', 'EchoMqProps']],
+    from: ['EchoMqProps'],
   },
   {
     title: 'EchoMqHttp',
     about: 'The `http` prop: where the HTTP face is served.',
-    from: [['infra/http-face.ts', 'EchoMqHttp']],
+    from: ['EchoMqHttp'],
   },
   {
     title: 'EchoMqSqs',
     about: 'The `sqs` prop: the queues of the SQS face.',
-    from: [['infra/echomq.ts', 'EchoMqSqs']],
+    from: ['EchoMqSqs'],
   },
   {
     title: 'EchoMqOptions',
     about: 'The `options` prop: the functions and the faces.',
-    from: [['infra/echomq.ts', 'EchoMqOptions']],
+    from: ['EchoMqOptions'],
   },
   {
     title: 'HttpSettings',
     about: '`options.http`: the HTTP function and the API the construct makes.',
-    from: [['infra/settings.ts', 'HttpSettings']],
+    from: ['HttpSettings'],
   },
   {
     title: 'ApiAuth',
     about: '`options.http.auth`: who may call the routes.',
-    from: [['infra/settings.ts', 'ApiAuth']],
+    from: ['ApiAuth'],
   },
   {
     title: 'SqsSettings',
     about: '`options.sqs`: the SQS function and the queues the construct makes.',
-    from: [['infra/sqs-settings.ts', 'SqsSettings']],
+    from: ['SqsSettings'],
   },
   {
     title: 'ElastiCacheOptions',
     about:
       '`EchoMqCache.elastiCache(options)`: a node-based ElastiCache for Valkey replication group.',
-    from: [
-      ['infra/elasticache-settings.ts', 'ElastiCacheSettings'],
-      ['infra/echomq-cache.ts', 'Placement'],
-    ],
+    from: ['ElastiCacheSettings', 'Placement'],
     omit: ['kind'],
   },
   {
     title: 'ServerlessOptions',
     about: '`EchoMqCache.serverless(options)`: an ElastiCache Serverless for Valkey cache.',
-    from: [
-      ['infra/elasticache-settings.ts', 'ServerlessCacheSettings'],
-      ['infra/echomq-cache.ts', 'Placement'],
-    ],
+    from: ['ServerlessCacheSettings', 'Placement'],
     omit: ['kind'],
   },
   {
     title: 'SelfManagedOptions',
     about:
       '`EchoMqCache.selfManaged(options)`: a Valkey cluster on EC2 that loads the EchoMQ module.',
-    from: [
-      ['infra/cache/selfmanaged/settings.ts', 'SelfManagedCacheSettings'],
-      ['infra/echomq-cache.ts', 'Placement'],
-    ],
+    from: ['SelfManagedCacheSettings', 'Placement'],
     omit: ['kind'],
   },
   {
     title: 'ExistingOptions',
     about: '`EchoMqCache.existing(options)`: a Valkey or MemoryDB that exists.',
-    from: [['infra/echomq-cache.ts', 'ExistingOptions']],
+    from: ['ExistingOptions'],
   },
   {
     title: 'ExistingIamAuth',
     about: '`ExistingOptions.iam`: ElastiCache IAM authentication.',
-    from: [['infra/cache/existing.ts', 'ExistingIamAuth']],
+    from: ['ExistingIamAuth'],
   },
 ];
 
@@ -177,16 +168,29 @@ export function propsReference(): string {
     const snapshot = api.updateSnapshot({ openProjects: ['tsconfig.json'] });
     const program = snapshot.getProjects()[0]?.program;
     if (program === undefined) throw new Error('tsconfig.json opened no project');
-    const declaration = (file: string, name: string): { node: Node; text: string } => {
-      const source = program.getSourceFile(file);
-      const node = source?.statements.find(
-        (statement) =>
-          (isInterfaceDeclaration(statement) || isTypeAliasDeclaration(statement)) &&
-          statement.name.getText() === name,
+    // By name in any file of infra/, so moving a declaration between files needs no edit here.
+    const sources = program
+      .getSourceFileNames()
+      .filter((file) => file.startsWith(`${ROOT}infra/`))
+      .flatMap((file) => {
+        const source = program.getSourceFile(file);
+        return source === undefined ? [] : [source];
+      });
+    const declaration = (name: string): { node: Node; text: string } => {
+      const found = sources.flatMap((source) =>
+        source.statements
+          .filter(
+            (statement) =>
+              (isInterfaceDeclaration(statement) || isTypeAliasDeclaration(statement)) &&
+              statement.name.getText() === name,
+          )
+          .map((node) => ({ node: node as Node, text: source.text })),
       );
-      if (source === undefined || node === undefined)
-        throw new Error(`${file} declares no ${name}`);
-      return { node, text: source.text };
+      const [only, ...others] = found;
+      if (only === undefined || others.length > 0) {
+        throw new Error(`infra/ declares ${found.length} types named ${name}, not one`);
+      }
+      return only;
     };
     const lines = [
       '# `echomq-lambda/cdk` props',
@@ -197,8 +201,8 @@ export function propsReference(): string {
     ];
     for (const section of SECTIONS) {
       const rows = section.from
-        .flatMap(([file, name]) => {
-          const { node, text } = declaration(file, name);
+        .flatMap((name) => {
+          const { node, text } = declaration(name);
           return rowsOf(node, text);
         })
         .filter((row) => !section.omit?.includes(row.name));
