@@ -1,13 +1,12 @@
 /**
  * Where the prebuilt function bundles are unless the settings name a folder: `dist/functions`
- * of the echomq-lambda package this file belongs to, found from the file itself rather than
- * from the shell's working folder. So a CDK app that installed the package deploys the bundles
+ * of the echomq-lambda package. So a CDK app that installed the package deploys the bundles
  * shipped in node_modules, and the repository's own app, run from source, the ones
  * `npm run build` wrote.
  */
 import { join } from 'node:path';
-import { projectDir } from '../scripts/local/project.js';
+import { packageDir } from './package-dir.js';
 
 export function defaultBundleDir(): string {
-  return join(projectDir(), 'dist', 'functions');
+  return join(packageDir(), 'dist', 'functions');
 }

@@ -2,7 +2,8 @@
  * The prebuilt function bundles the stack deploys. `npm run build` writes them; the stack only
  * points Lambda at them, so synthesis never runs a bundler.
  */
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /** The bundle folders under the bundle directory, one per function. */
@@ -23,4 +24,13 @@ export function missingBundles(bundleDir: string): string[] {
     (name) =>
       `the ${name} bundle ${join(bundleDir, name, 'index.mjs')} is missing: run npm run build first.`,
   );
+}
+
+/**
+ * A digest of one bundle's code: it changes with every release whose bundle differs (the fence
+ * bundle inlines the library text, so a new library always changes it).
+ */
+export function bundleDigest(bundleDir: string, name: BundleName): string {
+  const code = readFileSync(join(bundlePath(bundleDir, name), 'index.mjs'));
+  return createHash('sha256').update(code).digest('hex').slice(0, 16);
 }

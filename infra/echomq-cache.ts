@@ -13,6 +13,7 @@ import type { ElastiCacheSettings, ServerlessCacheSettings } from './elasticache
 
 /** Where a cache the construct creates places its nodes. Default: the functions' subnets. */
 interface Placement {
+  /** The subnets of the cache's nodes. Default: the functions' subnets. */
   readonly vpcSubnets?: ec2.SubnetSelection;
 }
 

@@ -91,5 +91,6 @@ export interface EchoMqProps {
   readonly queueProps?: sqs.QueueProps;
   /** Merged over the new DLQ's defaults; refused with the team's `sqs.deadLetterQueue`. */
   readonly deadLetterQueueProps?: sqs.QueueProps;
+  /** The functions' runtime, logs and alarms, and the bundles they deploy. Default: each field's default. */
   readonly options?: EchoMqOptions;
 }

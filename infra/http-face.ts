@@ -28,6 +28,7 @@ export interface EchoMqNewHttpApi extends HttpSettings {
 
 /** Routes added to the user's HTTP API (its stages deploy them). */
 export interface EchoMqOnHttpApi extends HttpSettings {
+  /** The team's HTTP API: the routes are added to it (its stages deploy them). */
   readonly api: apigwv2.IHttpApi;
   /**
    * The routes' authorizer. Default: a JWT authorizer where `auth` asks for one, else the
@@ -38,7 +39,9 @@ export interface EchoMqOnHttpApi extends HttpSettings {
 
 /** Methods under `resource` (default the root) of the user's REST API; the user deploys it. */
 export interface EchoMqOnRestApi extends HttpSettings {
+  /** The team's REST API (private too): methods are added under `resource`; the team deploys it. */
   readonly restApi: apigw.IRestApi;
+  /** The resource the routes go under. Default: the REST API's root. */
   readonly resource?: apigw.IResource;
   /**
    * The methods' authorizer. Default: the resource's `defaultMethodOptions` where they name an
@@ -49,6 +52,7 @@ export interface EchoMqOnRestApi extends HttpSettings {
 
 /** A Function URL with IAM auth: every route, no API Gateway. */
 export interface EchoMqOnFunctionUrl extends HttpSettings {
+  /** A Function URL with IAM auth serves every route, without API Gateway. */
   readonly functionUrl: true;
 }
 

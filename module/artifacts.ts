@@ -5,8 +5,11 @@
  */
 import { join } from 'node:path';
 
-/** The module built for this machine (tests, bench, `npm start`). */
+/**
+ * The module built for this machine (tests, bench, `npm start`), and the x86_64 artifact the
+ * package ships: the tarball is packed on x86_64, which prepack checks.
+ */
 export const HOST_MODULE = join('module', 'build', 'emq.so');
 
-/** The module built for Graviton (arm64) nodes: the self-managed stack's default artifact. */
+/** The module built for Graviton (arm64) nodes: the self-managed stack's default artifact on Graviton instance types. */
 export const ARM64_MODULE = join('module', 'build', 'emq-arm64.so');

@@ -1,7 +1,8 @@
 /**
  * Builds dist/ with esbuild. The functions, the CLI and the local stack are bundles: ESM, Node
- * 22, minified, with source maps; Lambda's nodejs22.x runtime ships the AWS SDK v3, so it
- * stays out of them. Each bundle file is written beside its target and renamed over it, so a
+ * 22, minified, without source maps: no function runs with --enable-source-maps, so a map
+ * would only triple each Lambda asset and the tarball. Lambda's nodejs22.x runtime ships the
+ * AWS SDK v3, so it stays out of them. Each bundle file is written beside its target and renamed over it, so a
  * test importing a bundle never reads a half-written one while another process rebuilds.
  *
  * The package's public entries (SPEC §12: the core, the constructs, the client) are built
@@ -53,7 +54,7 @@ async function bundle(entry: Entry): Promise<void> {
     target: 'node22',
     format: 'esm',
     minify: true,
-    sourcemap: true,
+    sourcemap: false,
     // A source's own #! line (the CLI's) stays first; esbuild keeps it above the banner.
     banner: { js: requireShim },
     // fauxqs, the local stack's SQS emulator (a devDependency), is imported at run time from
@@ -67,6 +68,8 @@ async function bundle(entry: Entry): Promise<void> {
     logLevel: 'warning',
   });
   await writeAtomically(result.outputFiles);
+  // An earlier build's map would otherwise stay in the folder the construct uploads whole.
+  await rm(`dist/${entry.folder}/index.mjs.map`, { force: true });
 }
 
 async function writeAtomically(files: readonly OutputFile[]): Promise<void> {

@@ -2,8 +2,9 @@
  * `npm start`: the local stack. Runs as a bundle (dist/scripts/start/index.mjs), because the
  * core imports its Lua script as text, which only esbuild and vitest know how to do.
  */
+
+import { packageDir } from '../infra/package-dir.js';
 import { parseOptions, USAGE, UsageError } from './local/options.js';
-import { projectDir } from './local/project.js';
 import { LocalStack } from './local/stack.js';
 
 const EXIT_FAILED = 1;
@@ -18,7 +19,7 @@ function complain(text: string): void {
 }
 
 async function main(): Promise<void> {
-  const dir = projectDir();
+  const dir = packageDir();
   let options: ReturnType<typeof parseOptions>;
   try {
     options = parseOptions(process.argv.slice(2), dir);

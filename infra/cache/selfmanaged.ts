@@ -17,7 +17,7 @@
  *   working cluster before anything connects to it.
  */
 
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import {
   Annotations,
   CfnWaitCondition,
@@ -35,6 +35,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IDependable } from 'constructs';
 import { INSTALLER_RULES_NATIVE } from '../../src/access-rules.js';
 import type { ExecutorChoice } from '../../src/config.js';
+import { packageDir } from '../package-dir.js';
 import { keptAs } from '../removal.js';
 import {
   type CacheConnectionEnvironment,
@@ -63,8 +64,12 @@ export interface SelfManagedValkeyProps {
 
 export { APP_USERNAME, INSTALLER_USERNAME } from './selfmanaged/node-secrets.js';
 
-/** The folder the nodes run (bootstrap.sh and the scripts it runs and sources). */
-export const SCRIPTS_PATH = fileURLToPath(new URL('./selfmanaged/scripts', import.meta.url));
+/**
+ * The folder the nodes run (bootstrap.sh and the scripts it runs and sources), found from the
+ * package's folder: the constructs run bundled from dist/ once installed, and the package ships
+ * this folder at the same path.
+ */
+export const SCRIPTS_PATH = join(packageDir(), 'infra', 'cache', 'selfmanaged', 'scripts');
 
 /** Seconds CloudFormation waits for node 0's signal once every instance runs. */
 export const CLUSTER_CREATE_TIMEOUT_SECONDS = 2_700;

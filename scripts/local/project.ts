@@ -1,32 +1,9 @@
 /**
- * Where the project is: the stack runs as a bundle in dist/, and finds the module and the
- * install script from its own file rather than from the shell's working folder.
+ * What the local stack runs from the project folder (infra/package-dir.ts finds the folder
+ * from the stack's own file, not from the shell's working folder).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { HOST_MODULE } from '../../module/artifacts.js';
-
-const PACKAGE_NAME = 'echomq-lambda';
-
-/** The folder holding this project's package.json, searched upwards from `from`. */
-export function projectDir(from: string = fileURLToPath(import.meta.url)): string {
-  for (let dir = dirname(from); ; dir = dirname(dir)) {
-    const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && nameOf(manifest) === PACKAGE_NAME) return dir;
-    if (dirname(dir) === dir) {
-      throw new Error(`Cannot find the ${PACKAGE_NAME} project folder above ${from}.`);
-    }
-  }
-}
-
-function nameOf(manifest: string): unknown {
-  try {
-    return (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name;
-  } catch {
-    return undefined;
-  }
-}
 
 export interface ProjectFiles {
   /** The reference module built by `npm run build:module`. */

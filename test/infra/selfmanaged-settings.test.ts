@@ -112,7 +112,8 @@ describe('resolveSettings for cache=selfmanaged', () => {
       },
     });
     expect(problems).toEqual([
-      'moduleArtifact /nowhere/emq.so does not exist (make -C module arm64 builds module/build/emq-arm64.so).',
+      // instanceType 'large' names no Graviton type: the x86_64 build is the one to make.
+      'moduleArtifact /nowhere/emq.so does not exist (make -C module host builds module/build/emq.so).',
       'selfManagedShards must be a whole number from 1 to 30.',
       'selfManagedReplicas must be a whole number from 0 to 5.',
       'instanceType must look like t4g.small.',

@@ -1,9 +1,10 @@
 /**
  * The package as users get it: `npm pack` of this repository (its prepack builds dist/ and
- * the declarations), installed from the tarball into a fresh folder outside the repository
- * beside aws-cdk-lib and constructs, as a platform team's CDK app would install it. Packages
- * come from npm's cache where it holds them (`npm ci` filled it), at the versions this
- * repository uses.
+ * the declarations), installed from the tarball into a fresh folder outside the repository,
+ * either as a platform team's CDK app would install it (beside the newest aws-cdk-lib and
+ * constructs the peer ranges admit) or as a producer installs it for its client alone (no
+ * peers). Other packages come at the versions this repository uses, from npm's cache where it
+ * holds them (`npm ci` filled it).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -14,8 +15,16 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** What a CDK app installs beside the package (its peers), and Node's types for TypeScript. */
-export const BESIDE = ['aws-cdk-lib', 'constructs', '@types/node'] as const;
+const MANIFEST = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  readonly peerDependencies: Readonly<Record<string, string>>;
+};
+
+/**
+ * What is installed beside the tarball: `cdk` is a CDK app's install (the peers, each at the
+ * newest version its range admits, and Node's types for TypeScript); `alone` is a producer's
+ * (the package and its own dependencies, nothing else).
+ */
+export type Beside = 'cdk' | 'alone';
 
 export interface Run {
   readonly code: number | null;
@@ -37,11 +46,14 @@ export interface InstalledPackage {
 }
 
 /**
- * Packs the repository and installs the tarball with `BESIDE` and `extra` (package names,
- * at the versions in this repository's node_modules) into a fresh folder under the system's
- * temporary folder.
+ * Packs the repository and installs the tarball with what `beside` names and `extra` (package
+ * names, at the versions in this repository's node_modules) into a fresh folder under the
+ * system's temporary folder.
  */
-export async function installPackage(extra: readonly string[] = []): Promise<InstalledPackage> {
+export async function installPackage(
+  extra: readonly string[] = [],
+  beside: Beside = 'cdk',
+): Promise<InstalledPackage> {
   const packed = await mkdtemp(join(tmpdir(), 'emq-pack-'));
   const dir = await mkdtemp(join(tmpdir(), 'emq-consumer-'));
   const run = (
@@ -68,15 +80,25 @@ export async function installPackage(extra: readonly string[] = []): Promise<Ins
       join(dir, 'package.json'),
       JSON.stringify({ name: 'emq-consumer', private: true, type: 'module' }),
     );
-    const beside = [...BESIDE, ...extra].map((name) => `${name}@${repositoryVersion(name)}`);
+    const peers =
+      beside === 'cdk'
+        ? [
+            ...Object.entries(MANIFEST.peerDependencies).map(([name, range]) => `${name}@${range}`),
+            `@types/node@${repositoryVersion('@types/node')}`,
+          ]
+        : [];
+    const extras = extra.map((name) => `${name}@${repositoryVersion(name)}`);
+    // No --prefer-offline: the peer ranges resolve against the registry's current list, so the
+    // app gets the newest aws-cdk-lib a user installing today would; tarballs still come from
+    // npm's cache where it holds them.
     await succeeded(
       run('npm', [
         'install',
-        '--prefer-offline',
         '--no-audit',
         '--no-fund',
         join(packed, tarball),
-        ...beside,
+        ...peers,
+        ...extras,
       ]),
       'npm install',
     );

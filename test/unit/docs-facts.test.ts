@@ -2,7 +2,9 @@
 // outcome table, the limits, the context keys, the CLI's commands and flags, the local stack's
 // options and every EMQ_* name. This holds each page to the code, and keeps the pages
 // followable from a clone: no link leaves the repository, every link and anchor resolves, and
-// no page points at a contract section or an issue a reader cannot open.
+// no page points at a contract section or an issue a reader cannot open. A link by the
+// repository's own address (package.json `repository`) counts as inside it: the tarball ships
+// the README and docs but not what they link there (examples/, bench/).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +28,14 @@ const PAGES = [
     .map((name) => `docs/${name}`),
 ];
 const text = (page: string): string => readFileSync(join(ROOT, page), 'utf8');
+/** `https://github.com/<owner>/<name>` from package.json's `repository`. */
+const REPOSITORY = (
+  JSON.parse(text('package.json')) as { repository: { url: string } }
+).repository.url
+  .replace(/^git\+/, '')
+  .replace(/\.git$/, '');
+/** A link to the repository's main branch, as the repository-relative path it names. */
+const OWN_ADDRESS = new RegExp(`^${REPOSITORY.replace(/[.]/g, '\\.')}/(?:tree|blob)/main/`);
 
 /** A page's prose (fenced blocks removed) and the lines of its shell and output blocks. */
 function split(page: string): { prose: string; code: string[] } {
@@ -71,12 +81,17 @@ describe.each(PAGES)('%s', (page) => {
     ];
     const broken: string[] = [];
     for (const [, target = '', autolink] of links) {
-      if (autolink !== undefined || /^[a-z]+:|^\/\//i.test(target)) {
+      const own = OWN_ADDRESS.test(target);
+      if (autolink !== undefined || (!own && /^[a-z]+:|^\/\//i.test(target))) {
         broken.push(`${target || autolink}: outside the repository`);
         continue;
       }
-      const [path = '', anchor] = target.split('#');
-      const file = path === '' ? join(ROOT, page) : join(ROOT, dirname(page), path);
+      const [path = '', anchor] = target.replace(OWN_ADDRESS, '').split('#');
+      const file = own
+        ? join(ROOT, path)
+        : path === ''
+          ? join(ROOT, page)
+          : join(ROOT, dirname(page), path);
       if (!existsSync(file) || !relative(ROOT, file) || relative(ROOT, file).startsWith('..')) {
         broken.push(`${target}: no such file in the repository`);
       } else if (anchor !== undefined && !anchors(relative(ROOT, file)).has(anchor)) {

@@ -4,9 +4,12 @@
  * which the construct reads too.
  */
 import { existsSync } from 'node:fs';
-import { ARM64_MODULE } from '../../../module/artifacts.js';
+import { join } from 'node:path';
+import { ARM64_MODULE, HOST_MODULE } from '../../../module/artifacts.js';
 import { FUNCTIONS_RULES_NATIVE } from '../../../src/access-rules.js';
+import { packageDir } from '../../package-dir.js';
 import type { CacheKindModule } from '../kind.js';
+import { instanceArchitecture } from '../selfmanaged/module-artifact.js';
 import type { ResolvedSelfManaged, SelfManagedCacheSettings } from '../selfmanaged/settings.js';
 import { SelfManagedValkey } from '../selfmanaged.js';
 
@@ -37,12 +40,19 @@ export const SELFMANAGED: CacheKindModule<SelfManagedCacheSettings, ResolvedSelf
     replacedNodes: read.list('replacedNodes')?.map(Number),
   }),
   resolve(input, check, int) {
+    const instanceType = input.instanceType ?? 't4g.small';
+    // The build for the nodes' CPU: the package ships both (package.json `files`), and the
+    // repository's `make -C module` builds both.
+    const build =
+      instanceArchitecture(instanceType) === 'arm64'
+        ? { target: 'arm64', file: ARM64_MODULE }
+        : { target: 'host', file: HOST_MODULE };
     const cache = {
       kind: input.kind,
-      moduleArtifact: input.moduleArtifact ?? ARM64_MODULE,
+      moduleArtifact: input.moduleArtifact ?? join(packageDir(), build.file),
       shards: input.shards ?? 3,
       replicasPerShard: input.replicasPerShard ?? 1,
-      instanceType: input.instanceType ?? 't4g.small',
+      instanceType,
       port: input.port ?? 6379,
       accessString: input.accessString ?? SELFMANAGED_ACCESS_STRING,
       dataVolumeGiB: input.dataVolumeGiB ?? 20,
@@ -54,7 +64,7 @@ export const SELFMANAGED: CacheKindModule<SelfManagedCacheSettings, ResolvedSelf
     );
     check(
       cache.moduleArtifact === '' || existsSync(cache.moduleArtifact),
-      `moduleArtifact ${cache.moduleArtifact} does not exist (make -C module arm64 builds ${ARM64_MODULE}).`,
+      `moduleArtifact ${cache.moduleArtifact} does not exist (make -C module ${build.target} builds ${build.file}).`,
     );
     int('selfManagedShards', cache.shards, 1, 30);
     int('selfManagedReplicas', cache.replicasPerShard, 0, 5);

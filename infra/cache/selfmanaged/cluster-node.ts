@@ -92,6 +92,15 @@ export class ClusterNode extends Construct {
       encrypted: true,
       removalPolicy: props.removalPolicy,
     });
+    // Each node's address is fixed in its subnet, so the node and its volume are placed in
+    // that subnet's zone: the zone is read from the VPC, not written in by hand.
+    for (const placed of [this.instance, this.dataVolume]) {
+      Validations.of(placed).acknowledge({
+        id: 'CloudFormation-Validate::W3010',
+        reason:
+          "A node and its data volume live in the zone of the subnet that holds the node's fixed address; the zone comes from the VPC's own subnets.",
+      });
+    }
     new ec2.CfnVolumeAttachment(this, `DataAttachment${generation}`, {
       instanceId: this.instance.instanceId,
       volumeId: this.dataVolume.volumeId,

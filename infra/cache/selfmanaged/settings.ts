@@ -6,7 +6,8 @@ export interface SelfManagedCacheSettings {
   readonly kind: 'selfmanaged';
   /**
    * Path of the EchoMQ module (`.so`) built for the nodes' CPU (arm64 on Graviton); deployed
-   * as an S3 asset. Default `module/build/emq-arm64.so` (`make -C module arm64` builds it).
+   * as an S3 asset. Default: the build for the nodes' CPU that the package ships
+   * (`module/build/emq-arm64.so` on Graviton, `module/build/emq.so` on x86_64).
    */
   readonly moduleArtifact?: string;
   /** Primaries. Default `3`: a failover needs the votes of a majority of primaries. */

@@ -1,0 +1,67 @@
+/**
+ * Every cache kind and face the construct composes, one stack each, in an app that installed
+ * echomq-lambda: the node-based and Serverless ElastiCache, a self-managed cluster on Graviton
+ * and on x86_64 (each loading the module build the package ships), and an existing cache
+ * behind a Function URL. cdk-nag's AwsSolutions and Serverless packs run at synthesis, and a
+ * finding fails it. The package test synthesizes this app, and CI lints its templates with
+ * cfn-lint (scripts/lint-templates.sh). Run it with `CDK_OUTDIR=<folder> node app.js`.
+ */
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import { EchoMq, EchoMqCache } from 'echomq-lambda/cdk';
+
+const account = '123456789012';
+const region = 'us-east-1';
+const app = new App();
+
+/** A stack in the account's existing VPC (imported by id: the VPC is not the construct's). */
+function stackWithVpc(id: string): { stack: Stack; vpc: ec2.IVpc } {
+  const stack = new Stack(app, id, { env: { account, region } });
+  const vpc = ec2.Vpc.fromVpcAttributes(stack, 'Vpc', {
+    vpcId: 'vpc-0123456789abcdef0',
+    availabilityZones: ['us-east-1a', 'us-east-1b', 'us-east-1c'],
+    privateSubnetIds: [
+      'subnet-0aaaaaaaaaaaaaaa0',
+      'subnet-0bbbbbbbbbbbbbbb0',
+      'subnet-0ccccccccccccccc0',
+    ],
+    // A self-managed cluster fixes each node's address in its subnet.
+    privateSubnetIpv4CidrBlocks: ['10.0.0.0/20', '10.0.16.0/20', '10.0.32.0/20'],
+  });
+  return { stack, vpc };
+}
+
+const variants: Readonly<Record<string, (vpc: ec2.IVpc) => EchoMqCache>> = {
+  ElastiCache: () => EchoMqCache.elastiCache(),
+  Serverless: () => EchoMqCache.serverless(),
+  SelfManagedGraviton: () => EchoMqCache.selfManaged(),
+  SelfManagedX86: () => EchoMqCache.selfManaged({ instanceType: 'm7i.large' }),
+};
+for (const [id, cache] of Object.entries(variants)) {
+  const { stack, vpc } = stackWithVpc(id);
+  new EchoMq(stack, 'EchoMq', { vpc, cache: cache(vpc) });
+}
+
+const existing = stackWithVpc('ExistingFunctionUrl');
+new EchoMq(existing.stack, 'EchoMq', {
+  vpc: existing.vpc,
+  cache: EchoMqCache.existing({
+    endpoint: 'clustercfg.jobs.abc123.use1.cache.amazonaws.com:6379',
+    securityGroup: ec2.SecurityGroup.fromSecurityGroupId(
+      existing.stack,
+      'CacheSecurityGroup',
+      'sg-0ccccccccccccccc0',
+    ),
+    secret: secretsmanager.Secret.fromSecretCompleteArn(
+      existing.stack,
+      'CacheUser',
+      `arn:aws:secretsmanager:${region}:${account}:secret:jobs-cache-user-AbCdEf`,
+    ),
+  }),
+  http: { functionUrl: true },
+});
+
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
+app.synth();

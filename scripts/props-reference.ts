@@ -1,0 +1,235 @@
+/**
+ * Writes docs/props.md, the reference of `echomq-lambda/cdk`'s props, from their TSDoc: each
+ * prop's type, whether it is required, its default (the sentence of its comment that starts
+ * with "Default") and its description. Run it after changing a prop or its comment:
+ * `npx tsx scripts/props-reference.ts`; a test fails while the page and the code differ.
+ * Reads the sources with the TypeScript compiler's syntax tree (the `typescript` package's API).
+ */
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Node } from 'typescript/unstable/ast';
+import {
+  isIdentifier,
+  isInterfaceDeclaration,
+  isPropertySignatureDeclaration,
+  isTypeAliasDeclaration,
+  isTypeLiteralNode,
+} from 'typescript/unstable/ast/is';
+import { API } from 'typescript/unstable/sync';
+
+export const PAGE = fileURLToPath(new URL('../docs/props.md', import.meta.url));
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+interface Section {
+  /** The name users import. */
+  readonly title: string;
+  /** What the section is for, in one sentence. */
+  readonly about: string;
+  /** The declarations whose members it lists, in order: found by name in infra/. */
+  readonly from: readonly string[];
+  /** Members the user never sets (the cache kind, set by the factory). */
+  readonly omit?: readonly string[];
+}
+
+const SECTIONS: readonly Section[] = [
+  {
+    title: 'EchoMqProps',
+    about: '`new EchoMq(scope, id, props)`.',
+    from: ['EchoMqProps'],
+  },
+  {
+    title: 'EchoMqHttp',
+    about:
+      'The `http` prop: where the HTTP face is served (one of these, or `HttpSettings` alone for a new HTTP API), with `HttpSettings` beside it.',
+    from: ['EchoMqOnHttpApi', 'EchoMqOnRestApi', 'EchoMqOnFunctionUrl'],
+  },
+  {
+    title: 'EchoMqSqs',
+    about: 'The `sqs` prop: the queues of the SQS face, with `SqsSettings` beside them.',
+    from: ['EchoMqSqs'],
+  },
+  {
+    title: 'EchoMqOptions',
+    about: "The `options` prop: the functions' runtime, logs and alarms.",
+    from: ['EchoMqOptions'],
+  },
+  {
+    title: 'HttpSettings',
+    about: '`http`: the HTTP function and the API the construct makes.',
+    from: ['HttpSettings'],
+  },
+  {
+    title: 'ApiAuth',
+    about: '`http.auth`: who may call the routes.',
+    from: ['ApiAuth'],
+  },
+  {
+    title: 'SqsSettings',
+    about: '`sqs`: the SQS function and the queues the construct makes.',
+    from: ['SqsSettings'],
+  },
+  {
+    title: 'ElastiCacheOptions',
+    about:
+      '`EchoMqCache.elastiCache(options)`: a node-based ElastiCache for Valkey replication group.',
+    from: ['ElastiCacheSettings', 'Placement'],
+    omit: ['kind'],
+  },
+  {
+    title: 'ServerlessOptions',
+    about: '`EchoMqCache.serverless(options)`: an ElastiCache Serverless for Valkey cache.',
+    from: ['ServerlessCacheSettings', 'Placement'],
+    omit: ['kind'],
+  },
+  {
+    title: 'SelfManagedOptions',
+    about:
+      '`EchoMqCache.selfManaged(options)`: a Valkey cluster on EC2 that loads the EchoMQ module.',
+    from: ['SelfManagedCacheSettings', 'Placement'],
+    omit: ['kind'],
+  },
+  {
+    title: 'ExistingOptions',
+    about: '`EchoMqCache.existing(options)`: a Valkey or MemoryDB that exists.',
+    from: ['ExistingOptions'],
+  },
+  {
+    title: 'ExistingIamAuth',
+    about: '`ExistingOptions.iam`: ElastiCache IAM authentication.',
+    from: ['ExistingIamAuth'],
+  },
+];
+
+interface Row {
+  readonly name: string;
+  readonly type: string;
+  readonly required: boolean;
+  readonly defaultText: string;
+  readonly description: string;
+}
+
+/** A comment's text on one line, with its "Default ..." sentence apart. */
+function splitDefault(comment: string): { description: string; defaultText: string } {
+  const text = comment.replace(/\s+/g, ' ').trim();
+  const match = /(?:^|(?<=[.;)] ))Default(?::\s*|\s+)(.*?\.)(?=\s|$)(?!\d)/.exec(text);
+  if (match?.index === undefined) return { description: text, defaultText: '' };
+  const description = `${text.slice(0, match.index)}${text.slice(match.index + match[0].length)}`;
+  return {
+    description: description.replace(/\s+/g, ' ').trim(),
+    defaultText: (match[1] ?? '').replace(/\.$/, ''),
+  };
+}
+
+/** The TSDoc comment above a node (the last one in its leading trivia), on one line. */
+function commentOf(node: Node, text: string): string {
+  const trivia = text.slice(node.pos, node.getStart());
+  const docs = [...trivia.matchAll(/\/\*\*([\s\S]*?)\*\//g)];
+  return (docs.at(-1)?.[1] ?? '').replace(/^\s*\* ?/gm, '').trim();
+}
+
+/**
+ * The property signatures under a declaration. A member of a union's object type without a
+ * comment of its own takes the comment above its object type (`EchoMqHttp`'s branches).
+ */
+function rowsOf(node: Node, text: string, inherited = ''): Row[] {
+  const rows: Row[] = [];
+  // A union's branch comment stands before its `|`, outside the branch's own trivia.
+  let previousEnd = node.pos;
+  node.forEachChild((child) => {
+    const before = text.slice(previousEnd, child.getStart());
+    previousEnd = child.end;
+    if (isPropertySignatureDeclaration(child)) {
+      const member = child;
+      const comment = splitDefault(commentOf(child, text) || inherited);
+      rows.push({
+        name: member.name.getText(),
+        type: member.type === undefined ? '' : member.type.getText().replace(/\s+/g, ' '),
+        required: text[member.name.end] !== '?',
+        ...comment,
+      });
+    } else if (isTypeLiteralNode(child)) {
+      const branch = [...before.matchAll(/\/\*\*([\s\S]*?)\*\//g)].at(-1)?.[1] ?? '';
+      rows.push(...rowsOf(child, text, branch.replace(/^\s*\* ?/gm, '').trim()));
+    } else if (!isIdentifier(child)) {
+      rows.push(...rowsOf(child, text, inherited));
+    }
+    return undefined;
+  });
+  return rows;
+}
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|');
+}
+
+/** The page's text for the sources as they are. */
+export function propsReference(): string {
+  const api = new API({ cwd: ROOT });
+  try {
+    const snapshot = api.updateSnapshot({ openProjects: ['tsconfig.json'] });
+    const program = snapshot.getProjects()[0]?.program;
+    if (program === undefined) throw new Error('tsconfig.json opened no project');
+    // By name in any file of infra/, so moving a declaration between files needs no edit here.
+    const sources = program
+      .getSourceFileNames()
+      .filter((file) => file.startsWith(`${ROOT}infra/`))
+      .flatMap((file) => {
+        const source = program.getSourceFile(file);
+        return source === undefined ? [] : [source];
+      });
+    const declaration = (name: string): { node: Node; text: string } => {
+      const found = sources.flatMap((source) =>
+        source.statements
+          .filter(
+            (statement) =>
+              (isInterfaceDeclaration(statement) || isTypeAliasDeclaration(statement)) &&
+              statement.name.getText() === name,
+          )
+          .map((node) => ({ node: node as Node, text: source.text })),
+      );
+      const [only, ...others] = found;
+      if (only === undefined || others.length > 0) {
+        throw new Error(`infra/ declares ${found.length} types named ${name}, not one`);
+      }
+      return only;
+    };
+    const lines = [
+      '# `echomq-lambda/cdk` props',
+      '',
+      'Every prop of the `EchoMq` construct and the `EchoMqCache` factories, with its default.',
+      "Generated from the props' TSDoc by `scripts/props-reference.ts`: do not edit. The `settings`",
+      'prop takes the `EMQ_*` tunables by their camel-case names ([configuration.md](configuration.md)).',
+    ];
+    for (const section of SECTIONS) {
+      const rows = section.from
+        .flatMap((name) => {
+          const { node, text } = declaration(name);
+          return rowsOf(node, text);
+        })
+        .filter((row) => !section.omit?.includes(row.name));
+      lines.push(
+        '',
+        `## ${section.title}`,
+        '',
+        section.about,
+        '',
+        '| prop | type | default | what |',
+        '| --- | --- | --- | --- |',
+      );
+      for (const row of rows) {
+        const fallback = row.required ? '(required)' : '(optional)';
+        lines.push(
+          `| \`${row.name}\` | \`${cell(row.type)}\` | ${cell(row.defaultText || fallback)} | ${cell(row.description)} |`,
+        );
+      }
+    }
+    return `${lines.join('\n')}\n`;
+  } finally {
+    api.close();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  writeFileSync(PAGE, propsReference());
+  console.log(`props-reference: wrote ${PAGE}`);
+}
