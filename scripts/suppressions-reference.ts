@@ -34,15 +34,20 @@ function acknowledgmentsIn(outdirs: readonly string[]): Acknowledgments {
   );
   for (const file of files) {
     const metadata = JSON.parse(readFileSync(file, 'utf8')) as Record<string, Entry[]>;
-    // The construct's own acknowledgments: the apps' constructs beside it are the user's.
-    const own = Object.entries(metadata).filter(([path]) => path.split('/')[2] === 'EchoMq');
+    // The construct's own acknowledgments: below it, and on the methods it adds to the team's
+    // REST API (under the routes' `queues/` resource); the apps' other constructs are the user's.
+    const own = Object.entries(metadata).filter(
+      ([path]) => path.split('/')[2] === 'EchoMq' || path.includes('/queues/'),
+    );
     for (const [path, entries] of own) {
       // `/<stack>/EchoMq/Cache/Node3/Instance` → `Cache/Node<n>/Instance`.
-      const where = path
-        .split('/')
-        .slice(3)
-        .join('/')
-        .replace(/(?<=[A-Za-z])\d+(?=\/|$)/g, '<n>');
+      const where = path.includes('/queues/')
+        ? "the team's REST API: the methods of the routes"
+        : path
+            .split('/')
+            .slice(3)
+            .join('/')
+            .replace(/(?<=[A-Za-z])\d+(?=\/|$)/g, '<n>');
       for (const entry of entries.filter((each) => each.type === ACKNOWLEDGED)) {
         for (const [key, reason] of Object.entries(entry.data as Record<string, string>)) {
           const rule = key.replace(/^Annotation::/, '');

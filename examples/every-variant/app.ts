@@ -2,13 +2,18 @@
  * Every cache kind and face the construct composes, one stack each, in an app that installed
  * echomq-lambda: the node-based and Serverless ElastiCache, a self-managed cluster on Graviton
  * and on x86_64 (each loading the module build the package ships), and an existing cache
- * behind a Function URL. cdk-nag's AwsSolutions and Serverless packs run at synthesis, and a
+ * behind a Function URL, on the team's REST API (imported) and on the team's HTTP API whose
+ * default authorizer is a JWT one, with the team's own imported queue. cdk-nag's AwsSolutions and Serverless packs run at synthesis, and a
  * finding fails it. The package test synthesizes this app, and CI lints its templates with
  * cfn-lint (scripts/lint-templates.sh). Run it with `CDK_OUTDIR=<folder> node app.js`.
  */
-import { App, Stack, Validations } from 'aws-cdk-lib';
+import { App, Duration, Stack, Validations } from 'aws-cdk-lib';
+import * as apigw from 'aws-cdk-lib/aws-apigateway';
+import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { EchoMq, EchoMqCache } from 'echomq-lambda/cdk';
 
@@ -44,23 +49,71 @@ for (const [id, cache] of Object.entries(variants)) {
   new EchoMq(stack, 'EchoMq', { vpc, cache: cache(vpc) });
 }
 
-const existing = stackWithVpc('ExistingFunctionUrl');
-new EchoMq(existing.stack, 'EchoMq', {
-  vpc: existing.vpc,
-  cache: EchoMqCache.existing({
+/** The team's existing cache, its security group and its functions' user. */
+function existingCache(stack: Stack): EchoMqCache {
+  return EchoMqCache.existing({
     endpoint: 'clustercfg.jobs.abc123.use1.cache.amazonaws.com:6379',
     securityGroup: ec2.SecurityGroup.fromSecurityGroupId(
-      existing.stack,
+      stack,
       'CacheSecurityGroup',
       'sg-0ccccccccccccccc0',
     ),
     secret: secretsmanager.Secret.fromSecretCompleteArn(
-      existing.stack,
+      stack,
       'CacheUser',
       `arn:aws:secretsmanager:${region}:${account}:secret:jobs-cache-user-AbCdEf`,
     ),
-  }),
+  });
+}
+
+const url = stackWithVpc('ExistingFunctionUrl');
+new EchoMq(url.stack, 'EchoMq', {
+  vpc: url.vpc,
+  cache: existingCache(url.stack),
   http: { functionUrl: true },
+});
+
+// The team's REST API (deployed by the team) and the team's own queue, imported: its
+// redelivery span is given, since synthesis cannot read an imported queue's.
+const rest = stackWithVpc('TeamRestApi');
+new EchoMq(rest.stack, 'EchoMq', {
+  vpc: rest.vpc,
+  cache: existingCache(rest.stack),
+  http: {
+    restApi: apigw.RestApi.fromRestApiAttributes(rest.stack, 'Api', {
+      restApiId: 'a1b2c3d4e5',
+      rootResourceId: 'r00tr3s0ur',
+    }),
+  },
+  sqs: {
+    queue: sqs.Queue.fromQueueArn(rest.stack, 'Jobs', `arn:aws:sqs:${region}:${account}:jobs`),
+    deadLetterQueue: sqs.Queue.fromQueueArn(
+      rest.stack,
+      'JobsDlq',
+      `arn:aws:sqs:${region}:${account}:jobs-dlq`,
+    ),
+    redelivery: {
+      visibilityTimeout: Duration.minutes(5),
+      maxReceiveCount: 5,
+      retentionPeriod: Duration.minutes(50),
+    },
+  },
+});
+
+// The team's HTTP API, whose routes default to its JWT authorizer: EchoMq's routes keep it.
+const jwt = stackWithVpc('TeamJwtHttpApi');
+const api = new apigwv2.HttpApi(jwt.stack, 'Api', {
+  // The team's stages (their access logs and throttling) are its own, deployed elsewhere.
+  createDefaultStage: false,
+  defaultAuthorizer: new HttpJwtAuthorizer('Jwt', 'https://issuer.example.com', {
+    jwtAudience: ['jobs'],
+  }),
+});
+new EchoMq(jwt.stack, 'EchoMq', {
+  vpc: jwt.vpc,
+  cache: existingCache(jwt.stack),
+  http: { api },
+  sqs: false,
 });
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));

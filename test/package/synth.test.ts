@@ -128,7 +128,7 @@ describe('a CDK app with the installed package', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const stacks = ['ElastiCache', 'Serverless', 'SelfManagedGraviton', 'SelfManagedX86'];
-    for (const stack of [...stacks, 'ExistingFunctionUrl']) {
+    for (const stack of [...stacks, 'ExistingFunctionUrl', 'TeamRestApi', 'TeamJwtHttpApi']) {
       expect(existsSync(join(outdir, `${stack}.template.json`)), stack).toBe(true);
     }
     // The asset each self-managed stack uploads for its nodes is the build for their CPU.
