@@ -36,7 +36,6 @@ export { type Check, checkTarget, type TargetReport } from './doctor.js';
 export type {
   AdmissionArgs,
   AdmitCall,
-  EnqueueCall,
   Executor,
   ExecutorKind,
 } from './executors/executor.js';

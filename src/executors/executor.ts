@@ -25,14 +25,6 @@ export interface AdmitCall {
   readonly admissions: readonly AdmissionArgs[];
 }
 
-/** One enqueue as the seeds send it: two keys, the id and the payload (kept for other hosts). */
-export interface EnqueueCall {
-  readonly jobKey: string;
-  readonly pendingKey: string;
-  readonly id: string;
-  readonly payload: Buffer;
-}
-
 /**
  * `native`: the module's commands; `function`: FCALL of the `emq` library; `script`: the same
  * Lua by EVALSHA (ElastiCache Serverless, which has no FUNCTION).
@@ -40,14 +32,14 @@ export interface EnqueueCall {
 export type ExecutorKind = 'native' | 'function' | 'script';
 
 /**
- * One write, three families. Each method returns the command to send, which names its keys
- * (so the cluster client routes it by slot) and encodes itself as one RESP buffer. Replies
- * are the same on all three: admit an array of [status, id] or errors, enqueue 1 or 0.
+ * One write, three families. `admit` returns the command to send, which names its keys (so
+ * the cluster client routes it by slot) and encodes itself as one RESP buffer. The reply is
+ * the same on all three: an array of [status, id] or errors. The seeds' ENQUEUE call (SPEC §4)
+ * is the module's and the library's, for other hosts: this host never sends it.
  */
 export interface Executor {
   readonly kind: ExecutorKind;
   admit(call: AdmitCall): Command;
-  enqueue(call: EnqueueCall): Command;
 }
 
 /** Most admissions in one call: an EVALSHA of n takes 11 + 3n arguments (Serverless: 3,999). */

@@ -1,14 +1,7 @@
 import type { Command } from 'iovalkey';
 import { KeyedCommand } from './command.js';
-import { type AdmitCall, admitParts, type EnqueueCall, type Executor } from './executor.js';
+import { type AdmitCall, admitParts, type Executor } from './executor.js';
 import { functionAdmit } from './function.js';
-
-export function nativeEnqueue(call: EnqueueCall): Command {
-  return new KeyedCommand(
-    ['EMQ.ENQUEUE', '2', call.jobKey, call.pendingKey, call.id, call.payload],
-    call.jobKey,
-  );
-}
 
 export function nativeAdmit(call: AdmitCall): Command {
   const { keys, args } = admitParts(call);
@@ -23,7 +16,6 @@ export function nativeAdmit(call: AdmitCall): Command {
 export function nativeExecutor(options: { readonly admitCommand: boolean }): Executor {
   return {
     kind: 'native',
-    enqueue: nativeEnqueue,
     admit: options.admitCommand ? nativeAdmit : functionAdmit,
   };
 }

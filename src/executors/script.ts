@@ -1,14 +1,7 @@
 import type { Command } from 'iovalkey';
 import { KeyedCommand } from './command.js';
-import { type AdmitCall, admitParts, type EnqueueCall, type Executor } from './executor.js';
+import { type AdmitCall, admitParts, type Executor } from './executor.js';
 import { SCRIPT_SHA } from './library.js';
-
-export function scriptEnqueue(call: EnqueueCall): Command {
-  return new KeyedCommand(
-    ['EVALSHA', SCRIPT_SHA, '2', call.jobKey, call.pendingKey, 'enqueue', call.id, call.payload],
-    call.jobKey,
-  );
-}
 
 export function scriptAdmit(call: AdmitCall): Command {
   const { keys, args } = admitParts(call);
@@ -25,6 +18,5 @@ export function scriptAdmit(call: AdmitCall): Command {
  */
 export const scriptExecutor: Executor = {
   kind: 'script',
-  enqueue: scriptEnqueue,
   admit: scriptAdmit,
 };
