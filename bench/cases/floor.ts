@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Valkey } from 'iovalkey';
-import { mintJobId } from '../../src/index.js';
+import { mintJobId } from '../../src/ids.js';
 import { type BenchCase, PAYLOAD, type ServerName } from '../case.js';
 
 const QUEUE = 'bench-floor';

@@ -5,7 +5,7 @@
  * function family runs.
  */
 import type { Valkey } from 'iovalkey';
-import { mintJobId } from '../../src/index.js';
+import { mintJobId } from '../../src/ids.js';
 import { type BenchCase, PAYLOAD, type ServerName } from '../case.js';
 
 const QUEUE = 'bench-raw';

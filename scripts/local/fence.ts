@@ -1,5 +1,7 @@
 /** Installs the wire identity on the fresh servers, as an operator's `emq fence install` does. */
-import { connect, type ExecutorKind, install, loadConfig } from '../../src/index.js';
+
+import type { ExecutorKind } from '../../src/executors/executor.js';
+import { connect, install, loadConfig } from '../../src/index.js';
 
 export interface FenceInstalled {
   readonly wire: string;

@@ -7,12 +7,12 @@ import { handler as httpHandler } from '../../functions/http/handler.js';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { setLogSink } from '../../functions/shared/log.js';
 import { handler as sqsHandler } from '../../functions/sqs/handler.js';
+import { mintJobId } from '../../src/ids.js';
 import {
   type Connection,
   enqueue,
   enqueueMany,
   install,
-  mintJobId,
   UnconfirmedError,
 } from '../../src/index.js';
 import { fixture, lambdaContext, withBody, withPath } from '../fixtures/http/events.js';

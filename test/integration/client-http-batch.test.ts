@@ -5,7 +5,8 @@
 // deployed one does. Each test ends by counting the jobs in Valkey.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmqClientError, MAX_BATCH_BYTES } from '../../client/index.js';
-import { type Connection, mintJobId, readJob } from '../../src/index.js';
+import { mintJobId } from '../../src/ids.js';
+import { type Connection, readJob } from '../../src/index.js';
 import {
   FRONTS,
   whilePaused as paused,

@@ -2,16 +2,16 @@
 // every node with no MOVED redirection.
 import type { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintJobId } from '../../src/ids.js';
 import {
   type Connection,
   EmqError,
   enqueueMany,
   install,
-  mintJobId,
-  queueSlot,
   readJob,
   readNodes,
 } from '../../src/index.js';
+import { queueSlot } from '../../src/keyspace.js';
 import { connectTo, jobsOf } from '../support/emq.js';
 import { type ClusterHandle, randomQueue, startCluster } from '../support/servers.js';
 

@@ -4,22 +4,15 @@
 // they are compared masked), and every refusal leaves the dataset as it was (DEBUG DIGEST).
 import type { Cluster, Command, Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { payloadDigest } from '../../src/admission.js';
+import type { AdmissionArgs, AdmitCall } from '../../src/executors/executor.js';
 import { functionAdmit } from '../../src/executors/function.js';
+import { LIBRARY_SOURCE, SCRIPT_SOURCE } from '../../src/executors/library.js';
 import { nativeAdmit } from '../../src/executors/native.js';
 import { scriptAdmit } from '../../src/executors/script.js';
-import {
-  type AdmissionArgs,
-  type AdmitCall,
-  install,
-  jobKey,
-  LIBRARY_SOURCE,
-  mintJobId,
-  payloadDigest,
-  pendingKey,
-  recordField,
-  recordSlotKeys,
-  SCRIPT_SOURCE,
-} from '../../src/index.js';
+import { mintJobId } from '../../src/ids.js';
+import { install } from '../../src/index.js';
+import { jobKey, pendingKey, recordField, recordSlotKeys } from '../../src/keyspace.js';
 import { connectTo, withFencedServers } from '../support/emq.js';
 import {
   type ClusterHandle,

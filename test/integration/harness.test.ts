@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { valkeyVersionLine } from '../../scripts/valkey/cli.js';
-import { fenceKey } from '../../src/index.js';
+import { fenceKey } from '../../src/keyspace.js';
 import { alive } from '../support/alive.js';
 import { installFenceEverywhere } from '../support/fence-ready.js';
 import { moduleArgs } from '../support/module.js';

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/http/handler.js';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { type LogSink, setLogSink } from '../../functions/shared/log.js';
-import { type Connection, install, mintJobId, readJob } from '../../src/index.js';
+import { mintJobId } from '../../src/ids.js';
+import { type Connection, install, readJob } from '../../src/index.js';
 import {
   FORMATS,
   fixture,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintJobId } from '../../src/index.js';
+import { mintJobId } from '../../src/ids.js';
 import {
   FIXTURE_BINARY_BODY,
   fixture,

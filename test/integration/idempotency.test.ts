@@ -3,12 +3,12 @@
 // duplicate), one key raced with two bodies (one job, one 422), a consumed job never
 // re-admitted, and a write held past its timeout then retried leaving exactly one job.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintJobId } from '../../src/ids.js';
 import {
   ConflictError,
   type Connection,
   enqueue,
   enqueueMany,
-  mintJobId,
   UnavailableError,
 } from '../../src/index.js';
 import { connectTo, jobsOf, recordOf, startFencedServer } from '../support/emq.js';

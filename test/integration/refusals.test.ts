@@ -1,5 +1,6 @@
 // Every refusal of SPEC §4 leaves the dataset byte-for-byte as it was and maps to its class.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintJobId } from '../../src/ids.js';
 import {
   ConfigError,
   type Connection,
@@ -10,7 +11,6 @@ import {
   FenceError,
   InvalidInputError,
   install,
-  mintJobId,
   PausedError,
   RefusedError,
 } from '../../src/index.js';

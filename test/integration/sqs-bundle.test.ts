@@ -1,6 +1,7 @@
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { install, mintJobId, readJob } from '../../src/index.js';
+import { mintJobId } from '../../src/ids.js';
+import { install, readJob } from '../../src/index.js';
 import { sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
 import { bundlePath, freshBundle, run } from '../support/bundles.js';
 import { connectTo, jobsOf } from '../support/emq.js';

@@ -4,7 +4,9 @@
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
-import { type Connection, enqueue, fenceKey, mintJobId, readJob, slotOf } from '../../src/index.js';
+import { mintJobId } from '../../src/ids.js';
+import { type Connection, enqueue, readJob } from '../../src/index.js';
+import { fenceKey, slotOf } from '../../src/keyspace.js';
 import { captureLogs, recordLines } from '../fixtures/sqs/logs.js';
 import { queueOn } from '../fixtures/sqs/placement.js';
 import { binaryAttribute, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';

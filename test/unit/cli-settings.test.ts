@@ -17,16 +17,14 @@ import {
   RULES,
   settingsHelp,
 } from '../../cli/settings.js';
+import { isJobId, jobIdAt, mintJobId } from '../../src/ids.js';
 import {
   assertCallerIdTime,
   assertIdempotencyKey,
   assertQueue,
   ConfigError,
   DEFAULTS,
-  isJobId,
-  jobIdAt,
   loadConfig,
-  mintJobId,
 } from '../../src/index.js';
 
 /** The values the core lists when it refuses one: its own words, read back. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createIdMinter, isJobId, jobIdAt, jobIdTime, mintJobId } from '../../src/index.js';
+import { isJobId, jobIdAt, mintJobId } from '../../src/ids.js';
+import { createIdMinter, jobIdTime } from '../../src/index.js';
 
 const T0 = Date.UTC(2026, 10, 30, 12, 0, 0);
 

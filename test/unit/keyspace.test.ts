@@ -1,19 +1,21 @@
 import { describe, expect, it } from 'vitest';
+import { jobIdAt } from '../../src/ids.js';
 import {
   assertCallerIdTime,
   assertIdempotencyKey,
   assertJobId,
   assertQueue,
-  fenceKey,
   InvalidInputError,
-  jobIdAt,
+} from '../../src/index.js';
+import {
+  fenceKey,
   jobKey,
   pendingKey,
   queueSlot,
   recordField,
   recordSlotKeys,
   slotOf,
-} from '../../src/index.js';
+} from '../../src/keyspace.js';
 
 function codeOf(fn: () => unknown): string | undefined {
   try {

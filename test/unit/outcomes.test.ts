@@ -7,12 +7,12 @@ import {
   EmqError,
   FenceError,
   InvalidInputError,
-  OUTCOMES,
   PausedError,
   RefusedError,
   UnavailableError,
   UnconfirmedError,
 } from '../../src/index.js';
+import { OUTCOMES } from '../../src/outcomes.js';
 
 class ReplyError extends Error {}
 function errnoError(code: string): Error {

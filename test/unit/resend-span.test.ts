@@ -9,11 +9,11 @@ import {
   type AdmissionResult,
   ConfigError,
   loadConfig,
-  resendSpanMs,
   resendUntil,
   UnavailableError,
   UnconfirmedError,
 } from '../../src/index.js';
+import { resendSpanMs } from '../../src/resend-span.js';
 import {
   SETTING_NAMES,
   SETTINGS,

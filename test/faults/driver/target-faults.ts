@@ -3,7 +3,8 @@
  * (found through the harness, which sees the nodes behind their proxies), queues placed on
  * them, and the condition that ends a fault held open: every face has heard "retry".
  */
-import { type Connection, fenceKey, slotOf } from '../../../src/index.js';
+import type { Connection } from '../../../src/index.js';
+import { fenceKey, slotOf } from '../../../src/keyspace.js';
 import { parseClusterNodes } from '../../support/cluster-nodes.js';
 import { LOOPBACK } from '../../support/ports.js';
 import { stringReply } from '../../support/probe.js';
