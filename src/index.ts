@@ -5,7 +5,8 @@
  */
 
 // SPEC §12: enqueue, enqueueMany, connect, loadConfig, readJob, listPending, mintId, EmqError
-// and its codes, with the types their arguments and results name.
+// and its codes (OUTCOMES: each code's class, retryability and HTTP status), with the types
+// their arguments and results name.
 // The faces (functions/) and the CLI (cli/): one admission path, the connection's credentials,
 // the operator's commands (install, doctor, purge) and the checks the CLI runs before I/O.
 export {
@@ -60,6 +61,9 @@ export {
   type ErrorCode,
   FenceError,
   InvalidInputError,
+  OUTCOMES,
+  type Outcome,
+  type OutcomeClass,
   PausedError,
   RefusedError,
   RetryableError,
