@@ -7,7 +7,13 @@
  */
 import { Command, ReplyError } from 'iovalkey';
 import type { Connection } from './connector.js';
-import { type AdmissionArgs, MAX_ADMISSIONS_PER_CALL } from './executors/executor.js';
+import {
+  type AdmissionArgs,
+  CALLER_ID,
+  type IdSource,
+  MAX_ADMISSIONS_PER_CALL,
+  MINTED_ID,
+} from './executors/executor.js';
 import { trustedJobKey, trustedQueueKeys } from './keyspace.js';
 import { classifyFailure } from './outcome-rules.js';
 import {
@@ -40,7 +46,7 @@ export interface Item {
   readonly index: number;
   readonly queue: string;
   readonly payload: Buffer;
-  readonly kind: 'm' | 'c';
+  readonly idSource: IdSource;
   /** The caller's id, else the current proposal. */
   id: string;
   readonly digest: string;
@@ -124,7 +130,7 @@ function settleItem(
     );
   }
   if (status === -1) {
-    return item.kind === 'c'
+    return item.idSource === CALLER_ID
       ? new ConflictError(
           'EMQ_CONFLICT',
           `Job ${id} already exists in queue ${queue} with a different payload. Use a new id, or resend the original payload.`,
@@ -136,7 +142,7 @@ function settleItem(
           { jobId: id },
         );
   }
-  if (status === 2 && item.kind === 'm' && id === item.id) return undefined;
+  if (status === 2 && item.idSource === MINTED_ID && id === item.id) return undefined;
   return classifyFailure(unexpected(reply), { jobId: item.id });
 }
 
@@ -171,7 +177,7 @@ export function callsOf(round: readonly Item[]): (readonly Item[])[] {
 export function argsOf(item: Item): AdmissionArgs {
   return {
     rowKey: trustedJobKey(item.queue, item.id),
-    kind: item.kind,
+    idSource: item.idSource,
     digest: item.digest,
     field: item.field,
     payload: item.payload,

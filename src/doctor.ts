@@ -6,6 +6,7 @@
  */
 import type { Cluster, Valkey } from 'iovalkey';
 import { type Connection, type ConnectOptions, connect } from './connector.js';
+import { MINTED_ID } from './executors/executor.js';
 import { queueSlot, trustedPendingKey, trustedRecordSlotKeys } from './keyspace.js';
 import { type FenceReading, readNodes } from './node-reading.js';
 import { classifyFailure } from './outcome-rules.js';
@@ -97,7 +98,7 @@ async function dryAdmit(connection: Connection, node: Valkey): Promise<Check> {
     admissions: [
       {
         rowKey: `emq:{${queue}}:job:JOB00000000000`,
-        kind: 'm',
+        idSource: MINTED_ID,
         digest: 'A'.repeat(16),
         field: 'A'.repeat(22),
         payload: Buffer.alloc(0),

@@ -1,11 +1,17 @@
 import type { Command } from 'iovalkey';
 
+/** An id this host minted: a proposal, and on reply `2` it proposes another (SPEC §4). */
+export const MINTED_ID = 'm';
+/** The caller's own id: on reply `2` the call compares the row's payload itself (SPEC §5). */
+export const CALLER_ID = 'c';
+/** Whose id an admission proposes, as the first byte of its claim says it (docs/wire.md). */
+export type IdSource = typeof MINTED_ID | typeof CALLER_ID;
+
 /** One admission inside an admit call (docs/wire.md): its row, its key's record field, its values. */
 export interface AdmissionArgs {
   /** `emq:{q}:job:<id>`: the proposed row (the call reads the id from it). */
   readonly rowKey: string;
-  /** `m`: a minted proposal; `c`: the caller's own id. */
-  readonly kind: 'm' | 'c';
+  readonly idSource: IdSource;
   /** The payload's digest: 16 base64url characters. */
   readonly digest: string;
   /** The key's record field: its `h`'s first 22 characters. */
@@ -54,8 +60,8 @@ export function admitParts(call: AdmitCall): {
   const args: (string | Buffer)[] = [call.wire, call.ttlMs];
   for (const admission of call.admissions) {
     keys.push(admission.rowKey);
-    // The claim: kind, digest and field in one argument (one length prefix, one Lua string).
-    args.push(admission.kind + admission.digest + admission.field, admission.payload);
+    // The claim: id source, digest and field in one argument (one length prefix, one Lua string).
+    args.push(admission.idSource + admission.digest + admission.field, admission.payload);
   }
   return { keys, args };
 }
