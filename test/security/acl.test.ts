@@ -374,7 +374,9 @@ describe.each(KINDS)('on an $name', (kind) => {
       const queue = randomQueue('acl-wait');
       const id = jobId();
       const first = admitCall(queue, [{ idSource: 'm', id, key: 'w', payload: 'confirmed' }]);
-      const again = admitCall(queue, [{ idSource: 'm', id: jobId(), key: 'w', payload: 'confirmed' }]);
+      const again = admitCall(queue, [
+        { idSource: 'm', id: jobId(), key: 'w', payload: 'confirmed' },
+      ]);
       const replies = await as(primary, FUNCTIONS_USER, async (client) => [
         await send(client, command(kind.family, 'admit', first)),
         await send(client, ['WAIT', '1', '5000']),

@@ -77,7 +77,7 @@ describe('what earlier attempts of an admission tell', () => {
   const duplicate = (id: string): AdmissionResult => ({ queue: 'q', id, status: 'duplicate' });
   // Attempts reads an item's index and id source only.
   const attempts = (
-    item: { index: number; idSource: 'm' | 'c' },
+    item: { index: number; idSource: IdSource },
     earlier: AdmissionResult[] = [],
     ownKeys: number[] = [],
   ) => new Attempts(new Set(ownKeys), [item as unknown as Item], earlier);
