@@ -13,7 +13,8 @@ import { classifyFailure } from './outcome-rules.js';
 import type { EmqError } from './outcomes.js';
 import { nodeClientOf } from './transport.js';
 
-export interface Check {
+/** What one of the doctor's checks found (`emq doctor` prints one line, or JSON item, each). */
+export interface Finding {
   /** What was checked, for a person: `connect`, `admit on node <id>`, `WAIT`. */
   readonly name: string;
   readonly ok: boolean;
@@ -26,7 +27,7 @@ export interface TargetReport {
   /** The family the connection chose, when it opened. */
   readonly executor: string | undefined;
   readonly nodes: readonly FenceReading[];
-  readonly checks: readonly Check[];
+  readonly findings: readonly Finding[];
   /** The connect failure, when the connection did not open. */
   readonly failure: EmqError | undefined;
 }
@@ -43,21 +44,21 @@ export async function checkTarget(options: ConnectOptions): Promise<TargetReport
       ok: false,
       executor: undefined,
       nodes,
-      checks: [{ name: 'connect', ok: false, detail: `${failure.code}: ${failure.message}` }],
+      findings: [{ name: 'connect', ok: false, detail: `${failure.code}: ${failure.message}` }],
       failure,
     };
   }
   try {
-    const checks: Check[] = [
+    const findings: Finding[] = [
       { name: 'connect', ok: true, detail: `the ${connection.executor.kind} family serves` },
     ];
-    for (const node of connection.primaries()) checks.push(await dryAdmit(connection, node));
-    if (connection.config.ackReplicas > 0) checks.push(await waitCheck(connection));
+    for (const node of connection.primaries()) findings.push(await dryAdmit(connection, node));
+    if (connection.config.ackReplicas > 0) findings.push(await waitCheck(connection));
     return {
-      ok: checks.every((check) => check.ok),
+      ok: findings.every((finding) => finding.ok),
       executor: connection.executor.kind,
       nodes: await readNodes(connection),
-      checks,
+      findings,
       failure: undefined,
     };
   } finally {
@@ -84,7 +85,7 @@ async function readAnyway(options: ConnectOptions): Promise<FenceReading[]> {
  * before anything else, so the answer proves the call reaches its code there, with this user's
  * permissions, and writes nothing.
  */
-async function dryAdmit(connection: Connection, node: Valkey): Promise<Check> {
+async function dryAdmit(connection: Connection, node: Valkey): Promise<Finding> {
   const queue = queueServedBy(connection.client, node);
   const name = connection.client.isCluster
     ? `admit on ${node.options.host}:${node.options.port}`
@@ -118,7 +119,7 @@ async function dryAdmit(connection: Connection, node: Valkey): Promise<Check> {
   return { name, ok: false, detail: `${failure.code}: ${failure.message}` };
 }
 
-async function waitCheck(connection: Connection): Promise<Check> {
+async function waitCheck(connection: Connection): Promise<Finding> {
   const reply = await connection
     .primaries()[0]
     ?.call('WAIT', '0', '0')

@@ -32,7 +32,7 @@ export {
 } from './config.js';
 export { type Connection, type ConnectOptions, connect } from './connector.js';
 export { reconnecting, renewCredentials } from './credentials.js';
-export { type Check, checkTarget } from './doctor.js';
+export { checkTarget, type Finding } from './doctor.js';
 export { LIBRARY_VERSION } from './executors/library.js';
 export { evictsJobs, install, verify } from './fence.js';
 export {
