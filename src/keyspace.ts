@@ -9,7 +9,7 @@ import { isJobId, jobIdTime } from './ids.js';
 import { InvalidInputError } from './outcomes.js';
 
 /** The wire identity's key. Its own hash tag: every primary holds a node-local copy (SPEC §6). */
-export const fenceKey = '{emq}:version';
+export const wireKey = '{emq}:version';
 
 export const MAX_QUEUE_BYTES = 64;
 export const MAX_IDEMPOTENCY_KEY_BYTES = 256;

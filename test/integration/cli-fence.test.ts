@@ -2,7 +2,7 @@
 // server-wide state), one without the module (script executor), and one 3-primary cluster.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIBRARY_VERSION } from '../../src/index.js';
-import { fenceKey } from '../../src/keyspace.js';
+import { wireKey } from '../../src/keyspace.js';
 import { assertBuilt, emq } from '../support/cli.js';
 import {
   type ClusterHandle,
@@ -34,7 +34,7 @@ const fenceOf = (stdout: string) => JSON.parse(stdout) as Fence;
 async function valueOn(server: ServerHandle): Promise<string | null> {
   const client = await server.client();
   try {
-    return await client.get(fenceKey);
+    return await client.get(wireKey);
   } finally {
     client.disconnect();
   }

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
 import { mintJobId } from '../../src/ids.js';
 import { type Connection, enqueue, readJob } from '../../src/index.js';
-import { fenceKey, slotOf } from '../../src/keyspace.js';
+import { slotOf, wireKey } from '../../src/keyspace.js';
 import { captureLogs, recordLines } from '../fixtures/sqs/logs.js';
 import { queueOn } from '../fixtures/sqs/placement.js';
 import { binaryAttribute, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
@@ -186,7 +186,7 @@ describe('on a standalone server with the native executor', () => {
     const conn = await connectTo(standalone, { executor: 'native' });
     const queue = randomQueue('fenced');
     const batch = Array.from({ length: 4 }, (_, i) => sqsRecord({ queue, body: `job ${i}` }));
-    await conn.client.set(fenceKey, 'another-wire');
+    await conn.client.set(wireKey, 'another-wire');
     try {
       const dlq = sqs().dlq();
       const response = await handleSqsBatch(sqsEvent(batch), {
@@ -201,7 +201,7 @@ describe('on a standalone server with the native executor', () => {
       expect(await dlq.letters()).toEqual([]);
       expect(await jobsOf(conn, queue)).toEqual({ rows: [], pending: [] });
     } finally {
-      await conn.client.set(fenceKey, '1');
+      await conn.client.set(wireKey, '1');
     }
   });
 });
@@ -213,7 +213,7 @@ describe.each(['native', 'function'] as const)('on a cluster with the %s executo
     // changes, so only records whose queue lives there meet the fence.
     const primaries = await cluster.primaries();
     const ownsFence = (node: ServerHandle) =>
-      conn.nodeOf(slotOf(fenceKey)) === `${node.host}:${node.port}`;
+      conn.nodeOf(slotOf(wireKey)) === `${node.host}:${node.port}`;
     const owner = primaries.find(ownsFence);
     const other = primaries.find((node) => !ownsFence(node));
     if (owner === undefined || other === undefined) throw new Error('expected 3 primaries');
@@ -221,7 +221,7 @@ describe.each(['native', 'function'] as const)('on a cluster with the %s executo
     const fencedQueue = queueOn(conn, owner, 'fenced');
     const fenced = sqsRecord({ queue: fencedQueue, body: 'on the fenced node' });
     const records = [...Object.values(mixed.records), fenced];
-    await conn.client.set(fenceKey, 'another-wire');
+    await conn.client.set(wireKey, 'another-wire');
     try {
       const dlq = sqs().dlq();
       const response = await handleSqsBatch(sqsEvent(records), {
@@ -238,7 +238,7 @@ describe.each(['native', 'function'] as const)('on a cluster with the %s executo
       expect(recordLines(lines).at(-1)).toMatchObject({ disposition: 'retry', code: 'EMQWIRE' });
       expect(onFenced).toEqual({ rows: [], pending: [] });
     } finally {
-      await conn.client.set(fenceKey, '1');
+      await conn.client.set(wireKey, '1');
     }
   });
 });

@@ -8,13 +8,13 @@ import {
   InvalidInputError,
 } from '../../src/index.js';
 import {
-  fenceKey,
   jobKey,
   pendingKey,
   queueSlot,
   recordField,
   recordSlotKeys,
   slotOf,
+  wireKey,
 } from '../../src/keyspace.js';
 
 function codeOf(fn: () => unknown): string | undefined {
@@ -123,7 +123,7 @@ describe('keys', () => {
   it('builds the row, pending and fence keys of SPEC §1', () => {
     expect(jobKey('orders', id)).toBe('emq:{orders}:job:JOB0KHTOWnGLuC');
     expect(pendingKey('orders')).toBe('emq:{orders}:pending');
-    expect(fenceKey).toBe('{emq}:version');
+    expect(wireKey).toBe('{emq}:version');
   });
 
   it('names a record by the first 22 characters of the base64url sha256 of namespace:key', () => {
@@ -156,6 +156,6 @@ describe('keys', () => {
     // An empty tag hashes the whole key; the first `{` opens the tag even when another follows.
     expect(slotOf('foo{}{bar}')).not.toBe(slotOf('bar'));
     expect(slotOf('foo{{bar}}zap')).toBe(slotOf('{bar'));
-    expect(slotOf(fenceKey)).toBe(slotOf('emq'));
+    expect(slotOf(wireKey)).toBe(slotOf('emq'));
   });
 });

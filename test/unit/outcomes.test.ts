@@ -242,7 +242,7 @@ describe('the error family', () => {
 });
 
 describe('causeOf', () => {
-  it("gives operators the server's prefix and text, without addresses or fence values", () => {
+  it("gives operators the server's prefix and text, without addresses or wire identities", () => {
     const refused = classifyFailure(
       new Error('WRONGPASS invalid username-password pair or user is disabled.'),
     );
