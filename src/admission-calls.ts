@@ -13,7 +13,7 @@ import {
   type IdSource,
   MAX_ADMISSIONS_PER_CALL,
   MINTED_ID,
-} from './executors/executor.js';
+} from './families/family.js';
 import { trustedJobKey, trustedQueueKeys } from './keyspace.js';
 import { classifyFailure } from './outcome-rules.js';
 import {
@@ -190,11 +190,11 @@ export async function admitRound(
   round: readonly Item[],
   results: AdmissionResult[],
 ): Promise<Item[]> {
-  const { config, executor, client } = connection;
+  const { config, family, client } = connection;
   const ttlMs = String(config.dedupeTtlMs);
   const calls = callsOf(round).map((items): Call => {
     const keys = trustedQueueKeys((items[0] as Item).queue);
-    const command = executor.admit({
+    const command = family.admit({
       pendingKey: keys.pendingKey,
       slotKeys: keys.slotKeys,
       wire: config.wire,

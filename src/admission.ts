@@ -18,7 +18,7 @@ import {
 import { Attempts } from './attempts.js';
 import type { Config } from './config.js';
 import type { Connection } from './connector.js';
-import { CALLER_ID, MINTED_ID } from './executors/executor.js';
+import { CALLER_ID, MINTED_ID } from './families/family.js';
 import { healed, noteUse, whenReady } from './healing.js';
 import {
   assertCallerIdTime,

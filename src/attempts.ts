@@ -8,7 +8,7 @@
  * caller's own id proves nothing (a replay of it names the same id): it stays `duplicate`.
  */
 import type { AdmissionResult, Item } from './admission-calls.js';
-import { MINTED_ID } from './executors/executor.js';
+import { MINTED_ID } from './families/family.js';
 import { EmqError } from './outcomes.js';
 
 /** The earlier attempts of every admission of one batch, by the request's index. */

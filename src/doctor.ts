@@ -6,7 +6,7 @@
  */
 import type { Cluster, Valkey } from 'iovalkey';
 import { type Connection, type ConnectOptions, connect } from './connector.js';
-import { MINTED_ID } from './executors/executor.js';
+import { MINTED_ID } from './families/family.js';
 import { queueSlot, trustedPendingKey, trustedRecordSlotKeys } from './keyspace.js';
 import { type FenceReading, readNodes } from './node-reading.js';
 import { classifyFailure } from './outcome-rules.js';
@@ -25,7 +25,7 @@ export interface Finding {
 export interface TargetReport {
   readonly ok: boolean;
   /** The family the connection chose, when it opened. */
-  readonly executor: string | undefined;
+  readonly family: string | undefined;
   readonly nodes: readonly FenceReading[];
   readonly findings: readonly Finding[];
   /** The connect failure, when the connection did not open. */
@@ -42,7 +42,7 @@ export async function checkTarget(options: ConnectOptions): Promise<TargetReport
     const nodes = await readAnyway(options);
     return {
       ok: false,
-      executor: undefined,
+      family: undefined,
       nodes,
       findings: [{ name: 'connect', ok: false, detail: `${failure.code}: ${failure.message}` }],
       failure,
@@ -50,13 +50,13 @@ export async function checkTarget(options: ConnectOptions): Promise<TargetReport
   }
   try {
     const findings: Finding[] = [
-      { name: 'connect', ok: true, detail: `the ${connection.executor.kind} family serves` },
+      { name: 'connect', ok: true, detail: `the ${connection.family.name} family serves` },
     ];
     for (const node of connection.primaries()) findings.push(await dryAdmit(connection, node));
     if (connection.config.ackReplicas > 0) findings.push(await waitCheck(connection));
     return {
       ok: findings.every((finding) => finding.ok),
-      executor: connection.executor.kind,
+      family: connection.family.name,
       nodes: await readNodes(connection),
       findings,
       failure: undefined,
@@ -91,7 +91,7 @@ async function dryAdmit(connection: Connection, node: Valkey): Promise<Finding> 
     ? `admit on ${node.options.host}:${node.options.port}`
     : 'admit';
   if (queue === undefined) return { name, ok: false, detail: 'the node serves no slot' };
-  const command = connection.executor.admit({
+  const command = connection.family.admit({
     pendingKey: trustedPendingKey(queue),
     slotKeys: [...trustedRecordSlotKeys(queue)].reverse(),
     wire: connection.config.wire,
@@ -112,7 +112,7 @@ async function dryAdmit(connection: Connection, node: Valkey): Promise<Finding> 
     return {
       name,
       ok: true,
-      detail: `${connection.executor.kind} admit runs (refused a bad layout, wrote nothing)`,
+      detail: `${connection.family.name} admit runs (refused a bad layout, wrote nothing)`,
     };
   }
   const failure = classifyFailure(reply instanceof Error ? reply : new Error('unexpected reply'));

@@ -5,7 +5,7 @@
  * identity where one is loaded, and a memory policy that evicts nothing an admission writes.
  * The nodes are read by node-reading.ts.
  */
-import { LIBRARY_SOURCE, LIBRARY_VERSION, SCRIPT_SOURCE } from './executors/library.js';
+import { LIBRARY_SOURCE, LIBRARY_VERSION, SCRIPT_SOURCE } from './families/library.js';
 import { wireKey } from './keyspace.js';
 import { type FenceReading, type FenceTarget, readNodes } from './node-reading.js';
 import { classifyFailure, refusedRight } from './outcome-rules.js';

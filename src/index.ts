@@ -33,7 +33,7 @@ export {
 export { type Connection, type ConnectOptions, connect } from './connector.js';
 export { reconnecting, renewCredentials } from './credentials.js';
 export { checkTarget, type Finding } from './doctor.js';
-export { LIBRARY_VERSION } from './executors/library.js';
+export { LIBRARY_VERSION } from './families/library.js';
 export { evictsJobs, install, verify } from './fence.js';
 export {
   createIdMinter,

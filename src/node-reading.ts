@@ -5,7 +5,7 @@
  */
 import type { Cluster, Valkey } from 'iovalkey';
 import type { ExecutorChoice } from './config.js';
-import { LIBRARY_VERSION, SCRIPT_SHA } from './executors/library.js';
+import { LIBRARY_VERSION, SCRIPT_SHA } from './families/library.js';
 import { slotOf, wireKey } from './keyspace.js';
 import { classifyFailure } from './outcome-rules.js';
 import { ConfigError } from './outcomes.js';

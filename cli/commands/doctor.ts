@@ -40,7 +40,7 @@ async function doctor(session: Session, flags: DoctorFlags): Promise<CommandResu
   return {
     json: {
       ok: report.ok,
-      executor: report.executor,
+      family: report.family,
       // The documented JSON key: one item per check, each what that check found.
       checks: findings,
       nodes: report.nodes,

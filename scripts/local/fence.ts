@@ -1,12 +1,12 @@
 /** Installs the wire identity on the fresh servers, as an operator's `emq fence install` does. */
 
-import type { ExecutorKind } from '../../src/executors/executor.js';
+import type { FamilyName } from '../../src/families/family.js';
 import { connect, install, loadConfig } from '../../src/index.js';
 
 export interface FenceInstalled {
   readonly wire: string;
   /** The executor the HTTP function will use: native, with the module loaded. */
-  readonly executor: ExecutorKind;
+  readonly executor: FamilyName;
 }
 
 export async function installLocalFence(
@@ -19,7 +19,7 @@ export async function installLocalFence(
     if (bad !== undefined) {
       throw new Error(`The fence did not take on ${bad.node}: it holds ${bad.value ?? 'nothing'}.`);
     }
-    return { wire: connection.config.wire, executor: connection.executor.kind };
+    return { wire: connection.config.wire, executor: connection.family.name };
   } finally {
     await connection.close();
   }

@@ -28,8 +28,8 @@ const payloads: [string, Buffer][] = [
 
 describe('the two executors', () => {
   it('choose native where the module is loaded', () => {
-    expect(native.executor.kind).toBe('native');
-    expect(script.executor.kind).toBe('function');
+    expect(native.family.name).toBe('native');
+    expect(script.family.name).toBe('function');
   });
 
   it.each(payloads)('write byte-identical rows for %s', async (_, payload) => {

@@ -5,11 +5,11 @@
 import type { Cluster, Command, Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payloadDigest } from '../../src/admission.js';
-import type { AdmissionArgs, AdmitCall, IdSource } from '../../src/executors/executor.js';
-import { functionAdmit } from '../../src/executors/function.js';
-import { LIBRARY_SOURCE, SCRIPT_SOURCE } from '../../src/executors/library.js';
-import { nativeAdmit } from '../../src/executors/native.js';
-import { scriptAdmit } from '../../src/executors/script.js';
+import type { AdmissionArgs, AdmitCall, IdSource } from '../../src/families/family.js';
+import { functionAdmit } from '../../src/families/function.js';
+import { LIBRARY_SOURCE, SCRIPT_SOURCE } from '../../src/families/library.js';
+import { nativeAdmit } from '../../src/families/native.js';
+import { scriptAdmit } from '../../src/families/script.js';
 import { mintJobId } from '../../src/ids.js';
 import { install } from '../../src/index.js';
 import { jobKey, pendingKey, recordField, recordSlotKeys } from '../../src/keyspace.js';

@@ -114,7 +114,7 @@ describe.each(TOPOLOGIES)('on $name', ({ start, executors }) => {
     });
 
     it(`serves with the ${kind} executor`, async () => {
-      expect((await containerConnection()).executor.kind).toBe(kind);
+      expect((await containerConnection()).family.name).toBe(kind);
     });
 
     describe.each(FORMATS)('%s events', (format) => {

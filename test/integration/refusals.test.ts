@@ -206,7 +206,7 @@ describe('a server without the module', () => {
   it('opens an auto connection with the function executor', async () => {
     await install(await connectTo(plain, { checkFence: false }));
     const conn = await connectTo(plain);
-    expect(conn.executor.kind).toBe('function');
+    expect(conn.family.name).toBe('function');
   });
 
   it.each(['function', 'script'] as const)(

@@ -7,7 +7,7 @@
 // What they are refused is acl-refusals.test.ts.
 import type { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIBRARY_SOURCE, LIBRARY_VERSION } from '../../src/executors/library.js';
+import { LIBRARY_SOURCE, LIBRARY_VERSION } from '../../src/families/library.js';
 import {
   type ClusterHandle,
   type ReplicatedHandle,

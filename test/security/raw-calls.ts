@@ -3,7 +3,7 @@
 // what a host sends, as the user the stack deploys.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Valkey } from 'iovalkey';
-import { LIBRARY_SOURCE } from '../../src/executors/library.js';
+import { LIBRARY_SOURCE } from '../../src/families/library.js';
 import type { ServerHandle } from '../support/servers.js';
 import type { Family } from './acl-setup.js';
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { settingsProblems } from '../../infra/environment.js';
 import type { Item } from '../../src/admission-calls.js';
 import { Attempts } from '../../src/attempts.js';
-import type { IdSource } from '../../src/executors/executor.js';
+import type { IdSource } from '../../src/families/family.js';
 import {
   type AdmissionResult,
   ConfigError,

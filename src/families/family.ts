@@ -35,16 +35,17 @@ export interface AdmitCall {
  * `native`: the module's commands; `function`: FCALL of the `emq` library; `script`: the same
  * Lua by EVALSHA (ElastiCache Serverless, which has no FUNCTION).
  */
-export type ExecutorKind = 'native' | 'function' | 'script';
+export type FamilyName = 'native' | 'function' | 'script';
 
 /**
- * One write, three families. `admit` returns the command to send, which names its keys (so
+ * A family (SPEC §4): the set of server calls a host admits with, one of three. `admit`
+ * returns the command to send, which names its keys (so
  * the cluster client routes it by slot) and encodes itself as one RESP buffer. The reply is
  * the same on all three: an array of [status, id] or errors. The seeds' ENQUEUE call (SPEC §4)
  * is the module's and the library's, for other hosts: this host never sends it.
  */
-export interface Executor {
-  readonly kind: ExecutorKind;
+export interface Family {
+  readonly name: FamilyName;
   admit(call: AdmitCall): Command;
 }
 

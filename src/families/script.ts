@@ -1,6 +1,6 @@
 import type { Command } from 'iovalkey';
 import { KeyedCommand } from './command.js';
-import { type AdmitCall, admitParts, type Executor } from './executor.js';
+import { type AdmitCall, admitParts, type Family } from './family.js';
 import { SCRIPT_SHA } from './library.js';
 
 export function scriptAdmit(call: AdmitCall): Command {
@@ -16,7 +16,7 @@ export function scriptAdmit(call: AdmitCall): Command {
  * FUNCTION (ElastiCache Serverless). The script is loaded by `emq install` and by the
  * connector; a NOSCRIPT answer means the call never ran: it is loaded and sent again.
  */
-export const scriptExecutor: Executor = {
-  kind: 'script',
+export const scriptFamily: Family = {
+  name: 'script',
   admit: scriptAdmit,
 };

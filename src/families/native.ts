@@ -1,6 +1,6 @@
 import type { Command } from 'iovalkey';
 import { KeyedCommand } from './command.js';
-import { type AdmitCall, admitParts, type Executor } from './executor.js';
+import { type AdmitCall, admitParts, type Family } from './family.js';
 import { functionAdmit } from './function.js';
 
 export function nativeAdmit(call: AdmitCall): Command {
@@ -13,9 +13,9 @@ export function nativeAdmit(call: AdmitCall): Command {
  * module without this version's EMQ.ADMIT (the seeds' own, or an older build) admits through
  * FCALL emq_admit, whose writes call EMQ.ENQUEUE there, so the guards hold on that path too.
  */
-export function nativeExecutor(options: { readonly admitCommand: boolean }): Executor {
+export function nativeFamily(options: { readonly admitCommand: boolean }): Family {
   return {
-    kind: 'native',
+    name: 'native',
     admit: options.admitCommand ? nativeAdmit : functionAdmit,
   };
 }

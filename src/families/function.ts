@@ -1,6 +1,6 @@
 import type { Command } from 'iovalkey';
 import { KeyedCommand } from './command.js';
-import { type AdmitCall, admitParts, type Executor } from './executor.js';
+import { type AdmitCall, admitParts, type Family } from './family.js';
 
 export function functionAdmit(call: AdmitCall): Command {
   const { keys, args } = admitParts(call);
@@ -11,7 +11,7 @@ export function functionAdmit(call: AdmitCall): Command {
 }
 
 /** The function family: FCALL of the `emq` library that `emq install` loaded (SPEC §4). */
-export const functionExecutor: Executor = {
-  kind: 'function',
+export const functionFamily: Family = {
+  name: 'function',
   admit: functionAdmit,
 };
