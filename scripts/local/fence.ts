@@ -5,8 +5,8 @@ import { connect, install, loadConfig } from '../../src/index.js';
 
 export interface FenceInstalled {
   readonly wire: string;
-  /** The executor the HTTP function will use: native, with the module loaded. */
-  readonly executor: FamilyName;
+  /** The family the HTTP function will use: native, with the module loaded. */
+  readonly family: FamilyName;
 }
 
 export async function installLocalFence(
@@ -17,9 +17,9 @@ export async function installLocalFence(
     const readings = await install(connection);
     const bad = readings.find((reading) => !reading.ok);
     if (bad !== undefined) {
-      throw new Error(`The fence did not take on ${bad.node}: it holds ${bad.value ?? 'nothing'}.`);
+      throw new Error(`The wire identity did not take on ${bad.node}: it holds ${bad.value ?? 'nothing'}.`);
     }
-    return { wire: connection.config.wire, executor: connection.family.name };
+    return { wire: connection.config.wire, family: connection.family.name };
   } finally {
     await connection.close();
   }

@@ -178,7 +178,7 @@ export class LocalStack {
         valkey,
         version: await versionOf(valkey.nodes[0]?.port ?? 0),
         wire: fence.wire,
-        executor: fence.executor,
+        family: fence.family,
         dataDir: options.dataDir,
         projectDir,
         exampleId: mintJobId(),
