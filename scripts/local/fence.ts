@@ -17,7 +17,9 @@ export async function installLocalFence(
     const readings = await install(connection);
     const bad = readings.find((reading) => !reading.ok);
     if (bad !== undefined) {
-      throw new Error(`The wire identity did not take on ${bad.node}: it holds ${bad.value ?? 'nothing'}.`);
+      throw new Error(
+        `The wire identity did not take on ${bad.node}: it holds ${bad.value ?? 'nothing'}.`,
+      );
     }
     return { wire: connection.config.wire, family: connection.family.name };
   } finally {
