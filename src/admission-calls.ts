@@ -40,7 +40,7 @@ export type AdmissionResult = Admitted | EmqError;
 const MAX_LOADS = 2;
 
 /** Bounded: each proposal is a fresh id, so a long run of taken ids means something is wrong. */
-export const MAX_PROPOSALS = 4;
+const MAX_PROPOSALS = 4;
 /** A valid request on its way. */
 export interface Item {
   readonly index: number;
@@ -70,7 +70,7 @@ export function propose(connection: Connection, item: Item): void {
 }
 
 /** Settles every item of one call from its reply and its node's WAIT. */
-export function settleCall(
+function settleCall(
   connection: Connection,
   call: Call,
   reply: Reply,
@@ -157,7 +157,7 @@ function unexpected(reply: Reply): Error {
 }
 
 /** The items of a round, one group per queue, each at most MAX_ADMISSIONS_PER_CALL long. */
-export function callsOf(round: readonly Item[]): (readonly Item[])[] {
+function callsOf(round: readonly Item[]): (readonly Item[])[] {
   const queue = (round[0] as Item).queue;
   // The common round: one queue, one call.
   if (round.length <= MAX_ADMISSIONS_PER_CALL && round.every((item) => item.queue === queue)) {
@@ -174,7 +174,7 @@ export function callsOf(round: readonly Item[]): (readonly Item[])[] {
   return [...byQueue.values()].flat();
 }
 
-export function argsOf(item: Item): AdmissionArgs {
+function argsOf(item: Item): AdmissionArgs {
   return {
     rowKey: trustedJobKey(item.queue, item.id),
     idSource: item.idSource,

@@ -112,7 +112,7 @@ export function recordHash(namespace: KeyNamespace, key: string): string {
 }
 
 /** How many characters of `h` name a key's record in its slot (132 bits). */
-export const RECORD_FIELD_LENGTH = 22;
+const RECORD_FIELD_LENGTH = 22;
 
 /** A key's record field in its queue's slots: `h`'s first 22 characters (docs/wire.md). */
 export function recordField(namespace: KeyNamespace, key: string): string {
@@ -185,7 +185,7 @@ export function trustedQueueKeys(queue: string): QueueKeys {
 }
 
 /** The slot of a validated queue's keys. */
-export function trustedQueueSlot(queue: string): number {
+function trustedQueueSlot(queue: string): number {
   return calculateSlot(trustedPendingKey(queue));
 }
 
