@@ -36,7 +36,7 @@ beforeAll(async () => {
 
 afterAll(() => pair.stop());
 
-describe.each(['native', 'function'] as const)('with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s family', (executor) => {
   // Two WAIT budgets: a short one where the test expects too few confirmations (it waits
   // out the whole budget), a long one where it expects them, since a replica's ack can take
   // far more than 300 ms on a loaded 2-core machine. WAIT returns as soon as it has them.
@@ -112,7 +112,7 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
 });
 
 describe.each(['native', 'function'] as const)(
-  'through the faces, with the %s executor',
+  'through the faces, with the %s family',
   (executor) => {
     const restore: { sink?: (line: string) => void } = {};
     beforeAll(() => {

@@ -53,7 +53,7 @@ describe('the fence on a cluster', () => {
 describe.each([
   ['native', () => native],
   ['function', () => script],
-])('enqueueMany through the %s executor', (_, conn) => {
+])('enqueueMany through the %s family', (_, conn) => {
   it('writes 100 queues spread over every primary with no MOVED redirection', async () => {
     const queues = Array.from({ length: 100 }, () => randomQueue('spread'));
     const owners = new Set(queues.map((queue) => conn().nodeOf(queueSlot(queue))));

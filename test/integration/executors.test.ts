@@ -1,4 +1,4 @@
-// Both executors write the same bytes: SPEC §3-4 conformance on a server that loads the module.
+// Both families write the same bytes: SPEC §3-4 conformance on a server that loads the module.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintJobId } from '../../src/ids.js';
@@ -26,7 +26,7 @@ const payloads: [string, Buffer][] = [
   ['a JSON payload', Buffer.from('{"order":42,"items":["a","b"]}')],
 ];
 
-describe('the two executors', () => {
+describe('the two families', () => {
   it('choose native where the module is loaded', () => {
     expect(native.family.name).toBe('native');
     expect(script.family.name).toBe('function');

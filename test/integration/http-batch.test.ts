@@ -1,5 +1,5 @@
 // SPEC §8a on real servers: POST /queues/{queue}/jobs/batch through the Lambda handler, on a
-// standalone server with the module (both executors) and on a cluster. Rows are read back;
+// standalone server with the module (both families) and on a cluster. Rows are read back;
 // a refused batch leaves DEBUG DIGEST unchanged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/http/handler.js';

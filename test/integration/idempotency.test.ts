@@ -22,7 +22,7 @@ beforeAll(async () => {
 
 afterAll(() => server.stop());
 
-describe.each(['native', 'function'] as const)('with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s family', (executor) => {
   let conn: Connection;
   beforeAll(async () => {
     conn = await connectTo(server, { executor });

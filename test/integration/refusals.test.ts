@@ -89,7 +89,7 @@ describe.each([
 describe.each([
   ['native', () => native],
   ['function', () => script],
-])('through the %s executor', (_, conn) => {
+])('through the %s family', (_, conn) => {
   it('a pending key of the wrong type is refused (EMQ_WRONGTYPE)', async () => {
     const queue = randomQueue('wt');
     await conn().client.set(`emq:{${queue}}:pending`, 'not a sorted set');
@@ -203,7 +203,7 @@ describe('a server without the module', () => {
     expect(String((failure as Error).message)).toMatch(/EMQ_EXECUTOR=auto/);
   });
 
-  it('opens an auto connection with the function executor', async () => {
+  it('opens an auto connection with the function family', async () => {
     await install(await connectTo(plain, { checkFence: false }));
     const conn = await connectTo(plain);
     expect(conn.family.name).toBe('function');

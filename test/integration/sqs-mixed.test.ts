@@ -118,7 +118,7 @@ async function expectAdmittedRows(conn: Connection, mixed: Mixed) {
 }
 
 describe.each(['native', 'function'] as const)(
-  'on a standalone server with the %s executor',
+  'on a standalone server with the %s family',
   (executor) => {
     it('dead-letters exactly the permanent failures and admits the rest', async () => {
       const conn = await connectTo(standalone, { executor, maxPayloadBytes: MAX_PAYLOAD });
@@ -181,7 +181,7 @@ describe.each(['native', 'function'] as const)(
   },
 );
 
-describe('on a standalone server with the native executor', () => {
+describe('on a standalone server with the native family', () => {
   it('lists every record as a batch item failure when the fence changed after connect', async () => {
     const conn = await connectTo(standalone, { executor: 'native' });
     const queue = randomQueue('fenced');
@@ -206,7 +206,7 @@ describe('on a standalone server with the native executor', () => {
   });
 });
 
-describe.each(['native', 'function'] as const)('on a cluster with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('on a cluster with the %s family', (executor) => {
   it('gives every record of a mixed batch its outcome, the fenced node included', async () => {
     const conn = await connectTo(cluster, { executor, maxPayloadBytes: MAX_PAYLOAD });
     // The node that owns {emq}:version's slot takes a plain SET of it: only that node's copy

@@ -88,7 +88,7 @@ describe.each([
   ['standalone', 'function'],
   ['cluster', 'native'],
   ['cluster', 'function'],
-] as const)('on a %s server with the %s executor', (topology, executor) => {
+] as const)('on a %s server with the %s family', (topology, executor) => {
   let conn: Connection;
   let impatient: Connection;
   const target = () => (topology === 'cluster' ? cluster : standalone);
@@ -200,7 +200,7 @@ describe.each(['native', 'function'] as const)(
   },
 );
 
-describe.each(['native', 'function'] as const)('on a cluster with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('on a cluster with the %s family', (executor) => {
   it('admits each message once when one node times out mid-batch and its records come back', async () => {
     const conn = await connectTo(cluster, { executor });
     const impatient = await impatientTo(cluster, executor);

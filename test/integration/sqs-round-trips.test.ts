@@ -35,12 +35,12 @@ function tenOf(queue: string, spec: Parameters<typeof sqsRecord>[0] = {}): SQSRe
   return Array.from({ length: 10 }, (_, i) => sqsRecord({ queue, body: `job ${i}`, ...spec }));
 }
 
-describe.each(['native', 'function'] as const)('with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s family', (executor) => {
   let conn: Connection;
 
   beforeAll(async () => {
     conn = await connect({ urls: [proxy.url], executor });
-    // Warm the connection (the script executor's first call per socket carries the script).
+    // Warm the connection (the script family's first call per socket carries the script).
     const restore = setLogSink(() => {});
     try {
       await handleSqsBatch(sqsEvent(tenOf(randomQueue('warm'))), {
