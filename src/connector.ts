@@ -13,7 +13,7 @@ import { SCRIPT_SOURCE } from './families/library.js';
 import { nativeFamily } from './families/native.js';
 import { scriptFamily } from './families/script.js';
 import { checkNodes, loadScripts } from './fence.js';
-import { mintJobId } from './ids.js';
+import * as ids from './ids.js';
 import { type FenceReading, readNodes } from './node-reading.js';
 import { classifyFailure } from './outcome-rules.js';
 import { ConfigError, type EmqError } from './outcomes.js';
@@ -63,7 +63,7 @@ export interface Connection {
  * cluster mode wrong, `native` asked of a server without the module, an evicting policy).
  */
 export async function connect(options: ConnectOptions = {}): Promise<Connection> {
-  const { checkFence = true, mintId = mintJobId, onWarning = () => {}, tls, ...fields } = options;
+  const { checkFence = true, mintId = ids.mintId, onWarning = () => {}, tls, ...fields } = options;
   const config = configure(fields);
   const client = newClient(config, tls);
   // Every error event is handled: without a listener iovalkey prints it, stack and address, to

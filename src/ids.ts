@@ -113,6 +113,6 @@ export function createIdMinter(now: () => number = Date.now): IdMinter {
 const processMinter = createIdMinter();
 
 /** Mints a new id from this process's minter. */
-export function mintJobId(): string {
+export function mintId(): string {
   return processMinter.mint();
 }

@@ -1,14 +1,14 @@
 /**
- * `echomq-lambda`: the public surface (SPEC §12) and what the package's own faces (functions/)
- * and the `emq` CLI import from the core. Everything else in src/ is internal: tests and bench
- * import it by path. A name is added here only when a user or a face calls it.
+ * `echomq-lambda`, the package's entry. Its public surface (SPEC §12): `enqueue`,
+ * `enqueueMany`, `connect`, `loadConfig`, `readJob`, `listPending`, `mintId`, `EmqError`, its
+ * subclasses and its codes (`ErrorCode`, and `OUTCOMES`: each code's class, retryability and
+ * HTTP status), with the types their arguments and results name. The rest is what the
+ * package's own faces (functions/) and the `emq` CLI import from the core: the prepared
+ * admission of a batch, the connection's credentials, the failure rules, the operator's
+ * commands (install, verify, doctor, purge) and the checks and limits the CLI applies before
+ * I/O. Everything else in src/ is internal: tests, bench and the local stack import it by
+ * path. A name is added here only when a user, a face or the CLI calls it.
  */
-
-// SPEC §12: enqueue, enqueueMany, connect, loadConfig, readJob, listPending, mintId, EmqError
-// and its codes (OUTCOMES: each code's class, retryability and HTTP status), with the types
-// their arguments and results name.
-// The faces (functions/) and the CLI (cli/): one admission path, the connection's credentials,
-// the operator's commands (install, doctor, purge) and the checks the CLI runs before I/O.
 export {
   type AdmissionResult,
   type AdmissionTarget,
@@ -40,7 +40,7 @@ export {
   JOB_ID_LENGTH,
   JOB_ID_PREFIX,
   jobIdTime,
-  mintJobId as mintId,
+  mintId,
 } from './ids.js';
 export { type JobRow, listPending, type PendingPage, purgeRecords, readJob } from './jobs.js';
 export {

@@ -36,7 +36,7 @@ export function assertQueue(queue: unknown): asserts queue is string {
  */
 export function assertJobId(
   id: unknown,
-  advice = 'Mint ids with `emq id` (or mintJobId) when you send the job.',
+  advice = 'Mint ids with `emq id` (or mintId) when you send the job.',
 ): asserts id is string {
   if (typeof id !== 'string' || !isJobId(id)) {
     throw new InvalidInputError(

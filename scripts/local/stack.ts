@@ -12,7 +12,7 @@ import type { SQSBatchResponse } from 'aws-lambda';
 import { parse } from 'yaml';
 import { type Child, Children } from '../../cli/runtime/children.js';
 import { type FunctionProcess, startFunction } from '../../cli/runtime/function-process.js';
-import { mintJobId } from '../../src/ids.js';
+import { mintId } from '../../src/ids.js';
 import { loadConfig } from '../../src/index.js';
 import { banner } from './banner.js';
 import { installLocalFence } from './fence.js';
@@ -181,7 +181,7 @@ export class LocalStack {
         family: fence.family,
         dataDir: options.dataDir,
         projectDir,
-        exampleId: mintJobId(),
+        exampleId: mintId(),
         sqs: this.#sqs,
       }),
     );

@@ -7,7 +7,7 @@ import { handler as httpHandler } from '../../functions/http/handler.js';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { setLogSink } from '../../functions/shared/log.js';
 import { handler as sqsHandler } from '../../functions/sqs/handler.js';
-import { mintJobId } from '../../src/ids.js';
+import { mintId } from '../../src/ids.js';
 import {
   type Connection,
   enqueue,
@@ -75,7 +75,7 @@ describe.each(['native', 'function'] as const)('with the %s family', (executor) 
       );
       const batch = await enqueueMany(conn, [
         { queue, payload: 'a' },
-        { queue, payload: 'b', id: mintJobId() },
+        { queue, payload: 'b', id: mintId() },
       ]);
       failures = [first, again, ...batch];
     } finally {
@@ -147,7 +147,7 @@ describe.each(['native', 'function'] as const)(
 
     it('answers a PUT and its replay 503 while no replica holds the job: a duplicate is confirmed too', async () => {
       const queue = randomQueue('put-unconfirmed');
-      const id = mintJobId();
+      const id = mintId();
       const put = fixture('v2-put', { queue, id });
       await configure(300);
       const [first, again] = await replicaStopped(async () => [
@@ -169,7 +169,7 @@ describe.each(['native', 'function'] as const)(
 
     it('retries an SQS record with emq-job-id and its redelivery while unconfirmed, then handles it once', async () => {
       const queue = randomQueue('sqs-unconfirmed');
-      const record = sqsRecord({ queue, jobId: mintJobId(), body: 'p' });
+      const record = sqsRecord({ queue, jobId: mintId(), body: 'p' });
       await configure(300);
       const [first, again] = await replicaStopped(async () => [
         await sqsHandler(sqsEvent([record]), lambdaContext()),

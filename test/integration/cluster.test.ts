@@ -2,7 +2,7 @@
 // every node with no MOVED redirection.
 import type { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintJobId } from '../../src/ids.js';
+import { mintId } from '../../src/ids.js';
 import {
   type Connection,
   EmqError,
@@ -83,7 +83,7 @@ describe.each([
     const results = await enqueueMany(conn(), [
       { queue, payload: 'a' },
       { queue: 'bad:queue', payload: 'b' },
-      { queue, id: mintJobId(), payload: 'c' },
+      { queue, id: mintId(), payload: 'c' },
       { queue, id: 'not-an-id', payload: 'd' },
     ]);
     expect(results.map((r) => (r instanceof EmqError ? r.code : r.status))).toEqual([

@@ -1,7 +1,7 @@
 // Both families write the same bytes: SPEC §3-4 conformance on a server that loads the module.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintJobId } from '../../src/ids.js';
+import { mintId } from '../../src/ids.js';
 import { type Connection, enqueue, readJob } from '../../src/index.js';
 import { connectTo, startFencedServer } from '../support/emq.js';
 import { randomQueue, type ServerHandle } from '../support/servers.js';
@@ -34,7 +34,7 @@ describe('the two families', () => {
 
   it.each(payloads)('write byte-identical rows for %s', async (_, payload) => {
     const queue = randomQueue('conf');
-    const id = mintJobId();
+    const id = mintId();
     const client = native.client;
     const rowKey = `emq:{${queue}}:job:${id}`;
     const pendingKey = `emq:{${queue}}:pending`;

@@ -10,7 +10,7 @@ import { functionAdmit } from '../../src/families/function.js';
 import { LIBRARY_SOURCE, SCRIPT_SOURCE } from '../../src/families/library.js';
 import { nativeAdmit } from '../../src/families/native.js';
 import { scriptAdmit } from '../../src/families/script.js';
-import { mintJobId } from '../../src/ids.js';
+import { mintId } from '../../src/ids.js';
 import { install } from '../../src/index.js';
 import { jobKey, pendingKey, recordField, recordSlotKeys } from '../../src/keyspace.js';
 import { connectTo, withFencedServers } from '../support/emq.js';
@@ -102,7 +102,7 @@ async function recordsOf(client: Valkey | Cluster, queue: string): Promise<strin
 }
 
 /** Ids fixed for the whole file, so every family writes the same ids and DUMPs can compare. */
-const IDS = Array.from({ length: 6 }, () => mintJobId());
+const IDS = Array.from({ length: 6 }, () => mintId());
 const [A, B, C, D, E, F] = IDS as [string, string, string, string, string, string];
 const BINARY = Buffer.from([0, 1, 2, 255, 0x0d, 0x0a]);
 const LONG = Buffer.alloc(300, 0x61);
@@ -262,7 +262,7 @@ describe.each(['standalone', 'cluster'] as const)('on a %s target with the modul
       // serves its slot: elsewhere the connector's check stands (docs/wire.md).
       if (prefix === 'EMQWIRE' && family !== 'native' && topology === 'cluster') continue;
       const queue = randomQueue('refuse');
-      const bad = change(call(queue, [{ idSource: 'm', id: mintJobId(), key: 'k', payload: 'p' }]));
+      const bad = change(call(queue, [{ idSource: 'm', id: mintId(), key: 'k', payload: 'p' }]));
       const before = await snapshot();
       const reply = await send(conn.client, FAMILIES[family](bad));
       expect(reply).toBeInstanceOf(Error);
@@ -290,9 +290,7 @@ describe.each(['standalone', 'cluster'] as const)('on a %s target with the modul
       replies[family] = plain(
         await send(
           conn.client,
-          FAMILIES[family](
-            call(queue, [{ idSource: 'm', id: mintJobId(), key: 'k', payload: 'p' }]),
-          ),
+          FAMILIES[family](call(queue, [{ idSource: 'm', id: mintId(), key: 'k', payload: 'p' }])),
         ),
       );
       expect(await snapshot()).toEqual(before);
@@ -348,7 +346,7 @@ describe('the function and script families on a server without the module (Elast
   it('read the fence on a standalone server, on replays too (SPEC §4 step 3)', async () => {
     const conn = await connectTo(plainServer);
     const queue = randomQueue('fenced');
-    const first = call(queue, [{ idSource: 'm', id: mintJobId(), key: 'k', payload: 'p' }]);
+    const first = call(queue, [{ idSource: 'm', id: mintId(), key: 'k', payload: 'p' }]);
     await send(conn.client, functionAdmit(first));
     const admin = await plainServer.client();
     try {
@@ -363,7 +361,7 @@ describe('the function and script families on a server without the module (Elast
           const replay = await send(conn.client, admit(first));
           expect(replay, what).toBeInstanceOf(Error);
           expect((replay as Error).message, what).toMatch(/^EMQWIRE/);
-          const fresh = call(queue, [{ idSource: 'm', id: mintJobId(), key: 'new', payload: 'p' }]);
+          const fresh = call(queue, [{ idSource: 'm', id: mintId(), key: 'new', payload: 'p' }]);
           expect(((await send(conn.client, admit(fresh))) as Error).message, what).toMatch(
             /^EMQWIRE/,
           );

@@ -1,6 +1,6 @@
 // Every refusal of SPEC §4 leaves the dataset byte-for-byte as it was and maps to its class.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintJobId } from '../../src/ids.js';
+import { mintId } from '../../src/ids.js';
 import {
   ConfigError,
   type Connection,
@@ -44,7 +44,7 @@ async function refusal(act: () => Promise<unknown>): Promise<EmqError> {
 }
 
 // Caller ids are judged by their age: minted as the file starts.
-const id = mintJobId();
+const id = mintId();
 
 function rawNative(keys: [string, string], argv: [string, string]): Promise<unknown> {
   return native.client.call('EMQ.ENQUEUE', '2', ...keys, ...argv);
@@ -223,7 +223,7 @@ describe('a server without the module', () => {
         for (const request of [
           { queue, payload: 'p', idempotencyKey: 'k' },
           { queue, payload: 'q', idempotencyKey: 'new' },
-          { queue, payload: 'r', id: mintJobId() },
+          { queue, payload: 'r', id: mintId() },
         ]) {
           const refused = await enqueue(conn, request).catch((error: unknown) => error);
           expect(refused).toMatchObject({ code: 'EMQWIRE', retryable: true });

@@ -4,7 +4,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
-import { mintJobId } from '../../src/ids.js';
+import { mintId } from '../../src/ids.js';
 import { type Connection, enqueue, readJob } from '../../src/index.js';
 import { slotOf, wireKey } from '../../src/keyspace.js';
 import { captureLogs, recordLines } from '../fixtures/sqs/logs.js';
@@ -16,8 +16,8 @@ import { type Dlq, type StoredLetter, useSqs } from '../support/sqs.js';
 
 const MAX_PAYLOAD = 1_024;
 // Caller ids are judged by their age: minted as the file starts.
-const SEEDED_ID = mintJobId();
-const SAME_ID = mintJobId();
+const SEEDED_ID = mintId();
+const SAME_ID = mintId();
 
 let standalone: ServerHandle;
 let cluster: ClusterHandle;

@@ -3,7 +3,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
-import { jobIdAt, mintJobId } from '../../src/ids.js';
+import { jobIdAt, mintId } from '../../src/ids.js';
 import { type Connection, UnavailableError } from '../../src/index.js';
 import { captureLogs, recordLines } from '../fixtures/sqs/logs.js';
 import { queueOn } from '../fixtures/sqs/placement.js';
@@ -31,7 +31,7 @@ function batchOf(queue: string): SQSRecord[] {
       queue,
       body: `job ${i}`,
       sentAt: sentAt + i,
-      ...(i >= 8 ? { jobId: mintJobId() } : {}),
+      ...(i >= 8 ? { jobId: mintId() } : {}),
     }),
   );
 }

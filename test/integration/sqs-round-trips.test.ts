@@ -5,7 +5,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setLogSink } from '../../functions/shared/log.js';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
-import { mintJobId } from '../../src/ids.js';
+import { mintId } from '../../src/ids.js';
 import { type Connection, connect } from '../../src/index.js';
 import { captureLogs } from '../fixtures/sqs/logs.js';
 import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
@@ -74,7 +74,7 @@ describe.each(['native', 'function'] as const)('with the %s family', (executor) 
   it('admits a batch of 10 records with caller ids in one round trip', async () => {
     const queue = randomQueue('ids');
     const records = tenOf(queue).map((record) =>
-      sqsRecord({ queue, body: record.body, jobId: mintJobId() }),
+      sqsRecord({ queue, body: record.body, jobId: mintId() }),
     );
     expect(await roundTripsOf(records)).toBe(1);
   });
