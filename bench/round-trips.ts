@@ -10,18 +10,12 @@ import { handler as sqsHandler } from '../functions/sqs/handler.js';
 import { connect, enqueueMany } from '../src/index.js';
 import { startRoundTripProxy } from '../test/fixtures/sqs/round-trip-proxy.js';
 import { type Family, PAYLOAD, type ServerName, serverOf } from './case.js';
-import {
-  closeContainer,
-  type ExecutorKind,
-  firstDeliveries,
-  lambdaContext,
-  useContainer,
-} from './cases/faces.js';
+import { closeContainer, firstDeliveries, lambdaContext, useContainer } from './cases/faces.js';
 import { snapshot } from './server-stats.js';
 
 export interface RoundTripCount {
   readonly what: string;
-  readonly executor: ExecutorKind;
+  readonly executor: Family;
   /** Round trips per batch (the median of a few batches). */
   readonly perBatch: number;
 }

@@ -1,14 +1,14 @@
 /**
  * Runs a built function (dist/functions/<name>/index.mjs) on one event as the Lambda runtime
- * does, with the local stack's runtime (scripts/local/function-process.ts): a process of its
- * own whose environment is exactly the one given, its log lines (stdout, stderr) to `log`, its
- * answer back; then the process ends. Used by `emq sqs`.
+ * does, with the function runtime it shares with the local stack (runtime/function-process.ts):
+ * a process of its own whose environment is exactly the one given, its log lines (stdout,
+ * stderr) to `log`, its answer back; then the process ends. Used by `emq sqs`.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Children } from '../scripts/local/children.js';
-import { FunctionError, startFunction } from '../scripts/local/function-process.js';
 import { CliFailure } from './failures.js';
+import { Children } from './runtime/children.js';
+import { FunctionError, startFunction } from './runtime/function-process.js';
 
 /** Where the bundle is: beside the built CLI (dist/cli/emq), or under dist/ from the sources. */
 export function bundlePath(name: string): string {

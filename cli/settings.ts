@@ -17,9 +17,9 @@ import {
 } from '../src/index.js';
 
 /**
- * What each executor family is. The help lists only the families loadConfig accepts, so a
- * family described here but not in the core is never offered. The type makes a family the
- * core adds without a line here a compile error.
+ * What each choice of EMQ_EXECUTOR (the setting that picks the family) is. The help lists
+ * only the families loadConfig accepts, so a family described here but not in the core is
+ * never offered. The type makes a family the core adds without a line here a compile error.
  */
 export const EXECUTOR_FAMILIES: Readonly<Record<ExecutorChoice, string>> = {
   auto: 'the first of the families below that every primary runs',
@@ -39,7 +39,7 @@ export function accepts(variable: string, value: string): boolean {
   }
 }
 
-/** The executor families the core accepts, in the order above. */
+/** The EMQ_EXECUTOR choices the core accepts, in the order above. */
 export function executorChoices(): string[] {
   return Object.keys(EXECUTOR_FAMILIES).filter((name) => accepts('EMQ_EXECUTOR', name));
 }

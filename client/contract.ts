@@ -96,7 +96,7 @@ export type RetryItem = {
 export type ProblemMembers = {
   readonly title: string;
   readonly status: number;
-  /** What was wrong and what to do. Never a host, credential, fence value or setting name. */
+  /** What was wrong and what to do. Never a host, credential, wire identity or setting name. */
   readonly detail: string;
   readonly code: ProblemCode;
   readonly retryable: boolean;

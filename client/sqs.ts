@@ -14,7 +14,7 @@ import type {
   SendMessageBatchRequestEntry,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { mintJobId } from '../src/ids.js';
+import { mintId } from '../src/ids.js';
 import { checkId, checkQueue, type Payload } from './checks.js';
 import { invalid } from './errors.js';
 
@@ -41,7 +41,7 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 /** The SendMessageBatch entry for one job. Throws EmqClientError on a bad queue, id or base64. */
 export function sqsEntry(job: SqsJob): SqsEntry {
   if (job.queue !== undefined) checkQueue(job.queue);
-  const id = job.id ?? mintJobId();
+  const id = job.id ?? mintId();
   checkId(id);
   const bytes = typeof job.payload !== 'string';
   if (bytes && job.encoding === 'utf8') {

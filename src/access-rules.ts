@@ -26,7 +26,7 @@
  * What each grant costs (for the README):
  * - Function and script families: a function's or script's inner calls are checked against
  *   the caller's ACL, and Valkey has no "only from inside the library" grant. So the user
- *   holds the inner commands of `emq_admit` (src/executors/emq.lua), each only on its keys:
+ *   holds the inner commands of `emq_admit` (src/families/emq.lua), each only on its keys:
  *   TIME; GET, PTTL of `{emq}:version` read-only; EXISTS, HGET, HSET on job rows; TYPE, ZADD
  *   on pending sets; HMGET, HSET, UNLINK on a queue's four record slots
  *   (`emq:{q}:dedupe:<one character>`). It can therefore write fields of a job row, add

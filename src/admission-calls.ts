@@ -7,7 +7,13 @@
  */
 import { Command, ReplyError } from 'iovalkey';
 import type { Connection } from './connector.js';
-import { type AdmissionArgs, MAX_ADMISSIONS_PER_CALL } from './executors/executor.js';
+import {
+  type AdmissionArgs,
+  CALLER_ID,
+  type IdSource,
+  MAX_ADMISSIONS_PER_CALL,
+  MINTED_ID,
+} from './families/family.js';
 import { trustedJobKey, trustedQueueKeys } from './keyspace.js';
 import { classifyFailure } from './outcome-rules.js';
 import {
@@ -34,13 +40,13 @@ export type AdmissionResult = Admitted | EmqError;
 const MAX_LOADS = 2;
 
 /** Bounded: each proposal is a fresh id, so a long run of taken ids means something is wrong. */
-export const MAX_PROPOSALS = 4;
+const MAX_PROPOSALS = 4;
 /** A valid request on its way. */
 export interface Item {
   readonly index: number;
   readonly queue: string;
   readonly payload: Buffer;
-  readonly kind: 'm' | 'c';
+  readonly idSource: IdSource;
   /** The caller's id, else the current proposal. */
   id: string;
   readonly digest: string;
@@ -64,7 +70,7 @@ export function propose(connection: Connection, item: Item): void {
 }
 
 /** Settles every item of one call from its reply and its node's WAIT. */
-export function settleCall(
+function settleCall(
   connection: Connection,
   call: Call,
   reply: Reply,
@@ -124,7 +130,7 @@ function settleItem(
     );
   }
   if (status === -1) {
-    return item.kind === 'c'
+    return item.idSource === CALLER_ID
       ? new ConflictError(
           'EMQ_CONFLICT',
           `Job ${id} already exists in queue ${queue} with a different payload. Use a new id, or resend the original payload.`,
@@ -136,7 +142,7 @@ function settleItem(
           { jobId: id },
         );
   }
-  if (status === 2 && item.kind === 'm' && id === item.id) return undefined;
+  if (status === 2 && item.idSource === MINTED_ID && id === item.id) return undefined;
   return classifyFailure(unexpected(reply), { jobId: item.id });
 }
 
@@ -151,7 +157,7 @@ function unexpected(reply: Reply): Error {
 }
 
 /** The items of a round, one group per queue, each at most MAX_ADMISSIONS_PER_CALL long. */
-export function callsOf(round: readonly Item[]): (readonly Item[])[] {
+function callsOf(round: readonly Item[]): (readonly Item[])[] {
   const queue = (round[0] as Item).queue;
   // The common round: one queue, one call.
   if (round.length <= MAX_ADMISSIONS_PER_CALL && round.every((item) => item.queue === queue)) {
@@ -168,10 +174,10 @@ export function callsOf(round: readonly Item[]): (readonly Item[])[] {
   return [...byQueue.values()].flat();
 }
 
-export function argsOf(item: Item): AdmissionArgs {
+function argsOf(item: Item): AdmissionArgs {
   return {
     rowKey: trustedJobKey(item.queue, item.id),
-    kind: item.kind,
+    idSource: item.idSource,
     digest: item.digest,
     field: item.field,
     payload: item.payload,
@@ -184,11 +190,11 @@ export async function admitRound(
   round: readonly Item[],
   results: AdmissionResult[],
 ): Promise<Item[]> {
-  const { config, executor, client } = connection;
+  const { config, family, client } = connection;
   const ttlMs = String(config.dedupeTtlMs);
   const calls = callsOf(round).map((items): Call => {
     const keys = trustedQueueKeys((items[0] as Item).queue);
-    const command = executor.admit({
+    const command = family.admit({
       pendingKey: keys.pendingKey,
       slotKeys: keys.slotKeys,
       wire: config.wire,

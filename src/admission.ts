@@ -18,6 +18,7 @@ import {
 import { Attempts } from './attempts.js';
 import type { Config } from './config.js';
 import type { Connection } from './connector.js';
+import { CALLER_ID, MINTED_ID } from './families/family.js';
 import { healed, noteUse, whenReady } from './healing.js';
 import {
   assertCallerIdTime,
@@ -191,7 +192,7 @@ export async function admitPrepared(
   const healUntil = Math.min(now + config.connectTimeoutMs, againUntil);
   const attempts = new Attempts(prepared.ownKeys, live, admitting.earlier);
   noteUse(client);
-  for (const item of live) if (item.kind === 'm') propose(connection, item);
+  for (const item of live) if (item.idSource === MINTED_ID) propose(connection, item);
   for (let attempt = 1; ; attempt++) {
     await whenReady(client, healUntil);
     let round: Item[] = live;
@@ -211,7 +212,7 @@ export async function admitPrepared(
     const silent = new Map<Item, string>();
     for (const item of live) {
       const result = results[item.index] as AdmissionResult;
-      attempts.note(item.index, result, item.kind === 'm');
+      attempts.note(item.index, result, item.idSource === MINTED_ID);
       if (!(result instanceof EmqError)) continue;
       if (mendedByReconnecting(result)) mendable.push(item);
       else if (client.isCluster && timedOut(result)) silent.set(item, nodeOf(client, item));
@@ -277,7 +278,7 @@ function itemOf(
     index,
     queue,
     payload,
-    kind: id === undefined ? 'm' : 'c',
+    idSource: id === undefined ? MINTED_ID : CALLER_ID,
     id: id ?? '',
     digest: payloadDigest(payload),
     field: recordField(namespace, key),

@@ -8,6 +8,7 @@
  * caller's own id proves nothing (a replay of it names the same id): it stays `duplicate`.
  */
 import type { AdmissionResult, Item } from './admission-calls.js';
+import { MINTED_ID } from './families/family.js';
 import { EmqError } from './outcomes.js';
 
 /** The earlier attempts of every admission of one batch, by the request's index. */
@@ -28,7 +29,7 @@ export class Attempts {
     this.#ownKeys = ownKeys;
     for (const item of items) {
       const result = earlier[item.index];
-      if (result !== undefined) this.note(item.index, result, item.kind === 'm');
+      if (result !== undefined) this.note(item.index, result, item.idSource === MINTED_ID);
     }
   }
 

@@ -1,19 +1,19 @@
 /**
  * The connector: one iovalkey client (standalone or cluster) built from the configuration as
- * it is (one shape, SPEC §7), the executor chosen for it, and every primary checked before the
+ * it is (one shape, SPEC §7), the family chosen for it, and every primary checked before the
  * connection is handed out: wire identity, library and memory policy (SPEC §6, §11). A failure
  * to open says what an operator must change (credentials, cluster mode) where that is known.
  */
 import { Cluster, type Valkey } from 'iovalkey';
 import { type ClientTls, closeClient, newClient, openWithin } from './clients.js';
 import { type Config, configure } from './config.js';
-import type { Executor } from './executors/executor.js';
-import { functionExecutor } from './executors/function.js';
-import { SCRIPT_SOURCE } from './executors/library.js';
-import { nativeExecutor } from './executors/native.js';
-import { scriptExecutor } from './executors/script.js';
+import type { Family } from './families/family.js';
+import { functionFamily } from './families/function.js';
+import { SCRIPT_SOURCE } from './families/library.js';
+import { nativeFamily } from './families/native.js';
+import { scriptFamily } from './families/script.js';
 import { checkNodes, loadScripts } from './fence.js';
-import { mintJobId } from './ids.js';
+import * as ids from './ids.js';
 import { type FenceReading, readNodes } from './node-reading.js';
 import { classifyFailure } from './outcome-rules.js';
 import { ConfigError, type EmqError } from './outcomes.js';
@@ -40,11 +40,11 @@ export interface RuntimeOptions {
 /** The configuration (any field left out takes its default) and the runtime options. */
 export type ConnectOptions = Partial<Config> & RuntimeOptions;
 
-/** A connected client with its executor: the argument of every core function. */
+/** A connected client with its family: the argument of every core function. */
 export interface Connection {
   readonly config: Config;
   readonly client: Valkey | Cluster;
-  readonly executor: Executor;
+  readonly family: Family;
   readonly mintId: () => string;
   readonly onWarning: Warn;
   /** The primaries as they are now: the client itself, or the cluster's masters. */
@@ -57,13 +57,13 @@ export interface Connection {
 }
 
 /**
- * Opens a connection, reads every primary, chooses the executor and checks identity, library
+ * Opens a connection, reads every primary, chooses the family and checks identity, library
  * and memory policy. Throws a retryable UnavailableError or FenceError when the servers cannot
  * serve now, and a ConfigError for a setup an operator must change (credentials refused, the
  * cluster mode wrong, `native` asked of a server without the module, an evicting policy).
  */
 export async function connect(options: ConnectOptions = {}): Promise<Connection> {
-  const { checkFence = true, mintId = mintJobId, onWarning = () => {}, tls, ...fields } = options;
+  const { checkFence = true, mintId = ids.mintId, onWarning = () => {}, tls, ...fields } = options;
   const config = configure(fields);
   const client = newClient(config, tls);
   // Every error event is handled: without a listener iovalkey prints it, stack and address, to
@@ -97,10 +97,10 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     const target = { client, config, primaries };
     // A cold start reads no node ids: they only name a node that is refused.
     let readings = await readNodes(target, { nodeIds: false });
-    const executor = chooseExecutor(readings, config);
+    const family = chooseFamily(readings, config);
     // SCRIPT EXISTS of the script's own SHA-1 proves its version: the node is read again only
     // where the script had to be loaded.
-    if (executor.kind === 'script' && checkFence && (await loadScripts(target, readings)) > 0) {
+    if (family.name === 'script' && checkFence && (await loadScripts(target, readings)) > 0) {
       readings = await readNodes(target, { nodeIds: false });
     }
     if (checkFence) {
@@ -116,7 +116,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     return {
       config,
       client,
-      executor,
+      family,
       mintId,
       onWarning,
       primaries,
@@ -205,16 +205,16 @@ function failureText(failure: EmqError): string {
  * where every primary loads the module, function where they run FUNCTION, else script.
  * `native` without the module is a setup fault.
  */
-function chooseExecutor(readings: readonly FenceReading[], config: Config): Executor {
+function chooseFamily(readings: readonly FenceReading[], config: Config): Family {
   const choice = config.executor;
-  if (choice === 'function') return functionExecutor;
-  if (choice === 'script') return scriptExecutor;
+  if (choice === 'function') return functionFamily;
+  if (choice === 'script') return scriptFamily;
   const missing = readings.filter((reading) => !reading.commands.enqueue).length;
   if (missing === 0) {
-    return nativeExecutor({ admitCommand: readings.every((reading) => reading.commands.admit) });
+    return nativeFamily({ admitCommand: readings.every((reading) => reading.commands.admit) });
   }
   if (choice === 'auto') {
-    return readings.every((reading) => reading.functions) ? functionExecutor : scriptExecutor;
+    return readings.every((reading) => reading.functions) ? functionFamily : scriptFamily;
   }
   throw new ConfigError(
     `EMQ_EXECUTOR is native but ${missing} of ${readings.length} primaries do not load the EchoMQ module; load it or use EMQ_EXECUTOR=auto.`,

@@ -6,13 +6,15 @@
  */
 import type { Cluster, Valkey } from 'iovalkey';
 import { type Connection, type ConnectOptions, connect } from './connector.js';
+import { MINTED_ID } from './families/family.js';
 import { queueSlot, trustedPendingKey, trustedRecordSlotKeys } from './keyspace.js';
 import { type FenceReading, readNodes } from './node-reading.js';
 import { classifyFailure } from './outcome-rules.js';
 import type { EmqError } from './outcomes.js';
 import { nodeClientOf } from './transport.js';
 
-export interface Check {
+/** What one of the doctor's checks found (`emq doctor` prints one line, or JSON item, each). */
+export interface Finding {
   /** What was checked, for a person: `connect`, `admit on node <id>`, `WAIT`. */
   readonly name: string;
   readonly ok: boolean;
@@ -23,9 +25,9 @@ export interface Check {
 export interface TargetReport {
   readonly ok: boolean;
   /** The family the connection chose, when it opened. */
-  readonly executor: string | undefined;
+  readonly family: string | undefined;
   readonly nodes: readonly FenceReading[];
-  readonly checks: readonly Check[];
+  readonly findings: readonly Finding[];
   /** The connect failure, when the connection did not open. */
   readonly failure: EmqError | undefined;
 }
@@ -40,23 +42,23 @@ export async function checkTarget(options: ConnectOptions): Promise<TargetReport
     const nodes = await readAnyway(options);
     return {
       ok: false,
-      executor: undefined,
+      family: undefined,
       nodes,
-      checks: [{ name: 'connect', ok: false, detail: `${failure.code}: ${failure.message}` }],
+      findings: [{ name: 'connect', ok: false, detail: `${failure.code}: ${failure.message}` }],
       failure,
     };
   }
   try {
-    const checks: Check[] = [
-      { name: 'connect', ok: true, detail: `the ${connection.executor.kind} family serves` },
+    const findings: Finding[] = [
+      { name: 'connect', ok: true, detail: `the ${connection.family.name} family serves` },
     ];
-    for (const node of connection.primaries()) checks.push(await dryAdmit(connection, node));
-    if (connection.config.ackReplicas > 0) checks.push(await waitCheck(connection));
+    for (const node of connection.primaries()) findings.push(await dryAdmit(connection, node));
+    if (connection.config.ackReplicas > 0) findings.push(await waitCheck(connection));
     return {
-      ok: checks.every((check) => check.ok),
-      executor: connection.executor.kind,
+      ok: findings.every((finding) => finding.ok),
+      family: connection.family.name,
       nodes: await readNodes(connection),
-      checks,
+      findings,
       failure: undefined,
     };
   } finally {
@@ -83,13 +85,13 @@ async function readAnyway(options: ConnectOptions): Promise<FenceReading[]> {
  * before anything else, so the answer proves the call reaches its code there, with this user's
  * permissions, and writes nothing.
  */
-async function dryAdmit(connection: Connection, node: Valkey): Promise<Check> {
+async function dryAdmit(connection: Connection, node: Valkey): Promise<Finding> {
   const queue = queueServedBy(connection.client, node);
   const name = connection.client.isCluster
     ? `admit on ${node.options.host}:${node.options.port}`
     : 'admit';
   if (queue === undefined) return { name, ok: false, detail: 'the node serves no slot' };
-  const command = connection.executor.admit({
+  const command = connection.family.admit({
     pendingKey: trustedPendingKey(queue),
     slotKeys: [...trustedRecordSlotKeys(queue)].reverse(),
     wire: connection.config.wire,
@@ -97,7 +99,7 @@ async function dryAdmit(connection: Connection, node: Valkey): Promise<Check> {
     admissions: [
       {
         rowKey: `emq:{${queue}}:job:JOB00000000000`,
-        kind: 'm',
+        idSource: MINTED_ID,
         digest: 'A'.repeat(16),
         field: 'A'.repeat(22),
         payload: Buffer.alloc(0),
@@ -110,14 +112,14 @@ async function dryAdmit(connection: Connection, node: Valkey): Promise<Check> {
     return {
       name,
       ok: true,
-      detail: `${connection.executor.kind} admit runs (refused a bad layout, wrote nothing)`,
+      detail: `${connection.family.name} admit runs (refused a bad layout, wrote nothing)`,
     };
   }
   const failure = classifyFailure(reply instanceof Error ? reply : new Error('unexpected reply'));
   return { name, ok: false, detail: `${failure.code}: ${failure.message}` };
 }
 
-async function waitCheck(connection: Connection): Promise<Check> {
+async function waitCheck(connection: Connection): Promise<Finding> {
   const reply = await connection
     .primaries()[0]
     ?.call('WAIT', '0', '0')

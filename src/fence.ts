@@ -5,8 +5,8 @@
  * identity where one is loaded, and a memory policy that evicts nothing an admission writes.
  * The nodes are read by node-reading.ts.
  */
-import { LIBRARY_SOURCE, LIBRARY_VERSION, SCRIPT_SOURCE } from './executors/library.js';
-import { fenceKey } from './keyspace.js';
+import { LIBRARY_SOURCE, LIBRARY_VERSION, SCRIPT_SOURCE } from './families/library.js';
+import { wireKey } from './keyspace.js';
 import { type FenceReading, type FenceTarget, readNodes } from './node-reading.js';
 import { classifyFailure, refusedRight } from './outcome-rules.js';
 import { ConfigError, type EmqError, FenceError } from './outcomes.js';
@@ -101,13 +101,13 @@ export async function install(target: FenceTarget): Promise<FenceReading[]> {
           );
         }
         if (reading.module !== null) await node.call('EMQ.WIRE.INSTALL');
-        else if (!target.client.isCluster) await node.set(fenceKey, wire);
+        else if (!target.client.isCluster) await node.set(wireKey, wire);
         if (reading.functions) await node.call('FUNCTION', 'LOAD', 'REPLACE', LIBRARY_SOURCE);
         else await node.call('SCRIPT', 'LOAD', SCRIPT_SOURCE);
       }),
     );
     if (target.client.isCluster && before.some((reading) => reading.module === null)) {
-      await target.client.set(fenceKey, wire);
+      await target.client.set(wireKey, wire);
     }
   } catch (error) {
     throw installFailure(error);

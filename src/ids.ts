@@ -7,7 +7,7 @@ import { randomInt } from 'node:crypto';
 export const JOB_ID_PREFIX = 'JOB';
 export const JOB_ID_LENGTH = 14;
 /** The id clock's zero: 2024-01-01T00:00:00Z. */
-export const ID_EPOCH_MS = Date.UTC(2024, 0, 1);
+const ID_EPOCH_MS = Date.UTC(2024, 0, 1);
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const DIGITS = 11;
@@ -50,7 +50,7 @@ function decode(id: string): bigint {
 }
 
 /** The largest valid id's digits, 2^64 - 1 in base62: longer-valued strings sort after it. */
-export const MAX_JOB_ID_DIGITS = (() => {
+const MAX_JOB_ID_DIGITS = (() => {
   let value = 2n ** 64n - 1n;
   let out = '';
   for (let i = 0; i < DIGITS; i++) {
@@ -113,6 +113,6 @@ export function createIdMinter(now: () => number = Date.now): IdMinter {
 const processMinter = createIdMinter();
 
 /** Mints a new id from this process's minter. */
-export function mintJobId(): string {
+export function mintId(): string {
   return processMinter.mint();
 }

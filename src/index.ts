@@ -1,3 +1,14 @@
+/**
+ * `echomq-lambda`, the package's entry. Its public surface (SPEC §12): `enqueue`,
+ * `enqueueMany`, `connect`, `loadConfig`, `readJob`, `listPending`, `mintId`, `EmqError`, its
+ * subclasses and its codes (`ErrorCode`, and `OUTCOMES`: each code's class, retryability and
+ * HTTP status), with the types their arguments and results name. The rest is what the
+ * package's own faces (functions/) and the `emq` CLI import from the core: the prepared
+ * admission of a batch, the connection's credentials, the failure rules, the operator's
+ * commands (install, verify, doctor, purge) and the checks and limits the CLI applies before
+ * I/O. Everything else in src/ is internal: tests, bench and the local stack import it by
+ * path. A name is added here only when a user, a face or the CLI calls it.
+ */
 export {
   type AdmissionResult,
   type AdmissionTarget,
@@ -7,109 +18,53 @@ export {
   type EnqueueRequest,
   enqueue,
   enqueueMany,
-  type Invocation,
   type Prepared,
-  payloadDigest,
   prepare,
   type RequestOrFault,
 } from './admission.js';
 export {
   type Config,
-  configure,
   DEFAULTS,
   type Env,
-  EXECUTORS,
   type ExecutorChoice,
   type IamAuthConfig,
-  LIMITS,
   loadConfig,
 } from './config.js';
-export {
-  type Connection,
-  type ConnectOptions,
-  connect,
-  type RuntimeOptions,
-  type Warn,
-} from './connector.js';
+export { type Connection, type ConnectOptions, connect } from './connector.js';
 export { reconnecting, renewCredentials } from './credentials.js';
-export { type Check, checkTarget, type TargetReport } from './doctor.js';
-export type {
-  AdmissionArgs,
-  AdmitCall,
-  EnqueueCall,
-  Executor,
-  ExecutorKind,
-} from './executors/executor.js';
-export { MAX_ADMISSIONS_PER_CALL } from './executors/executor.js';
-export {
-  LIBRARY_SOURCE,
-  LIBRARY_VERSION,
-  SCRIPT_SHA,
-  SCRIPT_SOURCE,
-} from './executors/library.js';
-export { checkNodes, evictsJobs, install, loadScripts, verify } from './fence.js';
+export { checkTarget, type Finding } from './doctor.js';
+export { LIBRARY_VERSION } from './families/library.js';
+export { evictsJobs, install, verify } from './fence.js';
 export {
   createIdMinter,
-  type IdMinter,
-  isJobId,
   JOB_ID_LENGTH,
   JOB_ID_PREFIX,
-  jobIdAt,
   jobIdTime,
-  mintJobId,
-  /** The public name of `mintJobId` (SPEC §12). */
-  mintJobId as mintId,
+  mintId,
 } from './ids.js';
-export {
-  type JobRow,
-  listPending,
-  type PendingPage,
-  type PurgeReport,
-  purgeRecords,
-  readJob,
-} from './jobs.js';
+export { type JobRow, listPending, type PendingPage, purgeRecords, readJob } from './jobs.js';
 export {
   assertCallerIdTime,
   assertIdempotencyKey,
   assertJobId,
   assertQueue,
   CALLER_ID_MAX_FUTURE_MS,
-  fenceKey,
-  jobKey,
-  type KeyNamespace,
   MAX_IDEMPOTENCY_KEY_BYTES,
   MAX_QUEUE_BYTES,
-  pendingKey,
-  queueSlot,
-  RECORD_SLOTS,
-  recordField,
-  recordHash,
-  recordSlotKeys,
-  slotOf,
 } from './keyspace.js';
-export { type FenceReading, type FenceTarget, readNodes } from './node-reading.js';
+export { type FenceReading, readNodes } from './node-reading.js';
+export { causeOf, classifyFailure, mendedByReconnecting } from './outcome-rules.js';
 export {
-  type CauseFields,
-  causeOf,
-  classifyFailure,
-  type FailureContext,
-  mendedByReconnecting,
-} from './outcome-rules.js';
-export {
-  type ConfigCode,
   ConfigError,
-  type ConflictCode,
   ConflictError,
   EmqError,
   type ErrorCode,
   FenceError,
-  type InvalidInputCode,
   InvalidInputError,
   OUTCOMES,
   type Outcome,
   type OutcomeClass,
   PausedError,
-  type RefusedCode,
   RefusedError,
   RetryableError,
   UnavailableError,
@@ -117,4 +72,4 @@ export {
   type WriteStatus,
   type Written,
 } from './outcomes.js';
-export { ADMISSION_PASSES, resendSpanMs, resendUntil } from './resend-span.js';
+export { ADMISSION_PASSES, resendUntil } from './resend-span.js';

@@ -5,8 +5,8 @@
  */
 import type { Cluster, Valkey } from 'iovalkey';
 import type { Connection } from './connector.js';
-import { KeyedCommand } from './executors/command.js';
-import { SCRIPT_SHA } from './executors/library.js';
+import { KeyedCommand } from './families/command.js';
+import { SCRIPT_SHA } from './families/library.js';
 import { jobKey, pendingKey, recordSlotKeys } from './keyspace.js';
 import { classifyFailure } from './outcome-rules.js';
 
@@ -93,7 +93,7 @@ export async function purgeRecords(connection: Connection, queue: string): Promi
   let unlinked = 0;
   do {
     const parts =
-      connection.executor.kind === 'script'
+      connection.family.name === 'script'
         ? ['EVALSHA', SCRIPT_SHA, '4', ...slots, 'purge', String(PURGE_STEP), position]
         : ['FCALL', 'emq_purge', '4', ...slots, String(PURGE_STEP), position];
     const command = new KeyedCommand(parts, slots[0] as string);

@@ -9,7 +9,7 @@ import { isJobId, jobIdTime } from './ids.js';
 import { InvalidInputError } from './outcomes.js';
 
 /** The wire identity's key. Its own hash tag: every primary holds a node-local copy (SPEC §6). */
-export const fenceKey = '{emq}:version';
+export const wireKey = '{emq}:version';
 
 export const MAX_QUEUE_BYTES = 64;
 export const MAX_IDEMPOTENCY_KEY_BYTES = 256;
@@ -36,7 +36,7 @@ export function assertQueue(queue: unknown): asserts queue is string {
  */
 export function assertJobId(
   id: unknown,
-  advice = 'Mint ids with `emq id` (or mintJobId) when you send the job.',
+  advice = 'Mint ids with `emq id` (or mintId) when you send the job.',
 ): asserts id is string {
   if (typeof id !== 'string' || !isJobId(id)) {
     throw new InvalidInputError(
@@ -112,7 +112,7 @@ export function recordHash(namespace: KeyNamespace, key: string): string {
 }
 
 /** How many characters of `h` name a key's record in its slot (132 bits). */
-export const RECORD_FIELD_LENGTH = 22;
+const RECORD_FIELD_LENGTH = 22;
 
 /** A key's record field in its queue's slots: `h`'s first 22 characters (docs/wire.md). */
 export function recordField(namespace: KeyNamespace, key: string): string {
@@ -185,7 +185,7 @@ export function trustedQueueKeys(queue: string): QueueKeys {
 }
 
 /** The slot of a validated queue's keys. */
-export function trustedQueueSlot(queue: string): number {
+function trustedQueueSlot(queue: string): number {
   return calculateSlot(trustedPendingKey(queue));
 }
 

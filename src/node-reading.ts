@@ -5,8 +5,8 @@
  */
 import type { Cluster, Valkey } from 'iovalkey';
 import type { ExecutorChoice } from './config.js';
-import { LIBRARY_VERSION, SCRIPT_SHA } from './executors/library.js';
-import { fenceKey, slotOf } from './keyspace.js';
+import { LIBRARY_VERSION, SCRIPT_SHA } from './families/library.js';
+import { slotOf, wireKey } from './keyspace.js';
 import { classifyFailure } from './outcome-rules.js';
 import { ConfigError } from './outcomes.js';
 import { nodeClientOf } from './transport.js';
@@ -76,7 +76,7 @@ export async function readNodes(
   const family = target.config.executor;
   // In a cluster without the module one copy of the identity stands for all: read it on the
   // node that owns its slot (where the slot map says so), not on every node.
-  const owner = cluster ? nodeClientOf(target.client, slotOf(fenceKey)) : undefined;
+  const owner = cluster ? nodeClientOf(target.client, slotOf(wireKey)) : undefined;
   const asked = { cluster, family, nodeIds: options.nodeIds ?? true };
   let raw: Raw[];
   try {
@@ -156,7 +156,7 @@ async function readNode(node: Valkey, asked: Asked): Promise<Raw> {
     probe.call('EMQ.WIRE');
     at.wire = next++;
   } else if (asked.holdsFence) {
-    probe.get(fenceKey);
+    probe.get(wireKey);
     at.value = next++;
   }
   if (family === 'native') {

@@ -219,11 +219,11 @@ function unavailableFrom(error: EmqError, texts: RegExp): boolean {
   return textsOf(error.cause).some((text) => texts.test(text));
 }
 
-/** What an operator may read of a failure's cause: a code and the text, without addresses or fence values. */
+/** What an operator may read of a failure's cause: a code and the text, without addresses or wire identities. */
 export interface CauseFields {
   /** The server's error prefix (WRONGPASS, EMQWIRE, ERR) or the errno code (ECONNREFUSED). */
   readonly causeCode: string | undefined;
-  /** The server's reply or the client's message, addresses and fence values removed. */
+  /** The server's reply or the client's message, addresses and wire identities removed. */
   readonly causeText: string | undefined;
 }
 

@@ -44,7 +44,7 @@ export interface Outcome {
   /** The record itself is at fault: SQS sends it to the DLQ. Everything else is retried. */
   readonly recordFault: boolean;
   /**
-   * Set where the message is for operators only (it names nodes, fence values or settings):
+   * Set where the message is for operators only (it names nodes, wire identities or settings):
    * what a public answer says instead. The message itself goes to the log.
    */
   readonly publicDetail?: string;

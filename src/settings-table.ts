@@ -190,7 +190,7 @@ type Table = typeof SETTINGS;
 /** Every row's name: the fields of Config. */
 export type Field = keyof Table;
 
-export type { Companion, Deploy, Setting } from './setting-row.js';
+export type { Setting } from './setting-row.js';
 
 /** The value one row gives Config: its parser's, or undefined where it has no default. */
 export type FieldValue<K extends Field> = Table[K] extends {

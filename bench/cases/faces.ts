@@ -20,8 +20,6 @@ import {
   topLevelOf,
 } from '../case.js';
 
-export type ExecutorKind = Family;
-
 const SQS_QUEUE = 'bench-sqs';
 const HTTP_QUEUE = 'bench-http';
 
@@ -42,7 +40,7 @@ export function configureFaces(urls: Readonly<Record<ServerName, string>>): void
  * the server (the round-trip proxy) reopens it. The family's own server by default.
  */
 export async function useContainer(
-  executor: ExecutorKind,
+  executor: Family,
   url = serverUrls[serverOf(executor)],
   acks = 0,
 ): Promise<void> {
@@ -90,7 +88,7 @@ export function firstDeliveries(size: number): SQSEvent {
  * (`listpack`), named in the case.
  */
 export function sqsCase(
-  executor: ExecutorKind,
+  executor: Family,
   size: number,
   inFlight = 1,
   acks?: number,
@@ -131,7 +129,7 @@ function postEvent(): Record<string, unknown> {
   return retargeted;
 }
 
-export function httpCase(executor: ExecutorKind): BenchCase {
+export function httpCase(executor: Family): BenchCase {
   return {
     id: `http.post.${executor}`,
     label: `HTTP handler POST, sequential (${executor})`,
@@ -177,7 +175,7 @@ function batchEvent(size: number): Record<string, unknown> {
 }
 
 /** The batch endpoint (SPEC §8a): `size` jobs per request, one request at a time. */
-export function httpBatchCase(executor: ExecutorKind, size: number): BenchCase {
+export function httpBatchCase(executor: Family, size: number): BenchCase {
   return {
     id: `http.batch${size}.${executor}`,
     label: `HTTP handler POST batch ×${size}, sequential (${executor})`,

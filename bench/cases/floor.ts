@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Valkey } from 'iovalkey';
-import { mintJobId } from '../../src/index.js';
+import { mintId } from '../../src/ids.js';
 import { type BenchCase, PAYLOAD, type ServerName } from '../case.js';
 
 const QUEUE = 'bench-floor';
@@ -48,7 +48,7 @@ export function floorCase(
       const members: string[] = [];
       const records: string[] = [];
       for (let i = 0; i < size; i++) {
-        const id = mintJobId();
+        const id = mintId();
         pipeline.hset(
           `emq:{${QUEUE}}:job:${id}`,
           'state',

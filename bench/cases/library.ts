@@ -10,7 +10,7 @@ function requests(size: number): EnqueueRequest[] {
 }
 
 export function enqueueCase(connection: Connection): BenchCase {
-  const kind = connection.executor.kind;
+  const kind = connection.family.name;
   return {
     id: `lib.enqueue.${kind}`,
     label: `library enqueue, sequential (${kind})`,
@@ -26,7 +26,7 @@ export function enqueueCase(connection: Connection): BenchCase {
 }
 
 export function enqueueManyCase(connection: Connection, size: number): BenchCase {
-  const kind = connection.executor.kind;
+  const kind = connection.family.name;
   return {
     id: `lib.many${size}.${kind}`,
     label: `library enqueueMany ×${size} (${kind})`,
@@ -46,7 +46,7 @@ export function enqueueManyCase(connection: Connection, size: number): BenchCase
  * queue, one round trip), without the face: the gap to the SQS case is the face's own cost.
  */
 export function enqueueManyKeyedCase(connection: Connection, size: number): BenchCase {
-  const kind = connection.executor.kind;
+  const kind = connection.family.name;
   return {
     id: `lib.many${size}keyed.${kind}`,
     label: `library enqueueMany ×${size}, keyed first deliveries (${kind})`,

@@ -5,7 +5,7 @@
  * function family runs.
  */
 import type { Valkey } from 'iovalkey';
-import { mintJobId } from '../../src/index.js';
+import { mintId } from '../../src/ids.js';
 import { type BenchCase, PAYLOAD, type ServerName } from '../case.js';
 
 const QUEUE = 'bench-raw';
@@ -20,7 +20,7 @@ export interface RawWrite {
 const serverOf = (kind: RawWrite['kind']): ServerName => (kind === 'native' ? 'module' : 'plain');
 
 function argsOf(kind: 'native' | 'function'): (string | Buffer | number)[] {
-  const id = mintJobId();
+  const id = mintId();
   const head = kind === 'native' ? ['EMQ.ENQUEUE'] : ['FCALL', 'emq_enqueue'];
   return [...head, 2, `emq:{${QUEUE}}:job:${id}`, PENDING, id, PAYLOAD];
 }

@@ -10,7 +10,7 @@ import {
   ERROR_CODE_ATTRIBUTE,
   ERROR_DETAIL_ATTRIBUTE,
   SOURCE_MESSAGE_ID_ATTRIBUTE,
-} from '../../functions/sqs/dlq-attributes.js';
+} from '../../functions/shared/sqs-attributes.js';
 import { exitCodesText } from '../failures.js';
 import type { CommandResult, OutputFlags } from '../output.js';
 import type { Session } from '../session.js';

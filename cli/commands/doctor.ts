@@ -6,7 +6,7 @@
  */
 import { Command } from 'commander';
 import { openCredentials } from '../../functions/shared/open-credentials.js';
-import { type Check, type Config, checkTarget } from '../../src/index.js';
+import { type Config, checkTarget, type Finding } from '../../src/index.js';
 import { type ConnectionFlags, configFrom, withConnectionFlags } from '../connection.js';
 import { diagnose } from '../diagnose.js';
 import { EXIT_FAILED, EXIT_OK, exitCodesText, reportOf } from '../failures.js';
@@ -31,17 +31,18 @@ export function doctorCommand(session: Session): Command {
 async function doctor(session: Session, flags: DoctorFlags): Promise<CommandResult> {
   const config = configFrom(session.io.env, flags);
   const report = await checkTarget({ ...config, ...(await openCredentials(config)) });
-  const checks = await Promise.all(
-    report.checks.map((check) => explained(check, report.failure, config)),
+  const findings = await Promise.all(
+    report.findings.map((finding) => explained(finding, report.failure, config)),
   );
-  const rows = checks.map(
-    (check) => `${check.ok ? 'ok ' : 'NO '} ${check.name}: ${check.detail}\n`,
+  const rows = findings.map(
+    (finding) => `${finding.ok ? 'ok ' : 'NO '} ${finding.name}: ${finding.detail}\n`,
   );
   return {
     json: {
       ok: report.ok,
-      executor: report.executor,
-      checks,
+      family: report.family,
+      // The documented JSON key: one item per check, each what that check found.
+      checks: findings,
       nodes: report.nodes,
     },
     text: rows.join(''),
@@ -51,11 +52,11 @@ async function doctor(session: Session, flags: DoctorFlags): Promise<CommandResu
 }
 
 /**
- * A connect check that failed, told as the other commands tell it: what is at the address
+ * A failed connect finding, told as the other commands tell it: what is at the address
  * (nothing, not Valkey, a server in the other cluster mode) and what to change.
  */
-async function explained(check: Check, failure: unknown, config: Config): Promise<Check> {
-  if (check.ok || check.name !== 'connect' || failure === undefined) return check;
+async function explained(finding: Finding, failure: unknown, config: Config): Promise<Finding> {
+  if (finding.ok || finding.name !== 'connect' || failure === undefined) return finding;
   const told = reportOf(
     await diagnose(failure, {
       urls: config.urls,
@@ -63,5 +64,5 @@ async function explained(check: Check, failure: unknown, config: Config): Promis
       timeoutMs: config.connectTimeoutMs,
     }),
   );
-  return { ...check, detail: `${told.code}: ${told.message}` };
+  return { ...finding, detail: `${told.code}: ${told.message}` };
 }

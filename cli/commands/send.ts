@@ -10,7 +10,7 @@ import {
   ENCODING_ATTRIBUTE,
   JOB_ID_ATTRIBUTE,
   QUEUE_ATTRIBUTE,
-} from '../../functions/sqs/record.js';
+} from '../../functions/shared/sqs-attributes.js';
 import { exitCodesText, usageFailure } from '../failures.js';
 import type { CommandResult, OutputFlags } from '../output.js';
 import type { Session } from '../session.js';

@@ -50,7 +50,7 @@ function levelOf(status: number): Level {
 
 /**
  * A failure's operator fields: its class and code, the message where the outcome table keeps
- * it from callers (node ids, fence values, setting names: written by this project, never an
+ * it from callers (node ids, wire identities, setting names: written by this project, never an
  * endpoint or a credential), and its cause as a code and the server's text without addresses.
  */
 function failureFields(error: unknown): Fields {

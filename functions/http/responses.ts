@@ -77,7 +77,7 @@ export function problemOf(error: unknown): Problem {
     return {
       status: error.status,
       code: error.code,
-      // The outcome table keeps operator-only messages (node ids, fence values, settings) out.
+      // The outcome table keeps operator-only messages (node ids, wire identities, settings) out.
       detail: error.publicDetail,
       retryable: error.retryable,
       retryAfterSeconds: error instanceof RetryableError ? error.retryAfterSeconds : undefined,

@@ -6,18 +6,17 @@
  */
 import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
 import type { SQSMessageAttributes } from 'aws-lambda';
-import { ENCODING_ATTRIBUTE, JOB_ID_ATTRIBUTE, QUEUE_ATTRIBUTE } from './record.js';
-
-export const ERROR_CODE_ATTRIBUTE = 'emq-error-code';
-export const ERROR_DETAIL_ATTRIBUTE = 'emq-error-detail';
-export const SOURCE_MESSAGE_ID_ATTRIBUTE = 'emq-source-message-id';
+import {
+  ERROR_CODE_ATTRIBUTE,
+  ERROR_DETAIL_ATTRIBUTE,
+  REASON_ATTRIBUTES,
+  ROUTING_ATTRIBUTES,
+  SOURCE_MESSAGE_ID_ATTRIBUTE,
+} from '../shared/sqs-attributes.js';
 
 /** SQS's limit on message attributes per message. */
 export const MAX_MESSAGE_ATTRIBUTES = 10;
 const MAX_DETAIL_CHARS = 1_024;
-
-const REASON = [ERROR_CODE_ATTRIBUTE, ERROR_DETAIL_ATTRIBUTE, SOURCE_MESSAGE_ID_ATTRIBUTE];
-const ROUTING = [QUEUE_ATTRIBUTE, JOB_ID_ATTRIBUTE, ENCODING_ATTRIBUTE];
 
 export interface DeadLetterReason {
   readonly code: string;
@@ -38,13 +37,13 @@ export function deadLetterAttributes(
   // A record replayed from a DLQ still carries its old reason: the new one replaces it.
   // Names match in any case, as the face reads them (record.ts).
   const entries = Object.entries(original ?? {}).filter(
-    ([name]) => !REASON.includes(name.toLowerCase()),
+    ([name]) => !REASON_ATTRIBUTES.includes(name.toLowerCase()),
   );
   const ordered = [
-    ...entries.filter(([name]) => ROUTING.includes(name.toLowerCase())),
-    ...entries.filter(([name]) => !ROUTING.includes(name.toLowerCase())),
+    ...entries.filter(([name]) => ROUTING_ATTRIBUTES.includes(name.toLowerCase())),
+    ...entries.filter(([name]) => !ROUTING_ATTRIBUTES.includes(name.toLowerCase())),
   ];
-  const budget = MAX_MESSAGE_ATTRIBUTES - REASON.length;
+  const budget = MAX_MESSAGE_ATTRIBUTES - REASON_ATTRIBUTES.length;
   const attributes: Record<string, MessageAttributeValue> = {};
   const dropped: string[] = [];
   for (const [name, attribute] of ordered) {

@@ -6,21 +6,21 @@
 import type { SQSMessageAttribute, SQSRecord } from 'aws-lambda';
 import { type EnqueueRequest, InvalidInputError } from '../../src/index.js';
 import { decodeBase64 } from '../shared/base64.js';
+import {
+  ENCODING_ATTRIBUTE,
+  JOB_ID_ATTRIBUTE,
+  QUEUE_ATTRIBUTE,
+  REASON_ATTRIBUTES,
+} from '../shared/sqs-attributes.js';
 
 /** What a record's refused `emq-job-id` should do. */
 const ID_ADVICE =
   'Leave the emq-job-id attribute out: the record is then keyed by its SQS messageId, so a redelivery never makes a second job. To choose the id, mint one with `emq id` and send it soon.';
 
-/** The message attributes this face reads. */
-export const QUEUE_ATTRIBUTE = 'emq-queue';
-export const JOB_ID_ATTRIBUTE = 'emq-job-id';
-export const ENCODING_ATTRIBUTE = 'emq-encoding';
-
 /**
- * Attributes the DLQ adds to a dead letter (dlq-attributes.ts); a letter replayed into the
- * source queue still carries them, and they must not make it a dead letter again.
+ * The attributes this face reads, and those the DLQ adds to a dead letter: a letter replayed
+ * into the source queue still carries them, and they must not make it a dead letter again.
  */
-const REASON_ATTRIBUTES = ['emq-error-code', 'emq-error-detail', 'emq-source-message-id'];
 const KNOWN_ATTRIBUTES = new Set([
   QUEUE_ATTRIBUTE,
   JOB_ID_ATTRIBUTE,

@@ -1,12 +1,12 @@
 // The families' harness (families.test.ts): the module's EMQ.ADMIT on one server, the emq
-// library (FUNCTION LOAD of src/executors/emq.lua) on a server without the module; a scenario
+// library (FUNCTION LOAD of src/families/emq.lua) on a server without the module; a scenario
 // runs on both from the same data, and `same` compares every reply (error texts by the prefix
 // hosts match), every key (type, OBJECT ENCODING, the DUMP of small objects, a hashtable's or
 // skiplist's content, a record slot's fields in order with the expiry digits masked) and every
 // keyspace event, in order.
 import type { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { LIBRARY_SOURCE } from '../../src/executors/library.js';
+import { LIBRARY_SOURCE } from '../../src/families/library.js';
 import { randomQueue, type ServerHandle, startStandalone } from '../../test/support/servers.js';
 import { waitFor } from '../../test/support/wait.js';
 import {

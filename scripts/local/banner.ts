@@ -8,7 +8,7 @@ export interface BannerFacts {
   readonly valkey: RunningValkey;
   readonly version: string;
   readonly wire: string;
-  readonly executor: string;
+  readonly family: string;
   readonly dataDir: string;
   readonly projectDir: string;
   /** A job id for the PUT example, so the lines paste as they are. */
@@ -41,7 +41,7 @@ EchoMQ local stack is up.
   HTTP     ${http}  (the HTTP function, in its own process, behind an API Gateway v2 adapter)
   OpenAPI  ${http}/openapi.json
   Valkey   ${facts.version} ${shape} on 127.0.0.1 port ${ports} (${PORTS_CHOSEN[valkey.portsChosen]})
-           module loaded, executor ${facts.executor}, fence installed (wire ${facts.wire})
+           module loaded, family ${facts.family}, wire identity ${facts.wire} installed
   Data     ${facts.dataDir}  (append-only files and valkey.log)
 
 Try it:

@@ -1,10 +1,12 @@
 /** Installs the wire identity on the fresh servers, as an operator's `emq fence install` does. */
-import { connect, type ExecutorKind, install, loadConfig } from '../../src/index.js';
+
+import type { FamilyName } from '../../src/families/family.js';
+import { connect, install, loadConfig } from '../../src/index.js';
 
 export interface FenceInstalled {
   readonly wire: string;
-  /** The executor the HTTP function will use: native, with the module loaded. */
-  readonly executor: ExecutorKind;
+  /** The family the HTTP function will use: native, with the module loaded. */
+  readonly family: FamilyName;
 }
 
 export async function installLocalFence(
@@ -15,9 +17,11 @@ export async function installLocalFence(
     const readings = await install(connection);
     const bad = readings.find((reading) => !reading.ok);
     if (bad !== undefined) {
-      throw new Error(`The fence did not take on ${bad.node}: it holds ${bad.value ?? 'nothing'}.`);
+      throw new Error(
+        `The wire identity did not take on ${bad.node}: it holds ${bad.value ?? 'nothing'}.`,
+      );
     }
-    return { wire: connection.config.wire, executor: connection.executor.kind };
+    return { wire: connection.config.wire, family: connection.family.name };
   } finally {
     await connection.close();
   }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
-import type { InvokeOptions } from './function-process.js';
+import type { InvokeOptions } from '../../cli/runtime/function-process.js';
 import { readBody, toEvent, writeResult } from './http-event.js';
 import { LOOPBACK } from './ports.js';
 import { type DeployedRoute, routed } from './template.js';

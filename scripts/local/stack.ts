@@ -1,6 +1,6 @@
 /**
  * The local stack, in order: Valkey (standalone or cluster, with the module), the fence, the
- * functions, each in a process of its own as Lambda runs it (scripts/local/function-process.ts),
+ * functions, each in a process of its own as Lambda runs it (cli/runtime/function-process.ts),
  * and the HTTP front (and SQS loop) that invoke them. Stopping goes the other way and always
  * ends every process it started. The functions' environments, routes and event source are
  * the synthesized stack's (synthesis.ts), with the user's settings and the local servers'
@@ -10,11 +10,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { parse } from 'yaml';
-import { loadConfig, mintJobId } from '../../src/index.js';
+import { type Child, Children } from '../../cli/runtime/children.js';
+import { type FunctionProcess, startFunction } from '../../cli/runtime/function-process.js';
+import { mintId } from '../../src/ids.js';
+import { loadConfig } from '../../src/index.js';
 import { banner } from './banner.js';
-import { type Child, Children } from './children.js';
 import { installLocalFence } from './fence.js';
-import { type FunctionProcess, startFunction } from './function-process.js';
 import { type LocalHttp, serveHttp } from './http-server.js';
 import { ensureValkey } from './install.js';
 import { readableLine } from './log-lines.js';
@@ -177,10 +178,10 @@ export class LocalStack {
         valkey,
         version: await versionOf(valkey.nodes[0]?.port ?? 0),
         wire: fence.wire,
-        executor: fence.executor,
+        family: fence.family,
         dataDir: options.dataDir,
         projectDir,
-        exampleId: mintJobId(),
+        exampleId: mintId(),
         sqs: this.#sqs,
       }),
     );

@@ -5,9 +5,9 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Child, Children } from '../../cli/runtime/children.js';
 import { valkeyBinary } from '../valkey/binaries.js';
 import { waitUntilServing } from '../valkey/ready.js';
-import type { Child, Children } from './children.js';
 import { chooseValkeyPorts, LOOPBACK, portRun } from './ports.js';
 import { ask, createCluster, waitFor } from './valkey-cli.js';
 

@@ -1,6 +1,6 @@
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
+import { deathGuard } from '../../cli/runtime/death-guard.js';
 import { type ValkeyTool, valkeyBinary } from './binaries.js';
-import { deathGuard } from './death-guard.js';
 
 /**
  * Spawns the chosen Valkey's `tool` (EMQ_VALKEY_BIN, else PATH) under the death guard, so no

@@ -45,7 +45,7 @@ describe.each([
   ['function', '0'],
   ['native', '1'],
   ['function', '1'],
-] as const)('with the %s executor and EMQ_ACK_REPLICAS=%s', (executor, acks) => {
+] as const)('with the %s family and EMQ_ACK_REPLICAS=%s', (executor, acks) => {
   const env = {
     EMQ_EXECUTOR: executor,
     EMQ_COMMAND_TIMEOUT_MS: '1000',

@@ -3,7 +3,7 @@
 // it re-reads its cached copy); once restored, everything lands, once.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { resetContainer } from '../../functions/shared/connection.js';
-import { fenceKey, slotOf } from '../../src/index.js';
+import { slotOf, wireKey } from '../../src/keyspace.js';
 import { clearEmqEnv } from '../fixtures/http/invoke.js';
 import { connectTo } from '../support/emq.js';
 import { type ClusterHandle, type ServerHandle, startCluster } from '../support/servers.js';
@@ -30,7 +30,7 @@ afterAll(async () => {
 /** The primary whose slots hold `{emq}:version`: the one a plain SET reaches. */
 async function fenceOwner(): Promise<ServerHandle> {
   const connection = await connectTo(cluster);
-  const address = connection.nodeOf(slotOf(fenceKey)).split(';')[0];
+  const address = connection.nodeOf(slotOf(wireKey)).split(';')[0];
   const owner = (await primariesOf(cluster)).find(
     (node) => `${node.host}:${node.port}` === address,
   );
@@ -52,10 +52,10 @@ it(
       fault: async (inEffect) => {
         const admin = await flipped.client();
         try {
-          await admin.set(fenceKey, '2');
+          await admin.set(wireKey, '2');
           inEffect();
           await new Promise((resolve) => setTimeout(resolve, FLIPPED_MS));
-          await admin.set(fenceKey, '1');
+          await admin.set(wireKey, '1');
         } finally {
           admin.disconnect();
         }

@@ -17,7 +17,7 @@ import { type Dataset, datasetOf, fuzzSeed } from './fuzz/dataset.js';
 import { httpEventArb } from './fuzz/http-events.js';
 import { FUZZ_CAP_BYTES, queuePool } from './fuzz/pools.js';
 
-/** Per executor; with the SQS file's records, over 10,000 generated inputs in all. */
+/** Per family; with the SQS file's records, over 10,000 generated inputs in all. */
 const EVENTS_PER_EXECUTOR = 3_000;
 /** Events between dataset resets, which keep DEBUG DIGEST cheap. */
 const EVENTS_PER_RESET = 250;
@@ -52,7 +52,7 @@ function isResponse(value: unknown): value is HttpResponse {
   );
 }
 
-describe.each(['native', 'function'] as const)('with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s family', (executor) => {
   it('answers every generated event below 500 and writes only on a 201', async () => {
     await configureContainer(server, {
       EMQ_EXECUTOR: executor,

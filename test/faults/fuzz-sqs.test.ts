@@ -7,8 +7,8 @@ import type { SQSRecord } from 'aws-lambda';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LogSink, setLogSink } from '../../functions/shared/log.js';
+import { ERROR_CODE_ATTRIBUTE } from '../../functions/shared/sqs-attributes.js';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
-import { ERROR_CODE_ATTRIBUTE } from '../../functions/sqs/dlq-attributes.js';
 import { sqsEvent } from '../fixtures/sqs/records.js';
 import { admissionOf, connectTo } from '../support/emq.js';
 import { type ServerHandle, startStandalone } from '../support/servers.js';
@@ -18,9 +18,9 @@ import { type Dataset, datasetOf, fuzzSeed } from './fuzz/dataset.js';
 import { FUZZ_CAP_BYTES, queuePool } from './fuzz/pools.js';
 import { sqsBatchArb, sqsBatchWithBrokenRecordArb } from './fuzz/sqs-records.js';
 
-/** Batches per executor: about 5.5 records each, so over 2,000 records per executor. */
+/** Batches per family: about 5.5 records each, so over 2,000 records per family. */
 const BATCHES_PER_EXECUTOR = 450;
-/** Batches holding a broken record, per executor. */
+/** Batches holding a broken record, per family. */
 const BROKEN_BATCHES_PER_EXECUTOR = 100;
 const RECORDS_PER_EXECUTOR = 2_000;
 /** Batches between dataset resets, which keep DEBUG DIGEST cheap. */
@@ -56,7 +56,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-describe.each(['native', 'function'] as const)('with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s family', (executor) => {
   it('never throws, retries nothing, dead-letters only bad input and writes only new jobs', async () => {
     const connection = await connectTo(server, { executor, maxPayloadBytes: FUZZ_CAP_BYTES });
     const queues = queuePool();

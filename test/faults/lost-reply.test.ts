@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpServices, serve } from '../../functions/http/serve.js';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
-import { type Connection, type ConnectOptions, connect, mintJobId } from '../../src/index.js';
+import { mintId } from '../../src/ids.js';
+import { type Connection, type ConnectOptions, connect } from '../../src/index.js';
 import { fixture, withHeader } from '../fixtures/http/events.js';
 import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
 import { admissionOf, connectTo, jobsOf, withFencedServers } from '../support/emq.js';
@@ -135,7 +136,7 @@ describe.each([
   it('PUT with a caller id: one job, not two; the retry answers 200', async () => {
     const queue = randomQueue('lost-put');
     // A fresh id: caller ids older than EMQ_CALLER_ID_MAX_AGE_MS (a day) are refused.
-    const event = fixture('v2-put', { queue, id: mintJobId() });
+    const event = fixture('v2-put', { queue, id: mintId() });
     const before = totalDropped();
     dropNext(queue);
     expect(lostAnswers).toContain((await serve(event, 'req-4', services)).response.statusCode);

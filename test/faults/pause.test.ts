@@ -30,7 +30,7 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-describe.each(['native', 'function'] as const)('with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s family', (executor) => {
   it(
     `acks 0, no failover: ${PROMISE_TEXT['nothing-lost']} when a primary pauses writes past the command timeout; callers hear 503`,
     async () => {

@@ -150,7 +150,7 @@ describe.each([
         const victim = { primary, heir: await heirOf(target, primary) };
         const result = await runScenario({
           promise: NOTHING_LOST,
-          name: `profiles: ${kind} (${profile}), SIGKILL the fence's primary, ${promotion} promotes, acks ${servers.env.EMQ_ACK_REPLICAS}`,
+          name: `profiles: ${kind} (${profile}), SIGKILL the wire identity's primary, ${promotion} promotes, acks ${servers.env.EMQ_ACK_REPLICAS}`,
           deployed: servers,
           queues: await queuesFor(target, connection, primary),
           fault: killAndPromote(deployed, victim, promotion),

@@ -27,7 +27,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-describe.each(['native', 'function'] as const)('with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s family', (executor) => {
   it(
     `AOF appendfsync always: ${PROMISE_TEXT['nothing-lost']} across a SIGKILL and restart`,
     async () => {

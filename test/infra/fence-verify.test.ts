@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FENCE_PHYSICAL_ID } from '../../functions/fence/on-event.js';
-import { LIBRARY_VERSION } from '../../src/executors/library.js';
+import { LIBRARY_VERSION } from '../../src/families/library.js';
 import { assertBuilt, emq } from '../support/cli.js';
 import {
   type ClusterHandle,

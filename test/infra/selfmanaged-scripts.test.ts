@@ -153,7 +153,7 @@ describe('bootstrap.sh and cluster-create.sh', () => {
 
   it('let the functions enqueue and read back with the native executor over TLS', async () => {
     const connection = await asFunctions();
-    expect(connection.executor.kind).toBe('native');
+    expect(connection.family.name).toBe('native');
     const queue = randomQueue('selfmanaged');
     const admitted = await enqueue(connection, { queue, payload: 'hello', idempotencyKey: 'k-1' });
     expect(admitted.status).toBe('enqueued');

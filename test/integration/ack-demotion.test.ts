@@ -20,7 +20,7 @@ beforeEach(async () => {
 
 afterEach(() => pair.stop());
 
-describe.each(['native', 'function'] as const)('with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s family', (executor) => {
   it('answers EMQ_UNCONFIRMED, naming the job, when the primary is demoted during its WAIT', async () => {
     const replica = pair.replicas[0];
     if (replica === undefined) throw new Error('no replica');

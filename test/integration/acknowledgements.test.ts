@@ -7,12 +7,12 @@ import { handler as httpHandler } from '../../functions/http/handler.js';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { setLogSink } from '../../functions/shared/log.js';
 import { handler as sqsHandler } from '../../functions/sqs/handler.js';
+import { mintId } from '../../src/ids.js';
 import {
   type Connection,
   enqueue,
   enqueueMany,
   install,
-  mintJobId,
   UnconfirmedError,
 } from '../../src/index.js';
 import { fixture, lambdaContext, withBody, withPath } from '../fixtures/http/events.js';
@@ -36,7 +36,7 @@ beforeAll(async () => {
 
 afterAll(() => pair.stop());
 
-describe.each(['native', 'function'] as const)('with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s family', (executor) => {
   // Two WAIT budgets: a short one where the test expects too few confirmations (it waits
   // out the whole budget), a long one where it expects them, since a replica's ack can take
   // far more than 300 ms on a loaded 2-core machine. WAIT returns as soon as it has them.
@@ -75,7 +75,7 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
       );
       const batch = await enqueueMany(conn, [
         { queue, payload: 'a' },
-        { queue, payload: 'b', id: mintJobId() },
+        { queue, payload: 'b', id: mintId() },
       ]);
       failures = [first, again, ...batch];
     } finally {
@@ -112,7 +112,7 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
 });
 
 describe.each(['native', 'function'] as const)(
-  'through the faces, with the %s executor',
+  'through the faces, with the %s family',
   (executor) => {
     const restore: { sink?: (line: string) => void } = {};
     beforeAll(() => {
@@ -147,7 +147,7 @@ describe.each(['native', 'function'] as const)(
 
     it('answers a PUT and its replay 503 while no replica holds the job: a duplicate is confirmed too', async () => {
       const queue = randomQueue('put-unconfirmed');
-      const id = mintJobId();
+      const id = mintId();
       const put = fixture('v2-put', { queue, id });
       await configure(300);
       const [first, again] = await replicaStopped(async () => [
@@ -169,7 +169,7 @@ describe.each(['native', 'function'] as const)(
 
     it('retries an SQS record with emq-job-id and its redelivery while unconfirmed, then handles it once', async () => {
       const queue = randomQueue('sqs-unconfirmed');
-      const record = sqsRecord({ queue, jobId: mintJobId(), body: 'p' });
+      const record = sqsRecord({ queue, jobId: mintId(), body: 'p' });
       await configure(300);
       const [first, again] = await replicaStopped(async () => [
         await sqsHandler(sqsEvent([record]), lambdaContext()),

@@ -8,7 +8,7 @@ import { handler } from '../../functions/http/handler.js';
 import { containerAdmission, resetContainer } from '../../functions/shared/connection.js';
 import { type LogSink, setLogSink } from '../../functions/shared/log.js';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
-import { mintJobId } from '../../src/index.js';
+import { mintId } from '../../src/ids.js';
 import {
   fixture,
   type HttpEventJson,
@@ -122,7 +122,7 @@ describe('the HTTP face', () => {
     expect((await invoke(handler, put)).response.statusCode).toBe(200);
     expect(await jobRowsOn([server], queue)).toBe(1);
     const other = randomQueue('advice-put');
-    const own = withBody(fixture('v2-put', { queue: other, id: mintJobId() }), 'own');
+    const own = withBody(fixture('v2-put', { queue: other, id: mintId() }), 'own');
     const refused = await held(other, 1, () => invoke(handler, own));
     expect(refused.response.statusCode).toBe(503);
     expect((await invoke(handler, own)).response.statusCode).toBe(200);

@@ -1,7 +1,8 @@
 // `emq enqueue` against a real server with the module: what it writes, what it prints, and
 // the exit code of each outcome (0 enqueued or duplicate, 1 refused or failed, 2 usage).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Connection, install, mintJobId, readJob } from '../../src/index.js';
+import { mintId } from '../../src/ids.js';
+import { type Connection, install, readJob } from '../../src/index.js';
 import { assertBuilt, emq, STACK_FRAME } from '../support/cli.js';
 import { connectTo, jobsOf } from '../support/emq.js';
 import { freePort, randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
@@ -46,7 +47,7 @@ describe('emq enqueue', () => {
 
   it('prints one JSON line with --json', async () => {
     const queue = randomQueue();
-    const id = mintJobId();
+    const id = mintId();
     const run = await emq(['enqueue', queue, 'x', '--id', id, '--json', ...at()]);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe(`${JSON.stringify({ queue, id, status: 'enqueued' })}\n`);
@@ -54,7 +55,7 @@ describe('emq enqueue', () => {
 
   it('answers duplicate with exit 0 when the same id and payload come again', async () => {
     const queue = randomQueue();
-    const id = mintJobId();
+    const id = mintId();
     await emq(['enqueue', queue, 'same', '--id', id, ...at()]);
     const again = await emq(['enqueue', queue, 'same', '--id', id, ...at()]);
     expect(again.code).toBe(0);
@@ -64,7 +65,7 @@ describe('emq enqueue', () => {
 
   it('refuses the same id with another payload: EMQ_CONFLICT, exit 1, row unchanged', async () => {
     const queue = randomQueue();
-    const id = mintJobId();
+    const id = mintId();
     await emq(['enqueue', queue, 'first', '--id', id, ...at()]);
     const run = await emq(['enqueue', queue, 'second', '--id', id, ...at()]);
     expect(run.code).toBe(1);
@@ -85,7 +86,7 @@ describe('emq enqueue', () => {
 
   it('prints a failure as a JSON error object on stdout with --json', async () => {
     const queue = randomQueue();
-    const id = mintJobId();
+    const id = mintId();
     await emq(['enqueue', queue, 'a', '--id', id, ...at()]);
     const run = await emq(['enqueue', queue, 'b', '--id', id, '--json', ...at()]);
     expect(run.code).toBe(1);
@@ -149,7 +150,7 @@ describe('emq enqueue', () => {
       randomQueue(),
       'x',
       '--id',
-      mintJobId(),
+      mintId(),
       '--idempotency-key',
       'k',
       ...at(),

@@ -1,7 +1,8 @@
 // `emq fence check | install` on real servers: a fresh standalone server per test (the fence is
-// server-wide state), one without the module (script executor), and one 3-primary cluster.
+// server-wide state), one without the module (script family), and one 3-primary cluster.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fenceKey, LIBRARY_VERSION } from '../../src/index.js';
+import { LIBRARY_VERSION } from '../../src/index.js';
+import { wireKey } from '../../src/keyspace.js';
 import { assertBuilt, emq } from '../support/cli.js';
 import {
   type ClusterHandle,
@@ -33,7 +34,7 @@ const fenceOf = (stdout: string) => JSON.parse(stdout) as Fence;
 async function valueOn(server: ServerHandle): Promise<string | null> {
   const client = await server.client();
   try {
-    return await client.get(fenceKey);
+    return await client.get(wireKey);
   } finally {
     client.disconnect();
   }
@@ -127,7 +128,7 @@ describe('emq fence install', () => {
     expect(await valueOn(server)).toBeNull();
   });
 
-  it('writes the key and loads the library on a server without the module (function executor)', async () => {
+  it('writes the key and loads the library on a server without the module (function family)', async () => {
     const server = await startStandalone();
     const run = await emq(['fence', 'install', '--url', server.url, '--json'], {
       env: { EMQ_WIRE: 'v7' },

@@ -1,7 +1,8 @@
 // `emq get` against a real server: the row as text, as JSON (the HTTP face's shape), as raw
 // bytes, and the exit codes of a missing job and a malformed id.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Connection, enqueue, install, mintJobId } from '../../src/index.js';
+import { mintId } from '../../src/ids.js';
+import { type Connection, enqueue, install } from '../../src/index.js';
 import { assertBuilt, emq } from '../support/cli.js';
 import { connectTo } from '../support/emq.js';
 import { randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
@@ -70,7 +71,7 @@ describe('emq get', () => {
   });
 
   it('exits 1 with EMQ_JOB_NOT_FOUND for a job that is not there', async () => {
-    const run = await emq(['get', randomQueue(), mintJobId(), ...at()]);
+    const run = await emq(['get', randomQueue(), mintId(), ...at()]);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^emq: EMQ_JOB_NOT_FOUND: /);
     expect(run.stdout).toBe('');

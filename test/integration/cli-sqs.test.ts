@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Connection, install, mintJobId, readJob } from '../../src/index.js';
+import { mintId } from '../../src/ids.js';
+import { type Connection, install, readJob } from '../../src/index.js';
 import { sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
 import { assertBuilt, emq } from '../support/cli.js';
 import { connectTo, jobsOf } from '../support/emq.js';
@@ -41,7 +42,7 @@ const at = () => ['--url', server.url];
 describe('emq sqs', () => {
   it('admits every record of the event and prints an empty failure list', async () => {
     const queue = randomQueue();
-    const id = mintJobId();
+    const id = mintId();
     const file = await eventFile(
       sqsEvent([sqsRecord({ body: 'one', queue, jobId: id }), sqsRecord({ body: 'two', queue })]),
     );

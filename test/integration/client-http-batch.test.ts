@@ -5,7 +5,8 @@
 // deployed one does. Each test ends by counting the jobs in Valkey.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmqClientError, MAX_BATCH_BYTES } from '../../client/index.js';
-import { type Connection, mintJobId, readJob } from '../../src/index.js';
+import { mintId } from '../../src/ids.js';
+import { type Connection, readJob } from '../../src/index.js';
 import {
   FRONTS,
   whilePaused as paused,
@@ -100,7 +101,7 @@ describe.each(FRONTS)('behind %s', (_, front, suffix) => {
     it('answers in input order; keyed and id jobs sent again are duplicates', async () => {
       const queue = randomQueue('client-batch');
       const { client } = recordingClient();
-      const id = mintJobId();
+      const id = mintId();
       const jobs = [
         { payload: 'text, no key' },
         { payload: Uint8Array.from([1, 2, 255]), idempotencyKey: 'batch-key' },
@@ -124,7 +125,7 @@ describe.each(FRONTS)('behind %s', (_, front, suffix) => {
     it('keeps a refused job in its place and the others admitted', async () => {
       const queue = randomQueue('client-batch-conflict');
       const { client } = recordingClient();
-      const id = mintJobId();
+      const id = mintId();
       await client.enqueue(queue, 'first', { id });
       const outcomes = await client.enqueueBatch(queue, [
         { payload: 'a' },

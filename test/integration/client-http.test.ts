@@ -7,7 +7,8 @@
 // own never makes a second one. Batches: client-http-batch.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmqClientError } from '../../client/index.js';
-import { type Connection, mintJobId, readJob } from '../../src/index.js';
+import { mintId } from '../../src/ids.js';
+import { type Connection, readJob } from '../../src/index.js';
 import {
   FRONTS,
   lossyProxy,
@@ -86,7 +87,7 @@ describe.each(FRONTS)('behind %s', (_, front, suffix) => {
 
     it('admits under a caller id with PUT; another payload under it is a conflict, thrown at once', async () => {
       const queue = randomQueue('client-put');
-      const id = mintJobId();
+      const id = mintId();
       const { client, sent, statuses } = recordingClient();
       expect(await client.enqueue(queue, 'mine', { id })).toEqual({
         queue,
@@ -146,7 +147,7 @@ describe.each(FRONTS)('behind %s', (_, front, suffix) => {
         payload: Buffer.from(bytes).toString('base64'),
         encoding: 'base64',
       });
-      expect(await client.get(queue, mintJobId())).toBeUndefined();
+      expect(await client.get(queue, mintId())).toBeUndefined();
       const row = await readJob(reader, queue, id);
       expect(row?.payload.equals(Buffer.from(bytes))).toBe(true);
     });

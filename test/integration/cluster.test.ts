@@ -2,16 +2,16 @@
 // every node with no MOVED redirection.
 import type { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintId } from '../../src/ids.js';
 import {
   type Connection,
   EmqError,
   enqueueMany,
   install,
-  mintJobId,
-  queueSlot,
   readJob,
   readNodes,
 } from '../../src/index.js';
+import { queueSlot } from '../../src/keyspace.js';
 import { connectTo, jobsOf } from '../support/emq.js';
 import { type ClusterHandle, randomQueue, startCluster } from '../support/servers.js';
 
@@ -53,7 +53,7 @@ describe('the fence on a cluster', () => {
 describe.each([
   ['native', () => native],
   ['function', () => script],
-])('enqueueMany through the %s executor', (_, conn) => {
+])('enqueueMany through the %s family', (_, conn) => {
   it('writes 100 queues spread over every primary with no MOVED redirection', async () => {
     const queues = Array.from({ length: 100 }, () => randomQueue('spread'));
     const owners = new Set(queues.map((queue) => conn().nodeOf(queueSlot(queue))));
@@ -83,7 +83,7 @@ describe.each([
     const results = await enqueueMany(conn(), [
       { queue, payload: 'a' },
       { queue: 'bad:queue', payload: 'b' },
-      { queue, id: mintJobId(), payload: 'c' },
+      { queue, id: mintId(), payload: 'c' },
       { queue, id: 'not-an-id', payload: 'd' },
     ]);
     expect(results.map((r) => (r instanceof EmqError ? r.code : r.status))).toEqual([

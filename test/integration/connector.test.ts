@@ -54,7 +54,7 @@ describe('connect', () => {
     ]);
     expect(second).toEqual(first);
     const conn = await connectTo(withModule);
-    expect(conn.executor.kind).toBe('native');
+    expect(conn.family.name).toBe('native');
   });
 
   it('refuses a server whose fence holds another identity, naming both values', async () => {

@@ -1,7 +1,8 @@
-// Both executors write the same bytes: SPEC §3-4 conformance on a server that loads the module.
+// Both families write the same bytes: SPEC §3-4 conformance on a server that loads the module.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Connection, enqueue, mintJobId, readJob } from '../../src/index.js';
+import { mintId } from '../../src/ids.js';
+import { type Connection, enqueue, readJob } from '../../src/index.js';
 import { connectTo, startFencedServer } from '../support/emq.js';
 import { randomQueue, type ServerHandle } from '../support/servers.js';
 
@@ -25,15 +26,15 @@ const payloads: [string, Buffer][] = [
   ['a JSON payload', Buffer.from('{"order":42,"items":["a","b"]}')],
 ];
 
-describe('the two executors', () => {
+describe('the two families', () => {
   it('choose native where the module is loaded', () => {
-    expect(native.executor.kind).toBe('native');
-    expect(script.executor.kind).toBe('function');
+    expect(native.family.name).toBe('native');
+    expect(script.family.name).toBe('function');
   });
 
   it.each(payloads)('write byte-identical rows for %s', async (_, payload) => {
     const queue = randomQueue('conf');
-    const id = mintJobId();
+    const id = mintId();
     const client = native.client;
     const rowKey = `emq:{${queue}}:job:${id}`;
     const pendingKey = `emq:{${queue}}:pending`;

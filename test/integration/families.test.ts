@@ -4,22 +4,15 @@
 // they are compared masked), and every refusal leaves the dataset as it was (DEBUG DIGEST).
 import type { Cluster, Command, Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { functionAdmit } from '../../src/executors/function.js';
-import { nativeAdmit } from '../../src/executors/native.js';
-import { scriptAdmit } from '../../src/executors/script.js';
-import {
-  type AdmissionArgs,
-  type AdmitCall,
-  install,
-  jobKey,
-  LIBRARY_SOURCE,
-  mintJobId,
-  payloadDigest,
-  pendingKey,
-  recordField,
-  recordSlotKeys,
-  SCRIPT_SOURCE,
-} from '../../src/index.js';
+import { payloadDigest } from '../../src/admission.js';
+import type { AdmissionArgs, AdmitCall, IdSource } from '../../src/families/family.js';
+import { functionAdmit } from '../../src/families/function.js';
+import { LIBRARY_SOURCE, SCRIPT_SOURCE } from '../../src/families/library.js';
+import { nativeAdmit } from '../../src/families/native.js';
+import { scriptAdmit } from '../../src/families/script.js';
+import { mintId } from '../../src/ids.js';
+import { install } from '../../src/index.js';
+import { jobKey, pendingKey, recordField, recordSlotKeys } from '../../src/keyspace.js';
 import { connectTo, withFencedServers } from '../support/emq.js';
 import {
   type ClusterHandle,
@@ -53,7 +46,7 @@ function plain(reply: unknown): unknown {
 }
 
 interface Spec {
-  readonly kind: 'm' | 'c';
+  readonly idSource: 'm' | 'c';
   readonly id: string;
   readonly key: string;
   readonly payload: Buffer | string;
@@ -63,9 +56,9 @@ function admission(queue: string, spec: Spec): AdmissionArgs {
   const payload = Buffer.from(spec.payload);
   return {
     rowKey: `emq:{${queue}}:job:${spec.id}`,
-    kind: spec.kind,
+    idSource: spec.idSource,
     digest: payloadDigest(payload),
-    field: recordField(spec.kind === 'c' ? 'id' : 'call', spec.key),
+    field: recordField(spec.idSource === 'c' ? 'id' : 'call', spec.key),
     payload,
   };
 }
@@ -109,7 +102,7 @@ async function recordsOf(client: Valkey | Cluster, queue: string): Promise<strin
 }
 
 /** Ids fixed for the whole file, so every family writes the same ids and DUMPs can compare. */
-const IDS = Array.from({ length: 6 }, () => mintJobId());
+const IDS = Array.from({ length: 6 }, () => mintId());
 const [A, B, C, D, E, F] = IDS as [string, string, string, string, string, string];
 const BINARY = Buffer.from([0, 1, 2, 255, 0x0d, 0x0a]);
 const LONG = Buffer.alloc(300, 0x61);
@@ -118,29 +111,29 @@ const LONG = Buffer.alloc(300, 0x61);
 const SCRIPT_OF_CALLS: readonly (readonly Spec[])[] = [
   // 1: two new keys, one binary and one long payload (a row in hashtable encoding).
   [
-    { kind: 'm', id: A, key: 'k1', payload: BINARY },
-    { kind: 'm', id: B, key: 'k2', payload: LONG },
+    { idSource: 'm', id: A, key: 'k1', payload: BINARY },
+    { idSource: 'm', id: B, key: 'k2', payload: LONG },
   ],
   // 2: a replay (0), a taken proposal (2), another digest (-1), a caller id (1), the same key
   //    twice in one call (1 then 0), a caller id whose row exists without a record (0), an id
   //    without JOB (EMQKIND).
   [
-    { kind: 'm', id: C, key: 'k1', payload: BINARY },
-    { kind: 'm', id: A, key: 'k3', payload: 'x' },
-    { kind: 'm', id: C, key: 'k2', payload: 'other' },
-    { kind: 'c', id: D, key: D, payload: 'mine' },
-    { kind: 'm', id: E, key: 'k4', payload: 'twice' },
-    { kind: 'm', id: F, key: 'k4', payload: 'twice' },
-    { kind: 'c', id: B, key: B, payload: LONG },
-    { kind: 'm', id: 'XOB0KHTOWnGLuC', key: 'k5', payload: 'x' },
+    { idSource: 'm', id: C, key: 'k1', payload: BINARY },
+    { idSource: 'm', id: A, key: 'k3', payload: 'x' },
+    { idSource: 'm', id: C, key: 'k2', payload: 'other' },
+    { idSource: 'c', id: D, key: D, payload: 'mine' },
+    { idSource: 'm', id: E, key: 'k4', payload: 'twice' },
+    { idSource: 'm', id: F, key: 'k4', payload: 'twice' },
+    { idSource: 'c', id: B, key: B, payload: LONG },
+    { idSource: 'm', id: 'XOB0KHTOWnGLuC', key: 'k5', payload: 'x' },
   ],
   // 3: only duplicates: nothing written but the touch of one record.
   [
-    { kind: 'm', id: C, key: 'k1', payload: BINARY },
-    { kind: 'c', id: D, key: D, payload: 'mine' },
+    { idSource: 'm', id: C, key: 'k1', payload: BINARY },
+    { idSource: 'c', id: D, key: D, payload: 'mine' },
   ],
   // 4: a caller id whose row holds another payload (-1).
-  [{ kind: 'c', id: A, key: A, payload: 'not BINARY' }],
+  [{ idSource: 'c', id: A, key: A, payload: 'not BINARY' }],
 ];
 
 const EXPECTED = [
@@ -236,10 +229,10 @@ describe.each(['standalone', 'cluster'] as const)('on a %s target with the modul
       'EMQLAYOUT',
     ],
     [
-      'a kind other than m or c',
+      'an id source other than m or c',
       (c: AdmitCall) => ({
         ...c,
-        admissions: c.admissions.map((a) => ({ ...a, kind: 'x' as 'm' })),
+        admissions: c.admissions.map((a) => ({ ...a, idSource: 'x' as IdSource })),
       }),
       'ERR',
     ],
@@ -269,7 +262,7 @@ describe.each(['standalone', 'cluster'] as const)('on a %s target with the modul
       // serves its slot: elsewhere the connector's check stands (docs/wire.md).
       if (prefix === 'EMQWIRE' && family !== 'native' && topology === 'cluster') continue;
       const queue = randomQueue('refuse');
-      const bad = change(call(queue, [{ kind: 'm', id: mintJobId(), key: 'k', payload: 'p' }]));
+      const bad = change(call(queue, [{ idSource: 'm', id: mintId(), key: 'k', payload: 'p' }]));
       const before = await snapshot();
       const reply = await send(conn.client, FAMILIES[family](bad));
       expect(reply).toBeInstanceOf(Error);
@@ -297,7 +290,7 @@ describe.each(['standalone', 'cluster'] as const)('on a %s target with the modul
       replies[family] = plain(
         await send(
           conn.client,
-          FAMILIES[family](call(queue, [{ kind: 'm', id: mintJobId(), key: 'k', payload: 'p' }])),
+          FAMILIES[family](call(queue, [{ idSource: 'm', id: mintId(), key: 'k', payload: 'p' }])),
         ),
       );
       expect(await snapshot()).toEqual(before);
@@ -353,7 +346,7 @@ describe('the function and script families on a server without the module (Elast
   it('read the fence on a standalone server, on replays too (SPEC §4 step 3)', async () => {
     const conn = await connectTo(plainServer);
     const queue = randomQueue('fenced');
-    const first = call(queue, [{ kind: 'm', id: mintJobId(), key: 'k', payload: 'p' }]);
+    const first = call(queue, [{ idSource: 'm', id: mintId(), key: 'k', payload: 'p' }]);
     await send(conn.client, functionAdmit(first));
     const admin = await plainServer.client();
     try {
@@ -368,7 +361,7 @@ describe('the function and script families on a server without the module (Elast
           const replay = await send(conn.client, admit(first));
           expect(replay, what).toBeInstanceOf(Error);
           expect((replay as Error).message, what).toMatch(/^EMQWIRE/);
-          const fresh = call(queue, [{ kind: 'm', id: mintJobId(), key: 'new', payload: 'p' }]);
+          const fresh = call(queue, [{ idSource: 'm', id: mintId(), key: 'new', payload: 'p' }]);
           expect(((await send(conn.client, admit(fresh))) as Error).message, what).toMatch(
             /^EMQWIRE/,
           );

@@ -1,15 +1,15 @@
-// The local function runtime (scripts/local/function-process.ts) on stand-in bundles: a
+// The local function runtime (cli/runtime/function-process.ts) on stand-in bundles: a
 // long-lived process per function whose environment is exactly the one given, its lines
 // handed over as written, its answers over IPC, and a death under an invocation reported
 // (with its stderr) instead of hanging.
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Child, Children } from '../../scripts/local/children.js';
+import { type Child, Children } from '../../cli/runtime/children.js';
 import {
   FunctionError,
   type FunctionProcess,
   startFunction,
-} from '../../scripts/local/function-process.js';
+} from '../../cli/runtime/function-process.js';
 import { alive } from '../support/alive.js';
 
 const PROBE = fileURLToPath(new URL('../fixtures/functions/probe.mjs', import.meta.url));

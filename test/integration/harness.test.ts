@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { valkeyVersionLine } from '../../scripts/valkey/cli.js';
-import { fenceKey } from '../../src/index.js';
+import { wireKey } from '../../src/keyspace.js';
 import { alive } from '../support/alive.js';
 import { installFenceEverywhere } from '../support/fence-ready.js';
 import { moduleArgs } from '../support/module.js';
@@ -160,7 +160,7 @@ describe('test harness', () => {
       // (a replica cannot run EMQ.WIRE, a write command, so its slot's key count is read).
       for (const node of cluster.nodes) {
         const client = await node.client();
-        const slot = String(await client.call('CLUSTER', 'KEYSLOT', fenceKey));
+        const slot = String(await client.call('CLUSTER', 'KEYSLOT', wireKey));
         expect(await client.call('CLUSTER', 'COUNTKEYSINSLOT', slot), node.url).toBe(1);
         if ((await node.role()) === 'primary') {
           expect(await client.call('EMQ.WIRE'), node.url).toEqual(['1', '1']);

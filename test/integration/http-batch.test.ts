@@ -1,11 +1,12 @@
 // SPEC §8a on real servers: POST /queues/{queue}/jobs/batch through the Lambda handler, on a
-// standalone server with the module (both executors) and on a cluster. Rows are read back;
+// standalone server with the module (both families) and on a cluster. Rows are read back;
 // a refused batch leaves DEBUG DIGEST unchanged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/http/handler.js';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { type LogSink, setLogSink } from '../../functions/shared/log.js';
-import { type Connection, install, mintJobId, readJob } from '../../src/index.js';
+import { mintId } from '../../src/ids.js';
+import { type Connection, install, readJob } from '../../src/index.js';
 import {
   FORMATS,
   fixture,
@@ -96,7 +97,7 @@ describe.each(TOPOLOGIES)('on $name', ({ start, executor }) => {
   describe.each(FORMATS)('%s events', (format) => {
     it('admits 100 mixed jobs and answers one result per item, in input order', async () => {
       const queue = randomQueue(`batch-${format}`);
-      const id = mintJobId();
+      const id = mintId();
       const jobs = Array.from({ length: 100 }, (_, index) => {
         if (index === 0) return { payload: 'with an id', id };
         if (index === 1) return { payload: 'AP8Q', encoding: 'base64' };
@@ -128,7 +129,7 @@ describe.each(TOPOLOGIES)('on $name', ({ start, executor }) => {
 
     it('answers duplicates for replayed ids and keys, and a per-item problem for a conflict', async () => {
       const queue = randomQueue(`batch-replay-${format}`);
-      const id = mintJobId();
+      const id = mintId();
       const jobs = [
         { payload: 'a', id },
         { payload: 'b', idempotencyKey: 'k-1' },
@@ -138,7 +139,7 @@ describe.each(TOPOLOGIES)('on $name', ({ start, executor }) => {
       // A later request: within one body, another payload for a key is a malformed body.
       const replay = await invoke(
         batchEvent(format, queue, {
-          jobs: [...jobs, { payload: 'other', id: mintJobId() }],
+          jobs: [...jobs, { payload: 'other', id: mintId() }],
         }),
       );
       expect(replay.response.statusCode).toBe(200);
@@ -188,7 +189,7 @@ describe.each(TOPOLOGIES)('on $name', ({ start, executor }) => {
 
     it('refuses items sharing a key or an id with different payloads before any write', async () => {
       const queue = randomQueue(`batch-shared-${format}`);
-      const id = mintJobId();
+      const id = mintId();
       const before = await digest();
       for (const jobs of [
         [
@@ -210,7 +211,7 @@ describe.each(TOPOLOGIES)('on $name', ({ start, executor }) => {
 
     it('answers a later item that repeats a key or an id with the same payload as its duplicate', async () => {
       const queue = randomQueue(`batch-repeat-${format}`);
-      const id = mintJobId();
+      const id = mintId();
       const { response, body } = await invoke(
         batchEvent(format, queue, {
           jobs: [

@@ -5,8 +5,8 @@
 // A 9 MB batch handed over base64-encoded, as API Gateway passes a body it does not treat as
 // text, once answered 500 EMQ_UNKNOWN (a RangeError of the base64 check).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Children } from '../../scripts/local/children.js';
-import { type FunctionProcess, startFunction } from '../../scripts/local/function-process.js';
+import { Children } from '../../cli/runtime/children.js';
+import { type FunctionProcess, startFunction } from '../../cli/runtime/function-process.js';
 import { batchOf, eventWithBody, FORMATS, type HttpEventJson } from '../fixtures/http/events.js';
 import { requestLine } from '../fixtures/http/invoke.js';
 import { freshBundle } from '../support/bundles.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintJobId } from '../../src/index.js';
+import { mintId } from '../../src/ids.js';
 import {
   FIXTURE_BINARY_BODY,
   fixture,
@@ -76,7 +76,7 @@ afterAll(() => server?.stop());
 describe('the built HTTP bundle', () => {
   it('serves POST, PUT and GET end to end and writes the rows', async () => {
     const queue = randomQueue('http-bundle');
-    const id = mintJobId();
+    const id = mintId();
     const { responses, logs } = await serveWithBundle(server, [
       fixture('v2-post', { queue }),
       fixture('v1-post-base64', { queue }),

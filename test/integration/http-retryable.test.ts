@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/http/handler.js';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { type LogSink, setLogSink } from '../../functions/shared/log.js';
-import { install, mintJobId } from '../../src/index.js';
+import { mintId } from '../../src/ids.js';
+import { install } from '../../src/index.js';
 import {
   FIXTURE_IDEMPOTENCY_KEY,
   fixture,
@@ -156,7 +157,7 @@ describe('a server that is down', () => {
     await configureContainer(server, { EMQ_CONNECT_TIMEOUT_MS: '500' });
     const queue = randomQueue('http-cold');
     // A fresh id: caller ids older than EMQ_CALLER_ID_MAX_AGE_MS (a day) are refused.
-    const id = mintJobId();
+    const id = mintId();
     try {
       const { response, body } = await invoke(fixture('url-put', { queue, id }));
       expect(response.statusCode).toBe(503);

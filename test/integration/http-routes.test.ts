@@ -1,12 +1,13 @@
 // SPEC §8 on real servers: every route and outcome of the HTTP face, driven through the
 // Lambda handler with recorded-shape events of each front (HTTP API 2.0, REST 1.0, Function
-// URL), on a standalone server and a cluster, with both executors. Assertions read the rows
+// URL), on a standalone server and a cluster, with both families. Assertions read the rows
 // back, or compare DEBUG DIGEST before and after a refusal.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/http/handler.js';
 import { containerConnection, resetContainer } from '../../functions/shared/connection.js';
 import { type LogSink, setLogSink } from '../../functions/shared/log.js';
-import { type Connection, install, mintJobId } from '../../src/index.js';
+import { mintId } from '../../src/ids.js';
+import { type Connection, install } from '../../src/index.js';
 import {
   FIXTURE_BINARY_BODY,
   FIXTURE_IDEMPOTENCY_KEY,
@@ -113,7 +114,7 @@ describe.each(TOPOLOGIES)('on $name', ({ start, executors }) => {
     });
 
     it(`serves with the ${kind} executor`, async () => {
-      expect((await containerConnection()).executor.kind).toBe(kind);
+      expect((await containerConnection()).family.name).toBe(kind);
     });
 
     describe.each(FORMATS)('%s events', (format) => {
@@ -190,7 +191,7 @@ describe.each(TOPOLOGIES)('on $name', ({ start, executors }) => {
       });
 
       it('PUT admits the body under the caller id and answers 201 with Location', async () => {
-        const id = mintJobId();
+        const id = mintId();
         const { response, body } = await invoke(fixture(`${format}-put`, { queue, id }));
         expect(response.statusCode).toBe(201);
         expect(body).toEqual({ queue, id, status: 'enqueued' });
@@ -200,7 +201,7 @@ describe.each(TOPOLOGIES)('on $name', ({ start, executors }) => {
       });
 
       it('PUT ignores an Idempotency-Key: the id is the key (namespace id), the header makes no record', async () => {
-        const id = mintJobId();
+        const id = mintId();
         const event = withHeader(fixture(`${format}-put`, { queue, id }), 'Idempotency-Key', 'k1');
         expect((await invoke(event)).response.statusCode).toBe(201);
         expect(await reader.client.exists(`emq:{${queue}}:job:${id}`)).toBe(1);
@@ -209,7 +210,7 @@ describe.each(TOPOLOGIES)('on $name', ({ start, executors }) => {
       });
 
       it('PUT again with the same body answers 200 duplicate and writes nothing', async () => {
-        const id = mintJobId();
+        const id = mintId();
         const event = fixture(`${format}-put`, { queue, id });
         await invoke(event);
         const before = await digest();
@@ -221,7 +222,7 @@ describe.each(TOPOLOGIES)('on $name', ({ start, executors }) => {
       });
 
       it('PUT with another body for an existing id answers 409 and writes nothing', async () => {
-        const id = mintJobId();
+        const id = mintId();
         await invoke(fixture(`${format}-put`, { queue, id }));
         const before = await digest();
         const { response, body } = await invoke(
@@ -234,7 +235,7 @@ describe.each(TOPOLOGIES)('on $name', ({ start, executors }) => {
       });
 
       it('GET reads back the state, attempts and payload of a job', async () => {
-        const id = mintJobId();
+        const id = mintId();
         await invoke(withBody(fixture(`${format}-put`, { queue, id }), FIXTURE_BINARY_BODY));
         const { response, body, requestId } = await invoke(fixture(`${format}-get`, { queue, id }));
         expect(response.statusCode).toBe(200);
@@ -253,9 +254,7 @@ describe.each(TOPOLOGIES)('on $name', ({ start, executors }) => {
       });
 
       it('GET of a job that does not exist answers 404 EMQ_JOB_NOT_FOUND', async () => {
-        const { response, body } = await invoke(
-          fixture(`${format}-get`, { queue, id: mintJobId() }),
-        );
+        const { response, body } = await invoke(fixture(`${format}-get`, { queue, id: mintId() }));
         expect(response.statusCode).toBe(404);
         expect(response.headers['content-type']).toBe('application/problem+json');
         expect(body).toMatchObject({ status: 404, code: 'EMQ_JOB_NOT_FOUND', retryable: false });

@@ -3,12 +3,12 @@
 // duplicate), one key raced with two bodies (one job, one 422), a consumed job never
 // re-admitted, and a write held past its timeout then retried leaving exactly one job.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintId } from '../../src/ids.js';
 import {
   ConflictError,
   type Connection,
   enqueue,
   enqueueMany,
-  mintJobId,
   UnavailableError,
 } from '../../src/index.js';
 import { connectTo, jobsOf, recordOf, startFencedServer } from '../support/emq.js';
@@ -22,7 +22,7 @@ beforeAll(async () => {
 
 afterAll(() => server.stop());
 
-describe.each(['native', 'function'] as const)('with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s family', (executor) => {
   let conn: Connection;
   beforeAll(async () => {
     conn = await connectTo(server, { executor });
@@ -43,7 +43,7 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
     const http = await enqueue(conn, { queue, payload: 'p', idempotencyKey: 'k', origin: 'http' });
     const sqs = await enqueue(conn, { queue, payload: 'p', idempotencyKey: 'k', origin: 'sqs' });
     // A caller's id is a key of its own namespace: `k` as an id could never collide either.
-    const caller = mintJobId();
+    const caller = mintId();
     await enqueue(conn, { queue, payload: 'p', id: caller });
     expect(sqs.id).not.toBe(http.id);
     expect((await recordOf(conn, queue, 'http', 'k'))?.id).toBe(http.id);
@@ -81,7 +81,7 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
 
   it('answers duplicate for a caller id sent twice with the same payload', async () => {
     const queue = randomQueue('callerid');
-    const id = mintJobId();
+    const id = mintId();
     await enqueue(conn, { queue, id, payload: 'p' });
     expect(await enqueue(conn, { queue, id, payload: 'p' })).toEqual({
       queue,
@@ -92,7 +92,7 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
 
   it('refuses a caller id that exists with another payload (EMQ_CONFLICT) and writes nothing', async () => {
     const queue = randomQueue('conflict');
-    const id = mintJobId();
+    const id = mintId();
     await enqueue(conn, { queue, id, payload: 'p' });
     const before = await digestOf(server);
     await expect(enqueue(conn, { queue, id, payload: 'other' })).rejects.toMatchObject({
@@ -104,8 +104,8 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
 
   it('proposes another id when the minted one is taken, even with an equal payload (defects 2 and 4)', async () => {
     const queue = randomQueue('collide');
-    const taken = mintJobId();
-    const fresh = mintJobId();
+    const taken = mintId();
+    const fresh = mintId();
     const ids = [taken, fresh];
     const minting = await connectTo(server, {
       executor,
@@ -125,7 +125,7 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
 
   it('gives up, retryably, after a bounded run of taken ids and writes nothing', async () => {
     const queue = randomQueue('bounded');
-    const taken = mintJobId();
+    const taken = mintId();
     await enqueue(conn, { queue, id: taken, payload: 'x' });
     const stuck = await connectTo(server, { executor, mintId: () => taken });
     const before = await digestOf(server);
@@ -148,7 +148,7 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
 
   it('never re-creates a consumed job under its caller id: the record names it', async () => {
     const queue = randomQueue('consumed-id');
-    const id = mintJobId();
+    const id = mintId();
     await enqueue(conn, { queue, payload: 'p', id });
     await conn.client.del(`emq:{${queue}}:job:${id}`);
     await conn.client.zrem(`emq:{${queue}}:pending`, id);
@@ -163,7 +163,7 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
   it('refuses another body after the job was consumed: the record keeps the digest', async () => {
     const queue = randomQueue('consumed-other');
     const first = await enqueue(conn, { queue, payload: 'p', idempotencyKey: 'k' });
-    const id = mintJobId();
+    const id = mintId();
     await enqueue(conn, { queue, payload: 'p', id });
     for (const gone of [first.id, id]) {
       await conn.client.del(`emq:{${queue}}:job:${gone}`);
@@ -182,7 +182,7 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
 
   it('records a caller id whose row another host wrote without a record, judged by its payload', async () => {
     const queue = randomQueue('seeded');
-    const id = mintJobId();
+    const id = mintId();
     // Another host (the seeds' EMQ.ENQUEUE / emq_enqueue) writes rows without records.
     await conn.client.call(
       'FCALL',

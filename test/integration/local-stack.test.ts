@@ -277,7 +277,7 @@ describe('local stack, standalone', () => {
     expect(stack.output()).toContain(
       `curl -i -X POST ${stack.state.http}/queues/demo/jobs -H 'Idempotency-Key: demo-1' --data-binary 'hello'`,
     );
-    expect(stack.output()).toMatch(/module loaded, executor native, fence installed \(wire 1\)/);
+    expect(stack.output()).toMatch(/module loaded, family native, wire identity 1 installed/);
   });
 
   it("prints no Node warning: the SQS emulator's node:sqlite is loaded only with --sqs", () => {

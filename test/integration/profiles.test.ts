@@ -12,7 +12,7 @@ import { resetContainer } from '../../functions/shared/connection.js';
 import { setLogSink } from '../../functions/shared/log.js';
 import { handler as sqsHandler } from '../../functions/sqs/handler.js';
 import type { CacheKind } from '../../infra/settings.js';
-import { mintJobId } from '../../src/index.js';
+import { mintId } from '../../src/ids.js';
 import { fixture, lambdaContext, withBody, withPath } from '../fixtures/http/events.js';
 import { clearEmqEnv, invoke } from '../fixtures/http/invoke.js';
 import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
@@ -132,7 +132,7 @@ describe.each(KINDS)('cache=$kind on a $profile-shaped target', ({ kind, profile
       422,
     );
 
-    const id = mintJobId();
+    const id = mintId();
     const put = fixture('v2-put', { queue, id });
     expect((await invoke(httpHandler, put)).response.statusCode).toBe(201);
     expect((await invoke(httpHandler, put)).response.statusCode).toBe(200);
@@ -146,7 +146,7 @@ describe.each(KINDS)('cache=$kind on a $profile-shaped target', ({ kind, profile
         jobs: [
           { payload: 'a' },
           { payload: 'b', idempotencyKey: 'batch-b' },
-          { payload: 'c', id: mintJobId() },
+          { payload: 'c', id: mintId() },
         ],
       }),
     );
@@ -164,7 +164,7 @@ describe.each(KINDS)('cache=$kind on a $profile-shaped target', ({ kind, profile
     deploy('sqs');
     const queue = randomQueue(`sqs-${kind}`);
     const records: SQSRecord[] = Array.from({ length: 10 }, (_, i) =>
-      sqsRecord({ queue, body: `job ${i}`, ...(i === 9 ? { jobId: mintJobId() } : {}) }),
+      sqsRecord({ queue, body: `job ${i}`, ...(i === 9 ? { jobId: mintId() } : {}) }),
     );
     target.commands.reset();
     expect(await sqsHandler(sqsEvent(records), lambdaContext())).toEqual({ batchItemFailures: [] });

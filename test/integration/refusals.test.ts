@@ -1,5 +1,6 @@
 // Every refusal of SPEC §4 leaves the dataset byte-for-byte as it was and maps to its class.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintId } from '../../src/ids.js';
 import {
   ConfigError,
   type Connection,
@@ -10,7 +11,6 @@ import {
   FenceError,
   InvalidInputError,
   install,
-  mintJobId,
   PausedError,
   RefusedError,
 } from '../../src/index.js';
@@ -44,7 +44,7 @@ async function refusal(act: () => Promise<unknown>): Promise<EmqError> {
 }
 
 // Caller ids are judged by their age: minted as the file starts.
-const id = mintJobId();
+const id = mintId();
 
 function rawNative(keys: [string, string], argv: [string, string]): Promise<unknown> {
   return native.client.call('EMQ.ENQUEUE', '2', ...keys, ...argv);
@@ -89,7 +89,7 @@ describe.each([
 describe.each([
   ['native', () => native],
   ['function', () => script],
-])('through the %s executor', (_, conn) => {
+])('through the %s family', (_, conn) => {
   it('a pending key of the wrong type is refused (EMQ_WRONGTYPE)', async () => {
     const queue = randomQueue('wt');
     await conn().client.set(`emq:{${queue}}:pending`, 'not a sorted set');
@@ -203,10 +203,10 @@ describe('a server without the module', () => {
     expect(String((failure as Error).message)).toMatch(/EMQ_EXECUTOR=auto/);
   });
 
-  it('opens an auto connection with the function executor', async () => {
+  it('opens an auto connection with the function family', async () => {
     await install(await connectTo(plain, { checkFence: false }));
     const conn = await connectTo(plain);
-    expect(conn.executor.kind).toBe('function');
+    expect(conn.family.name).toBe('function');
   });
 
   it.each(['function', 'script'] as const)(
@@ -223,7 +223,7 @@ describe('a server without the module', () => {
         for (const request of [
           { queue, payload: 'p', idempotencyKey: 'k' },
           { queue, payload: 'q', idempotencyKey: 'new' },
-          { queue, payload: 'r', id: mintJobId() },
+          { queue, payload: 'r', id: mintId() },
         ]) {
           const refused = await enqueue(conn, request).catch((error: unknown) => error);
           expect(refused).toMatchObject({ code: 'EMQWIRE', retryable: true });

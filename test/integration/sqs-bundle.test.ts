@@ -1,6 +1,7 @@
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { install, mintJobId, readJob } from '../../src/index.js';
+import { mintId } from '../../src/ids.js';
+import { install, readJob } from '../../src/index.js';
 import { sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
 import { bundlePath, freshBundle, run } from '../support/bundles.js';
 import { connectTo, jobsOf } from '../support/emq.js';
@@ -81,7 +82,7 @@ describe('the built SQS bundle', () => {
     const queue = randomQueue('sqs-bundle');
     const other = randomQueue('sqs-bundle');
     // A fresh id: the function refuses caller ids older than EMQ_CALLER_ID_MAX_AGE_MS (a day).
-    const callerId = mintJobId();
+    const callerId = mintId();
     const records = [
       sqsRecord({ body: 'to the default queue' }),
       sqsRecord({

@@ -36,7 +36,7 @@ async function dedupeExists(conn: Connection, queue: string, record: SQSRecord) 
 }
 
 describe.each(['native', 'function'] as const)(
-  'on a standalone server with the %s executor',
+  'on a standalone server with the %s family',
   (executor) => {
     it('stops a group at a permanent failure that has no DLQ to go to', async () => {
       const conn = await connectTo(standalone, { executor });
@@ -88,7 +88,7 @@ describe.each(['native', 'function'] as const)(
   },
 );
 
-describe.each(['native', 'function'] as const)('on a cluster with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('on a cluster with the %s family', (executor) => {
   it('short-circuits only the groups whose record timed out on a paused node', async () => {
     const conn = await connectTo(cluster, { executor });
     // Long enough for a write to the unpaused node on a loaded machine; the paused node's

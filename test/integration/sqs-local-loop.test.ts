@@ -13,10 +13,10 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localContext } from '../../cli/runtime/lambda-context.js';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { setLogSink } from '../../functions/shared/log.js';
 import { handler } from '../../functions/sqs/handler.js';
-import { localContext } from '../../scripts/local/lambda-context.js';
 import { type LocalSqs, startLocalSqs } from '../../scripts/local/sqs-loop.js';
 import { install, readJob } from '../../src/index.js';
 import { connectTo, jobsOf } from '../support/emq.js';

@@ -4,7 +4,9 @@
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
-import { type Connection, enqueue, fenceKey, mintJobId, readJob, slotOf } from '../../src/index.js';
+import { mintId } from '../../src/ids.js';
+import { type Connection, enqueue, readJob } from '../../src/index.js';
+import { slotOf, wireKey } from '../../src/keyspace.js';
 import { captureLogs, recordLines } from '../fixtures/sqs/logs.js';
 import { queueOn } from '../fixtures/sqs/placement.js';
 import { binaryAttribute, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
@@ -14,8 +16,8 @@ import { type Dlq, type StoredLetter, useSqs } from '../support/sqs.js';
 
 const MAX_PAYLOAD = 1_024;
 // Caller ids are judged by their age: minted as the file starts.
-const SEEDED_ID = mintJobId();
-const SAME_ID = mintJobId();
+const SEEDED_ID = mintId();
+const SAME_ID = mintId();
 
 let standalone: ServerHandle;
 let cluster: ClusterHandle;
@@ -116,7 +118,7 @@ async function expectAdmittedRows(conn: Connection, mixed: Mixed) {
 }
 
 describe.each(['native', 'function'] as const)(
-  'on a standalone server with the %s executor',
+  'on a standalone server with the %s family',
   (executor) => {
     it('dead-letters exactly the permanent failures and admits the rest', async () => {
       const conn = await connectTo(standalone, { executor, maxPayloadBytes: MAX_PAYLOAD });
@@ -179,12 +181,12 @@ describe.each(['native', 'function'] as const)(
   },
 );
 
-describe('on a standalone server with the native executor', () => {
+describe('on a standalone server with the native family', () => {
   it('lists every record as a batch item failure when the fence changed after connect', async () => {
     const conn = await connectTo(standalone, { executor: 'native' });
     const queue = randomQueue('fenced');
     const batch = Array.from({ length: 4 }, (_, i) => sqsRecord({ queue, body: `job ${i}` }));
-    await conn.client.set(fenceKey, 'another-wire');
+    await conn.client.set(wireKey, 'another-wire');
     try {
       const dlq = sqs().dlq();
       const response = await handleSqsBatch(sqsEvent(batch), {
@@ -199,19 +201,19 @@ describe('on a standalone server with the native executor', () => {
       expect(await dlq.letters()).toEqual([]);
       expect(await jobsOf(conn, queue)).toEqual({ rows: [], pending: [] });
     } finally {
-      await conn.client.set(fenceKey, '1');
+      await conn.client.set(wireKey, '1');
     }
   });
 });
 
-describe.each(['native', 'function'] as const)('on a cluster with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('on a cluster with the %s family', (executor) => {
   it('gives every record of a mixed batch its outcome, the fenced node included', async () => {
     const conn = await connectTo(cluster, { executor, maxPayloadBytes: MAX_PAYLOAD });
     // The node that owns {emq}:version's slot takes a plain SET of it: only that node's copy
     // changes, so only records whose queue lives there meet the fence.
     const primaries = await cluster.primaries();
     const ownsFence = (node: ServerHandle) =>
-      conn.nodeOf(slotOf(fenceKey)) === `${node.host}:${node.port}`;
+      conn.nodeOf(slotOf(wireKey)) === `${node.host}:${node.port}`;
     const owner = primaries.find(ownsFence);
     const other = primaries.find((node) => !ownsFence(node));
     if (owner === undefined || other === undefined) throw new Error('expected 3 primaries');
@@ -219,7 +221,7 @@ describe.each(['native', 'function'] as const)('on a cluster with the %s executo
     const fencedQueue = queueOn(conn, owner, 'fenced');
     const fenced = sqsRecord({ queue: fencedQueue, body: 'on the fenced node' });
     const records = [...Object.values(mixed.records), fenced];
-    await conn.client.set(fenceKey, 'another-wire');
+    await conn.client.set(wireKey, 'another-wire');
     try {
       const dlq = sqs().dlq();
       const response = await handleSqsBatch(sqsEvent(records), {
@@ -236,7 +238,7 @@ describe.each(['native', 'function'] as const)('on a cluster with the %s executo
       expect(recordLines(lines).at(-1)).toMatchObject({ disposition: 'retry', code: 'EMQWIRE' });
       expect(onFenced).toEqual({ rows: [], pending: [] });
     } finally {
-      await conn.client.set(fenceKey, '1');
+      await conn.client.set(wireKey, '1');
     }
   });
 });

@@ -3,7 +3,8 @@
 import type { SQSRecord } from 'aws-lambda';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
-import { type Connection, jobIdAt, mintJobId, UnavailableError } from '../../src/index.js';
+import { jobIdAt, mintId } from '../../src/ids.js';
+import { type Connection, UnavailableError } from '../../src/index.js';
 import { captureLogs, recordLines } from '../fixtures/sqs/logs.js';
 import { queueOn } from '../fixtures/sqs/placement.js';
 import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
@@ -30,7 +31,7 @@ function batchOf(queue: string): SQSRecord[] {
       queue,
       body: `job ${i}`,
       sentAt: sentAt + i,
-      ...(i >= 8 ? { jobId: mintJobId() } : {}),
+      ...(i >= 8 ? { jobId: mintId() } : {}),
     }),
   );
 }
@@ -87,7 +88,7 @@ describe.each([
   ['standalone', 'function'],
   ['cluster', 'native'],
   ['cluster', 'function'],
-] as const)('on a %s server with the %s executor', (topology, executor) => {
+] as const)('on a %s server with the %s family', (topology, executor) => {
   let conn: Connection;
   let impatient: Connection;
   const target = () => (topology === 'cluster' ? cluster : standalone);
@@ -199,7 +200,7 @@ describe.each(['native', 'function'] as const)(
   },
 );
 
-describe.each(['native', 'function'] as const)('on a cluster with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('on a cluster with the %s family', (executor) => {
   it('admits each message once when one node times out mid-batch and its records come back', async () => {
     const conn = await connectTo(cluster, { executor });
     const impatient = await impatientTo(cluster, executor);

@@ -5,7 +5,8 @@ import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setLogSink } from '../../functions/shared/log.js';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
-import { type Connection, connect, mintJobId } from '../../src/index.js';
+import { mintId } from '../../src/ids.js';
+import { type Connection, connect } from '../../src/index.js';
 import { captureLogs } from '../fixtures/sqs/logs.js';
 import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
 import { type RoundTripProxy, startRoundTripProxy } from '../fixtures/sqs/round-trip-proxy.js';
@@ -34,12 +35,12 @@ function tenOf(queue: string, spec: Parameters<typeof sqsRecord>[0] = {}): SQSRe
   return Array.from({ length: 10 }, (_, i) => sqsRecord({ queue, body: `job ${i}`, ...spec }));
 }
 
-describe.each(['native', 'function'] as const)('with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s family', (executor) => {
   let conn: Connection;
 
   beforeAll(async () => {
     conn = await connect({ urls: [proxy.url], executor });
-    // Warm the connection (the script executor's first call per socket carries the script).
+    // Warm the connection (the script family's first call per socket carries the script).
     const restore = setLogSink(() => {});
     try {
       await handleSqsBatch(sqsEvent(tenOf(randomQueue('warm'))), {
@@ -73,7 +74,7 @@ describe.each(['native', 'function'] as const)('with the %s executor', (executor
   it('admits a batch of 10 records with caller ids in one round trip', async () => {
     const queue = randomQueue('ids');
     const records = tenOf(queue).map((record) =>
-      sqsRecord({ queue, body: record.body, jobId: mintJobId() }),
+      sqsRecord({ queue, body: record.body, jobId: mintId() }),
     );
     expect(await roundTripsOf(records)).toBe(1);
   });

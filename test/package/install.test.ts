@@ -163,7 +163,7 @@ try {
   console.log(JSON.stringify({
     minted: mintId(),
     config: loadConfig({}),
-    executor: connection.executor.kind,
+    executor: connection.family.name,
     admitted,
     job: { state: job.state, payload: job.payload.toString() },
     pending,

@@ -8,7 +8,7 @@
 // the Serverless-like server answers "unknown command", as Serverless does.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIBRARY_SOURCE } from '../../src/executors/library.js';
+import { LIBRARY_SOURCE } from '../../src/families/library.js';
 import {
   type ClusterHandle,
   type ServerHandle,

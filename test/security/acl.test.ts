@@ -7,7 +7,7 @@
 // What they are refused is acl-refusals.test.ts.
 import type { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIBRARY_SOURCE, LIBRARY_VERSION } from '../../src/executors/library.js';
+import { LIBRARY_SOURCE, LIBRARY_VERSION } from '../../src/families/library.js';
 import {
   type ClusterHandle,
   type ReplicatedHandle,
@@ -222,10 +222,10 @@ describe.each(KINDS)('on an $name', (kind) => {
           client.hset(k.row(c), 'state', 'pending', 'attempts', '0', 'payload', 'three'),
         );
         const call = admitCall(queue, [
-          { kind: 'm', id: a, key: 'k1', payload: 'one' },
-          { kind: 'm', id: b, key: 'k1', payload: 'one' },
-          { kind: 'm', id: c, key: 'k2', payload: 'two' },
-          { kind: 'c', id: d, key: d, payload: 'four' },
+          { idSource: 'm', id: a, key: 'k1', payload: 'one' },
+          { idSource: 'm', id: b, key: 'k1', payload: 'one' },
+          { idSource: 'm', id: c, key: 'k2', payload: 'two' },
+          { idSource: 'c', id: d, key: d, payload: 'four' },
         ]);
         expect(await run(node, 'admit', call)).toEqual([
           [1, a],
@@ -238,14 +238,14 @@ describe.each(KINDS)('on an $name', (kind) => {
           await run(
             node,
             'admit',
-            admitCall(queue, [{ kind: 'm', id: e, key: 'k1', payload: 'one' }]),
+            admitCall(queue, [{ idSource: 'm', id: e, key: 'k1', payload: 'one' }]),
           ),
         ).toEqual([[0, a]]);
         expect(
           await run(
             node,
             'admit',
-            admitCall(queue, [{ kind: 'm', id: f, key: 'k1', payload: 'other' }]),
+            admitCall(queue, [{ idSource: 'm', id: f, key: 'k1', payload: 'other' }]),
           ),
         ).toEqual([[-1, a]]);
         // A caller's id whose row exists without a record: the row's payload decides.
@@ -253,14 +253,14 @@ describe.each(KINDS)('on an $name', (kind) => {
           await run(
             node,
             'admit',
-            admitCall(queue, [{ kind: 'c', id: c, key: c, payload: 'three' }]),
+            admitCall(queue, [{ idSource: 'c', id: c, key: c, payload: 'three' }]),
           ),
         ).toEqual([[0, c]]);
         expect(
           await run(
             node,
             'admit',
-            admitCall(queue, [{ kind: 'c', id: c, key: c, payload: 'else' }]),
+            admitCall(queue, [{ idSource: 'c', id: c, key: c, payload: 'else' }]),
           ),
         ).toEqual([[-1, c]]);
         const rows = await asHarness(node, async (client) => ({
@@ -287,7 +287,7 @@ describe.each(KINDS)('on an $name', (kind) => {
         await run(
           node,
           'admit',
-          admitCall(queue, [{ kind: 'm', id: j, key: 'k6', payload: 'six' }]),
+          admitCall(queue, [{ idSource: 'm', id: j, key: 'k6', payload: 'six' }]),
         ),
       ).toEqual([[1, j]]);
       const junk = await asHarness(node, (client) =>
@@ -304,7 +304,7 @@ describe.each(KINDS)('on an $name', (kind) => {
         const [a, b] = [jobId(), jobId()];
         expect(await run(node, 'enqueue', enqueueCall(queue, a, 'one'))).toBe(1);
         const admitOf = (id: string) =>
-          run(node, 'admit', admitCall(queue, [{ kind: 'm', id, key: 'k1', payload: 'two' }]));
+          run(node, 'admit', admitCall(queue, [{ idSource: 'm', id, key: 'k1', payload: 'two' }]));
         expect(await admitOf(b)).toEqual([[1, b]]);
         expect(await admitOf(jobId())).toEqual([[0, b]]);
       },
@@ -335,7 +335,7 @@ describe.each(KINDS)('on an $name', (kind) => {
     async () => {
       const node = setup().standalone;
       const queue = randomQueue('acl-fence');
-      const call = () => admitCall(queue, [{ kind: 'm', id: jobId(), key: 'k', payload: 'p' }]);
+      const call = () => admitCall(queue, [{ idSource: 'm', id: jobId(), key: 'k', payload: 'p' }]);
       try {
         await asHarness(node, (client) => client.set(FENCE_KEY, 'other'));
         expect(await run(node, 'admit', call())).toMatch(
@@ -356,7 +356,7 @@ describe.each(KINDS)('on an $name', (kind) => {
       const node = setup().standalone;
       await asHarness(node, (client) => client.call('SCRIPT', 'FLUSH'));
       const queue = randomQueue('acl-noscript');
-      const call = admitCall(queue, [{ kind: 'm', id: jobId(), key: 'k', payload: 'p' }]);
+      const call = admitCall(queue, [{ idSource: 'm', id: jobId(), key: 'k', payload: 'p' }]);
       expect(await run(node, 'admit', call)).toMatch(/^NOSCRIPT/);
       expect(
         await as(node, FUNCTIONS_USER, (client) => send(client, ['SCRIPT', 'LOAD', SCRIPT_SOURCE])),
@@ -373,8 +373,10 @@ describe.each(KINDS)('on an $name', (kind) => {
         expect(String(reply)).not.toMatch(REFUSED);
       const queue = randomQueue('acl-wait');
       const id = jobId();
-      const first = admitCall(queue, [{ kind: 'm', id, key: 'w', payload: 'confirmed' }]);
-      const again = admitCall(queue, [{ kind: 'm', id: jobId(), key: 'w', payload: 'confirmed' }]);
+      const first = admitCall(queue, [{ idSource: 'm', id, key: 'w', payload: 'confirmed' }]);
+      const again = admitCall(queue, [
+        { idSource: 'm', id: jobId(), key: 'w', payload: 'confirmed' },
+      ]);
       const replies = await as(primary, FUNCTIONS_USER, async (client) => [
         await send(client, command(kind.family, 'admit', first)),
         await send(client, ['WAIT', '1', '5000']),

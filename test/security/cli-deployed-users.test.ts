@@ -67,7 +67,7 @@ describe.each(KINDS)('on the $name', (kind) => {
 
     const doctor = await emq(['doctor', '--url', as(FUNCTIONS_USER, server().url), '--json']);
     expect(doctor.code).toBe(0);
-    expect(JSON.parse(doctor.stdout)).toMatchObject({ ok: true, executor: kind.family });
+    expect(JSON.parse(doctor.stdout)).toMatchObject({ ok: true, family: kind.family });
   });
 });
 

@@ -3,7 +3,7 @@
 // what a host sends, as the user the stack deploys.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Valkey } from 'iovalkey';
-import { LIBRARY_SOURCE } from '../../src/executors/library.js';
+import { LIBRARY_SOURCE } from '../../src/families/library.js';
 import type { ServerHandle } from '../support/servers.js';
 import type { Family } from './acl-setup.js';
 
@@ -43,7 +43,7 @@ export const keysOf = (queue: string) => ({
 });
 
 export interface Admission {
-  readonly kind: 'm' | 'c';
+  readonly idSource: 'm' | 'c';
   readonly id: string;
   /** The idempotency key, in namespace `http` (a minted proposal) or `id` (a caller's id). */
   readonly key: string;
@@ -59,9 +59,9 @@ export interface Call {
 /** `admit` of docs/wire.md: n admissions of one queue in one call. */
 export function admitCall(queue: string, admissions: readonly Admission[], ttlMs = TTL_MS): Call {
   const k = keysOf(queue);
-  // The claim: kind, payload digest, then the record field (h's first 22 characters).
+  // The claim: id source, payload digest, then the record field (h's first 22 characters).
   const claimOf = (a: Admission) =>
-    `${a.kind}${payloadDigest(a.payload)}${recordHash(a.kind === 'c' ? 'id' : 'http', a.key).slice(0, 22)}`;
+    `${a.idSource}${payloadDigest(a.payload)}${recordHash(a.idSource === 'c' ? 'id' : 'http', a.key).slice(0, 22)}`;
   return {
     keys: [k.pending, ...k.slots, ...admissions.map((a) => k.row(a.id))],
     args: [WIRE, ttlMs, ...admissions.flatMap((a) => [claimOf(a), a.payload])],

@@ -64,7 +64,7 @@ async function refusal(options: ConnectOptions): Promise<{ error: unknown; codes
   }
 }
 
-describe.each(['native', 'function'] as const)('with the %s executor', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s family', (executor) => {
   it('enqueues over rediss:// with a connector that verifies the CA', async () => {
     await connected(
       { urls: [server.url], tls: { ca: certificates.ca }, executor },

@@ -4,7 +4,7 @@
  */
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { EchoMqClient, type RetryOptions } from '../../client/index.js';
-import { mintJobId } from '../../src/index.js';
+import { mintId } from '../../src/ids.js';
 import type { HttpFront } from './functions.js';
 import type { ServerHandle } from './servers.js';
 
@@ -76,7 +76,7 @@ export async function whilePaused(
       if (status === 503) await admin.call('CLIENT', 'UNPAUSE');
     },
   });
-  await recording.client.get(queue, mintJobId());
+  await recording.client.get(queue, mintId());
   await admin.call('CLIENT', 'PAUSE', '20000', 'WRITE');
   try {
     await use(recording);

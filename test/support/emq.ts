@@ -6,10 +6,8 @@ import {
   type Connection,
   type ConnectOptions,
   connect,
-  type KeyNamespace,
-  recordHash,
-  recordSlotKeys,
 } from '../../src/index.js';
+import { type KeyNamespace, recordHash, recordSlotKeys } from '../../src/keyspace.js';
 import { installFenceEverywhere } from './fence-ready.js';
 import { startCluster, startStandalone } from './servers.js';
 import type { ClusterHandle, ServerHandle } from './types.js';

@@ -1,6 +1,6 @@
 /**
  * The built functions as Lambda runs them, for tests of their callers: each in a process of
- * its own importing its bundle (scripts/local/function-process.ts), the HTTP one behind the
+ * its own importing its bundle (cli/runtime/function-process.ts), the HTTP one behind the
  * local stack's API Gateway front, the SQS one fed by the local SQS loop, both pointed at a
  * harness server. Their log lines are kept, to show when a test fails.
  */
@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse } from 'aws-lambda';
-import { Children } from '../../scripts/local/children.js';
-import { type FunctionProcess, startFunction } from '../../scripts/local/function-process.js';
+import { Children } from '../../cli/runtime/children.js';
+import { type FunctionProcess, startFunction } from '../../cli/runtime/function-process.js';
 import { serveHttp } from '../../scripts/local/http-server.js';
 import { LOCAL_SQS, type LocalSqs, startLocalSqs } from '../../scripts/local/sqs-loop.js';
 import { synthesizedSettings } from '../../scripts/local/synthesis.js';

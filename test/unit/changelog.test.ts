@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../src/config.js';
-import { LIBRARY_VERSION } from '../../src/executors/library.js';
+import { LIBRARY_VERSION } from '../../src/families/library.js';
 
 const read = (name: string) => readFileSync(new URL(`../../${name}`, import.meta.url), 'utf8');
 const { version } = JSON.parse(read('package.json')) as { version: string };

@@ -22,12 +22,12 @@ import {
   type ErrorCode,
   FenceError,
   InvalidInputError,
-  OUTCOMES,
   PausedError,
   RefusedError,
   UnavailableError,
   UnconfirmedError,
 } from '../../src/index.js';
+import { OUTCOMES } from '../../src/outcomes.js';
 
 /** One error of every code the core has, and the exit code the CLI must end with. */
 const EVERY_CODE: Record<ErrorCode, readonly [EmqError, ExitCode]> = {

@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Io } from '../../cli/io.js';
 import { run } from '../../cli/program.js';
-import { assertCallerIdTime, isJobId, jobIdAt } from '../../src/index.js';
+import { isJobId, jobIdAt } from '../../src/ids.js';
+import { assertCallerIdTime } from '../../src/index.js';
 
 interface Captured {
   readonly io: Io;

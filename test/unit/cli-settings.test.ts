@@ -17,16 +17,14 @@ import {
   RULES,
   settingsHelp,
 } from '../../cli/settings.js';
+import { isJobId, jobIdAt, mintId } from '../../src/ids.js';
 import {
   assertCallerIdTime,
   assertIdempotencyKey,
   assertQueue,
   ConfigError,
   DEFAULTS,
-  isJobId,
-  jobIdAt,
   loadConfig,
-  mintJobId,
 } from '../../src/index.js';
 
 /** The values the core lists when it refuses one: its own words, read back. */
@@ -106,7 +104,7 @@ describe('argument rules in the help', () => {
 
   it('describes job ids and idempotency keys as the core checks them', () => {
     expect(RULES.jobId).toMatch(/^JOB \+ 11 base62 characters/);
-    const id = mintJobId();
+    const id = mintId();
     expect(id).toMatch(/^JOB[0-9A-Za-z]{11}$/);
     expect(isJobId(id)).toBe(true);
     expect(RULES.idempotencyKey).toBe('1 to 256 printable ASCII characters, no spaces');

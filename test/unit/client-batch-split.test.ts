@@ -20,7 +20,7 @@ import {
   MAX_BATCH_BYTES,
   MAX_BATCH_JOBS,
 } from '../../client/index.js';
-import { mintJobId } from '../../src/index.js';
+import { mintId } from '../../src/ids.js';
 
 type Sent = { readonly bytes: number; readonly eventBytes: number; readonly items: BatchItem[] };
 
@@ -46,7 +46,7 @@ function recording(
       sent.push({ bytes: body.byteLength, eventBytes, items });
       const answer = options.answer?.(items, sent.length) ?? {
         queue: 'orders',
-        results: items.map(() => ({ id: mintJobId(), status: 'enqueued' })),
+        results: items.map(() => ({ id: mintId(), status: 'enqueued' })),
       };
       return new Response(JSON.stringify(answer), {
         status: 200,
@@ -186,7 +186,7 @@ describe('enqueueBatch, split', () => {
 
   it('keeps the input order and each job key on the retries of a later request', async () => {
     const ids = new Map<string, string>();
-    const idOf = (key: string) => ids.get(key) ?? ids.set(key, mintJobId()).get(key) ?? '';
+    const idOf = (key: string) => ids.get(key) ?? ids.set(key, mintId()).get(key) ?? '';
     const unavailable = {
       title: 'Service Unavailable',
       status: 503,

@@ -4,7 +4,7 @@
 // reads it. Only the jobs that may pass are sent again, each with its key or id.
 import { describe, expect, it } from 'vitest';
 import { EchoMqClient } from '../../client/index.js';
-import { mintJobId } from '../../src/index.js';
+import { mintId } from '../../src/ids.js';
 import { assertMatchesContract } from '../support/openapi.js';
 
 type Item = { payload: string; idempotencyKey?: string; id?: string };
@@ -39,8 +39,8 @@ function standIn(answer: (items: Item[], request: number) => unknown) {
 
 describe('enqueueBatch, item by item', () => {
   it('sends again only the jobs that failed retryably, with their keys, and keeps the order', async () => {
-    const id = mintJobId();
-    const [ok, retried] = [mintJobId(), mintJobId()];
+    const id = mintId();
+    const [ok, retried] = [mintId(), mintId()];
     const { client, sent } = standIn((items, request) => ({
       queue: 'orders',
       results:
@@ -77,7 +77,7 @@ describe('enqueueBatch, item by item', () => {
   });
 
   it('gives a job still failing after the budget its own error, with its key, and the rest their results', async () => {
-    const ok = mintJobId();
+    const ok = mintId();
     const { client, sent } = standIn((items, request) => ({
       queue: 'orders',
       results: items.map((_, at) =>

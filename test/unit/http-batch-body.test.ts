@@ -7,7 +7,10 @@ import {
   MAX_BATCH_JOBS,
   parseBatch,
 } from '../../functions/http/batch-body.js';
-import { configure, InvalidInputError, jobIdAt, mintJobId, recordField } from '../../src/index.js';
+import { configure } from '../../src/config.js';
+import { jobIdAt, mintId } from '../../src/ids.js';
+import { InvalidInputError } from '../../src/index.js';
+import { recordField } from '../../src/keyspace.js';
 
 const REQUEST_ID = '0f4c2e8a-5b1d-4c3e-9a7f-0000000000bb';
 const CONFIG = configure({ maxPayloadBytes: 16 });
@@ -28,7 +31,7 @@ function refusal(fn: () => unknown): InvalidInputError {
 
 describe('parseBatch', () => {
   it('reads each item: its id, its idempotencyKey (http), its payload decoded', () => {
-    const id = mintJobId();
+    const id = mintId();
     expect(
       parseBatch(
         'orders',
@@ -88,7 +91,7 @@ describe('parseBatch', () => {
 
 describe('checkedBatch', () => {
   it('keys each item: its id (namespace id), its idempotencyKey (http), else the invocation and its index (call)', () => {
-    const id = mintJobId();
+    const id = mintId();
     const prepared = check({
       jobs: [{ payload: 'a', id }, { payload: 'b', idempotencyKey: 'order-1' }, { payload: 'c' }],
     });
@@ -123,7 +126,7 @@ describe('checkedBatch', () => {
           { payload: 'x', id: 'order-1001' },
           { payload: 42 },
           { payload: '***', encoding: 'base64' },
-          { payload: 'x', id: mintJobId(), idempotencyKey: 'k' },
+          { payload: 'x', id: mintId(), idempotencyKey: 'k' },
           { payload: 'x', extra: true },
           { payload: 'x', encoding: 'hex' },
           { payload: 'x', id: jobIdAt(Date.now() - 2 * 86_400_000, 1) },
@@ -145,7 +148,7 @@ describe('checkedBatch', () => {
   });
 
   it('refuses items that share a key or an id with different payloads, naming each of them', () => {
-    const id = mintJobId();
+    const id = mintId();
     const error = refusal(() =>
       check({
         jobs: [

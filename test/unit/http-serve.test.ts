@@ -4,7 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { report } from '../../functions/http/report.js';
 import { type HttpServices, serve } from '../../functions/http/serve.js';
 import { type LogSink, setLogSink } from '../../functions/shared/log.js';
-import { ConfigError, configure, UnavailableError } from '../../src/index.js';
+import { configure } from '../../src/config.js';
+import { ConfigError, UnavailableError } from '../../src/index.js';
 import {
   FIXTURE_TEXT_BODY,
   type FixtureName,

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createIdMinter, isJobId, jobIdAt, jobIdTime, mintJobId } from '../../src/index.js';
+import { isJobId, jobIdAt, mintId } from '../../src/ids.js';
+import { createIdMinter, jobIdTime } from '../../src/index.js';
 
 const T0 = Date.UTC(2026, 10, 30, 12, 0, 0);
 
 describe('minted ids', () => {
   it('have the JOB + 11 base62 shape', () => {
-    const id = mintJobId();
+    const id = mintId();
     expect(id).toMatch(/^JOB[0-9A-Za-z]{11}$/);
     expect(isJobId(id)).toBe(true);
   });

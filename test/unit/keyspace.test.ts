@@ -1,19 +1,21 @@
 import { describe, expect, it } from 'vitest';
+import { jobIdAt } from '../../src/ids.js';
 import {
   assertCallerIdTime,
   assertIdempotencyKey,
   assertJobId,
   assertQueue,
-  fenceKey,
   InvalidInputError,
-  jobIdAt,
+} from '../../src/index.js';
+import {
   jobKey,
   pendingKey,
   queueSlot,
   recordField,
   recordSlotKeys,
   slotOf,
-} from '../../src/index.js';
+  wireKey,
+} from '../../src/keyspace.js';
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
@@ -121,7 +123,7 @@ describe('keys', () => {
   it('builds the row, pending and fence keys of SPEC §1', () => {
     expect(jobKey('orders', id)).toBe('emq:{orders}:job:JOB0KHTOWnGLuC');
     expect(pendingKey('orders')).toBe('emq:{orders}:pending');
-    expect(fenceKey).toBe('{emq}:version');
+    expect(wireKey).toBe('{emq}:version');
   });
 
   it('names a record by the first 22 characters of the base64url sha256 of namespace:key', () => {
@@ -154,6 +156,6 @@ describe('keys', () => {
     // An empty tag hashes the whole key; the first `{` opens the tag even when another follows.
     expect(slotOf('foo{}{bar}')).not.toBe(slotOf('bar'));
     expect(slotOf('foo{{bar}}zap')).toBe(slotOf('{bar'));
-    expect(slotOf(fenceKey)).toBe(slotOf('emq'));
+    expect(slotOf(wireKey)).toBe(slotOf('emq'));
   });
 });

@@ -7,12 +7,12 @@ import {
   EmqError,
   FenceError,
   InvalidInputError,
-  OUTCOMES,
   PausedError,
   RefusedError,
   UnavailableError,
   UnconfirmedError,
 } from '../../src/index.js';
+import { OUTCOMES } from '../../src/outcomes.js';
 
 class ReplyError extends Error {}
 function errnoError(code: string): Error {
@@ -242,7 +242,7 @@ describe('the error family', () => {
 });
 
 describe('causeOf', () => {
-  it("gives operators the server's prefix and text, without addresses or fence values", () => {
+  it("gives operators the server's prefix and text, without addresses or wire identities", () => {
     const refused = classifyFailure(
       new Error('WRONGPASS invalid username-password pair or user is disabled.'),
     );

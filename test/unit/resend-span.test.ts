@@ -1,19 +1,21 @@
 // The resend span (src/resend-span.ts) and the rules that read it: loadConfig, and the
 // construct through it, refuse a dedupe TTL shorter than the span; and what earlier attempts
 // of an admission tell about its answer (src/attempts.ts).
+
 import { describe, expect, it } from 'vitest';
 import { settingsProblems } from '../../infra/environment.js';
 import type { Item } from '../../src/admission-calls.js';
 import { Attempts } from '../../src/attempts.js';
+import type { IdSource } from '../../src/families/family.js';
 import {
   type AdmissionResult,
   ConfigError,
   loadConfig,
-  resendSpanMs,
   resendUntil,
   UnavailableError,
   UnconfirmedError,
 } from '../../src/index.js';
+import { resendSpanMs } from '../../src/resend-span.js';
 import {
   SETTING_NAMES,
   SETTINGS,
@@ -69,13 +71,13 @@ describe('EMQ_DEDUPE_TTL_MS against the resend span', () => {
 });
 
 describe('what earlier attempts of an admission tell', () => {
-  const minted = { index: 0, kind: 'm' } as const;
-  const callerId = { index: 0, kind: 'c' } as const;
+  const minted = { index: 0, idSource: 'm' } as const;
+  const callerId = { index: 0, idSource: 'c' } as const;
   const lost = (jobId: string) => new UnavailableError('lost', { jobId, written: 'maybe' });
   const duplicate = (id: string): AdmissionResult => ({ queue: 'q', id, status: 'duplicate' });
-  // Attempts reads an item's index and kind only.
+  // Attempts reads an item's index and id source only.
   const attempts = (
-    item: { index: number; kind: 'm' | 'c' },
+    item: { index: number; idSource: IdSource },
     earlier: AdmissionResult[] = [],
     ownKeys: number[] = [],
   ) => new Attempts(new Set(ownKeys), [item as unknown as Item], earlier);

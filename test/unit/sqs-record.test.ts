@@ -2,14 +2,9 @@ import { readFileSync } from 'node:fs';
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { requestOf } from '../../functions/sqs/record.js';
-import {
-  configure,
-  type EnqueueRequest,
-  InvalidInputError,
-  jobIdAt,
-  mintJobId,
-  prepare,
-} from '../../src/index.js';
+import { configure } from '../../src/config.js';
+import { jobIdAt, mintId } from '../../src/ids.js';
+import { type EnqueueRequest, InvalidInputError, prepare } from '../../src/index.js';
 import { binaryAttribute, sqsRecord, stringAttribute } from '../fixtures/sqs/records.js';
 
 const standard: SQSEvent = JSON.parse(
@@ -108,7 +103,7 @@ describe('requestOf', () => {
   });
 
   it('reads emq-* attribute names in any case', () => {
-    const id = mintJobId();
+    const id = mintId();
     const record = sqsRecord({
       body: 'AP8=',
       attributes: {

@@ -3,7 +3,8 @@
  * accepted request has exactly one row, under the id its caller was told, listed in the
  * pending set; no row exists that no request explains.
  */
-import { type Connection, jobKey } from '../../../src/index.js';
+import type { Connection } from '../../../src/index.js';
+import { jobKey } from '../../../src/keyspace.js';
 import { jobsOf } from '../../support/emq.js';
 import { type Ledger, type LogicalRequest, tagOf } from './ledger.js';
 

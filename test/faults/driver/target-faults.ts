@@ -3,7 +3,8 @@
  * (found through the harness, which sees the nodes behind their proxies), queues placed on
  * them, and the condition that ends a fault held open: every face has heard "retry".
  */
-import { type Connection, fenceKey, slotOf } from '../../../src/index.js';
+import type { Connection } from '../../../src/index.js';
+import { slotOf, wireKey } from '../../../src/keyspace.js';
 import { parseClusterNodes } from '../../support/cluster-nodes.js';
 import { LOOPBACK } from '../../support/ports.js';
 import { stringReply } from '../../support/probe.js';
@@ -28,7 +29,7 @@ export type Promotion = 'election' | 'control-plane';
 
 /** The primary serving `{emq}:version`'s slot: losing it moves the fence key to its heir too. */
 export async function fenceOwner(target: Target, connection: Connection): Promise<TargetNode> {
-  const address = connection.nodeOf(slotOf(fenceKey)).split(';')[0];
+  const address = connection.nodeOf(slotOf(wireKey)).split(';')[0];
   const owner = (await target.primaries()).find(
     (node) => `${LOOPBACK}:${node.proxy.port}` === address,
   );

@@ -3,7 +3,8 @@
  * primaries, and waiting for a node to take a role.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Connection, queueSlot } from '../../../src/index.js';
+import type { Connection } from '../../../src/index.js';
+import { queueSlot } from '../../../src/keyspace.js';
 import { connectTo } from '../../support/emq.js';
 import { installFenceEverywhere } from '../../support/fence-ready.js';
 import { type ClusterHandle, randomQueue, type ServerHandle } from '../../support/servers.js';

@@ -1,13 +1,13 @@
 /**
  * Function containers as Lambda runs them for the lifecycle tests: the built HTTP and SQS
- * bundles, each in a process of its own (scripts/local/function-process.ts) that keeps its
+ * bundles, each in a process of its own (cli/runtime/function-process.ts) that keeps its
  * connection across invocations, frozen with SIGSTOP between invocations as Lambda freezes an
  * idle execution environment, and thawed with SIGCONT.
  */
 import type { SQSBatchResponse } from 'aws-lambda';
 import { afterAll } from 'vitest';
-import { Children } from '../../../scripts/local/children.js';
-import { type FunctionProcess, startFunction } from '../../../scripts/local/function-process.js';
+import { Children } from '../../../cli/runtime/children.js';
+import { type FunctionProcess, startFunction } from '../../../cli/runtime/function-process.js';
 import { fixture, type HttpEventJson, withBody, withHeader } from '../../fixtures/http/events.js';
 import { sqsEvent, sqsRecord } from '../../fixtures/sqs/records.js';
 import { freshBundle } from '../../support/bundles.js';

@@ -1,11 +1,17 @@
 import type { Command } from 'iovalkey';
 
+/** An id this host minted: a proposal, and on reply `2` it proposes another (SPEC §4). */
+export const MINTED_ID = 'm';
+/** The caller's own id: on reply `2` the call compares the row's payload itself (SPEC §5). */
+export const CALLER_ID = 'c';
+/** Whose id an admission proposes, as the first byte of its claim says it (docs/wire.md). */
+export type IdSource = typeof MINTED_ID | typeof CALLER_ID;
+
 /** One admission inside an admit call (docs/wire.md): its row, its key's record field, its values. */
 export interface AdmissionArgs {
   /** `emq:{q}:job:<id>`: the proposed row (the call reads the id from it). */
   readonly rowKey: string;
-  /** `m`: a minted proposal; `c`: the caller's own id. */
-  readonly kind: 'm' | 'c';
+  readonly idSource: IdSource;
   /** The payload's digest: 16 base64url characters. */
   readonly digest: string;
   /** The key's record field: its `h`'s first 22 characters. */
@@ -25,29 +31,22 @@ export interface AdmitCall {
   readonly admissions: readonly AdmissionArgs[];
 }
 
-/** One enqueue as the seeds send it: two keys, the id and the payload (kept for other hosts). */
-export interface EnqueueCall {
-  readonly jobKey: string;
-  readonly pendingKey: string;
-  readonly id: string;
-  readonly payload: Buffer;
-}
-
 /**
  * `native`: the module's commands; `function`: FCALL of the `emq` library; `script`: the same
  * Lua by EVALSHA (ElastiCache Serverless, which has no FUNCTION).
  */
-export type ExecutorKind = 'native' | 'function' | 'script';
+export type FamilyName = 'native' | 'function' | 'script';
 
 /**
- * One write, three families. Each method returns the command to send, which names its keys
- * (so the cluster client routes it by slot) and encodes itself as one RESP buffer. Replies
- * are the same on all three: admit an array of [status, id] or errors, enqueue 1 or 0.
+ * A family (SPEC §4): the set of server calls a host admits with, one of three. `admit`
+ * returns the command to send, which names its keys (so
+ * the cluster client routes it by slot) and encodes itself as one RESP buffer. The reply is
+ * the same on all three: an array of [status, id] or errors. The seeds' ENQUEUE call (SPEC §4)
+ * is the module's and the library's, for other hosts: this host never sends it.
  */
-export interface Executor {
-  readonly kind: ExecutorKind;
+export interface Family {
+  readonly name: FamilyName;
   admit(call: AdmitCall): Command;
-  enqueue(call: EnqueueCall): Command;
 }
 
 /** Most admissions in one call: an EVALSHA of n takes 11 + 3n arguments (Serverless: 3,999). */
@@ -62,8 +61,8 @@ export function admitParts(call: AdmitCall): {
   const args: (string | Buffer)[] = [call.wire, call.ttlMs];
   for (const admission of call.admissions) {
     keys.push(admission.rowKey);
-    // The claim: kind, digest and field in one argument (one length prefix, one Lua string).
-    args.push(admission.kind + admission.digest + admission.field, admission.payload);
+    // The claim: id source, digest and field in one argument (one length prefix, one Lua string).
+    args.push(admission.idSource + admission.digest + admission.field, admission.payload);
   }
   return { keys, args };
 }

@@ -1,14 +1,7 @@
 import type { Command } from 'iovalkey';
 import { KeyedCommand } from './command.js';
-import { type AdmitCall, admitParts, type EnqueueCall, type Executor } from './executor.js';
+import { type AdmitCall, admitParts, type Family } from './family.js';
 import { SCRIPT_SHA } from './library.js';
-
-export function scriptEnqueue(call: EnqueueCall): Command {
-  return new KeyedCommand(
-    ['EVALSHA', SCRIPT_SHA, '2', call.jobKey, call.pendingKey, 'enqueue', call.id, call.payload],
-    call.jobKey,
-  );
-}
 
 export function scriptAdmit(call: AdmitCall): Command {
   const { keys, args } = admitParts(call);
@@ -23,8 +16,7 @@ export function scriptAdmit(call: AdmitCall): Command {
  * FUNCTION (ElastiCache Serverless). The script is loaded by `emq install` and by the
  * connector; a NOSCRIPT answer means the call never ran: it is loaded and sent again.
  */
-export const scriptExecutor: Executor = {
-  kind: 'script',
-  enqueue: scriptEnqueue,
+export const scriptFamily: Family = {
+  name: 'script',
   admit: scriptAdmit,
 };

@@ -1,14 +1,7 @@
 import type { Command } from 'iovalkey';
 import { KeyedCommand } from './command.js';
-import { type AdmitCall, admitParts, type EnqueueCall, type Executor } from './executor.js';
+import { type AdmitCall, admitParts, type Family } from './family.js';
 import { functionAdmit } from './function.js';
-
-export function nativeEnqueue(call: EnqueueCall): Command {
-  return new KeyedCommand(
-    ['EMQ.ENQUEUE', '2', call.jobKey, call.pendingKey, call.id, call.payload],
-    call.jobKey,
-  );
-}
 
 export function nativeAdmit(call: AdmitCall): Command {
   const { keys, args } = admitParts(call);
@@ -20,10 +13,9 @@ export function nativeAdmit(call: AdmitCall): Command {
  * module without this version's EMQ.ADMIT (the seeds' own, or an older build) admits through
  * FCALL emq_admit, whose writes call EMQ.ENQUEUE there, so the guards hold on that path too.
  */
-export function nativeExecutor(options: { readonly admitCommand: boolean }): Executor {
+export function nativeFamily(options: { readonly admitCommand: boolean }): Family {
   return {
-    kind: 'native',
-    enqueue: nativeEnqueue,
+    name: 'native',
     admit: options.admitCommand ? nativeAdmit : functionAdmit,
   };
 }

@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { deathGuard } from '../valkey/death-guard.js';
+import { deathGuard } from './death-guard.js';
 
 export interface Child {
   readonly name: string;

@@ -1,13 +1,6 @@
 import type { Command } from 'iovalkey';
 import { KeyedCommand } from './command.js';
-import { type AdmitCall, admitParts, type EnqueueCall, type Executor } from './executor.js';
-
-export function functionEnqueue(call: EnqueueCall): Command {
-  return new KeyedCommand(
-    ['FCALL', 'emq_enqueue', '2', call.jobKey, call.pendingKey, call.id, call.payload],
-    call.jobKey,
-  );
-}
+import { type AdmitCall, admitParts, type Family } from './family.js';
 
 export function functionAdmit(call: AdmitCall): Command {
   const { keys, args } = admitParts(call);
@@ -18,8 +11,7 @@ export function functionAdmit(call: AdmitCall): Command {
 }
 
 /** The function family: FCALL of the `emq` library that `emq install` loaded (SPEC §4). */
-export const functionExecutor: Executor = {
-  kind: 'function',
-  enqueue: functionEnqueue,
+export const functionFamily: Family = {
+  name: 'function',
   admit: functionAdmit,
 };
