@@ -103,7 +103,12 @@ export function settingsFromContext(
   for (const [owner, keys] of known ? Object.entries(CACHE_KEYS) : []) {
     if (owner === kind) continue;
     for (const key of keys) {
-      if (text(key) !== undefined) problems.push(misplaced(key, owner, kind, text(key)));
+      const value = text(key);
+      if (value === undefined) continue;
+      problems.push(
+        cacheKind(owner as CacheKind).refusedElsewhere?.(key, value, kind) ??
+          `${key} applies only to cache=${owner}.`,
+      );
     }
   }
   const cacheAuth = text('cacheAuth');
@@ -170,17 +175,6 @@ export function settingsFromContext(
     problems.push('stackName must start with a letter and hold only letters, digits and -.');
   }
   return { settings, stackName, problems };
-}
-
-/** A key of another kind; durability names why where AWS offers none for the chosen kind. */
-function misplaced(key: string, owner: string, kind: string, value: string | undefined): string {
-  if (key === 'durability' && kind === 'serverless' && value !== 'off') {
-    return `durability=${value} is not offered on cache=serverless: AWS supports durability on node-based ElastiCache for Valkey 9.0 or later only, not on ElastiCache Serverless; use cache=elasticache.`;
-  }
-  if (key === 'durability' && value !== 'off') {
-    return `durability applies only to cache=${owner} (ElastiCache for Valkey 9.x node-based); cache=${kind} is not a cache the stack can give a durability log.`;
-  }
-  return `${key} applies only to cache=${owner}.`;
 }
 
 /** `min,max` of provisionedPollers. */

@@ -6,10 +6,11 @@
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { ExecutorChoice } from '../src/config.js';
-import type { ExistingIamAuth } from './cache/kinds/existing.js';
-import type { SelfManagedCacheSettings } from './cache/kinds/selfmanaged.js';
+import type { ElastiCacheSettings } from './cache/elasticache/settings.js';
+import type { ExistingIamAuth } from './cache/existing/kind.js';
 import type { CacheSettings } from './cache/registry.js';
-import type { ElastiCacheSettings, ServerlessCacheSettings } from './elasticache-settings.js';
+import type { SelfManagedCacheSettings } from './cache/selfmanaged/kind.js';
+import type { ServerlessCacheSettings } from './cache/serverless/settings.js';
 
 /** Where a cache the construct creates places its nodes. Default: the functions' subnets. */
 interface Placement {

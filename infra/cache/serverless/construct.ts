@@ -9,26 +9,15 @@
 import { Aws, Fn, RemovalPolicy } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elasticache from 'aws-cdk-lib/aws-elasticache';
-import type * as iam from 'aws-cdk-lib/aws-iam';
-import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import { Construct, type IDependable } from 'constructs';
-import type { ExecutorChoice } from '../../src/config.js';
-import {
-  SERVERLESS_INSTALLER_ACCESS_STRING,
-  type ServerlessCacheSettings,
-} from '../elasticache-settings.js';
-import {
-  type CacheConnectionEnvironment,
-  type CacheIamAuth,
-  type CacheMetrics,
-  type CacheTarget,
-  type InstallerAccess,
-  installerBySecret,
-} from './cache.js';
-import { serverlessMetrics } from './cache-metrics.js';
-import { cacheIamAuth } from './iam-auth.js';
-import type { CacheNetwork } from './network.js';
-import { createRbacUsers, rbacIdPrefix } from './rbac.js';
+import type { Construct } from 'constructs';
+import type { ExecutorChoice } from '../../../src/config.js';
+import type { CacheIamAuth, CacheMetrics } from '../cache.js';
+import { cacheIamAuth } from '../iam-auth.js';
+import type { CacheNetwork } from '../network.js';
+import { OwnedCache } from '../owned.js';
+import { createRbacUsers, rbacIdPrefix } from '../rbac.js';
+import { serverlessMetrics } from './metrics.js';
+import { SERVERLESS_INSTALLER_ACCESS_STRING, type ServerlessCacheSettings } from './settings.js';
 
 export interface ServerlessValkeyProps {
   readonly settings: Required<ServerlessCacheSettings>;
@@ -44,38 +33,27 @@ export interface ServerlessValkeyProps {
 /** The port of a Serverless cache's endpoint (its reader endpoint listens on 6380). */
 export const SERVERLESS_PORT = 6379;
 
-export class ServerlessValkey extends Construct implements CacheTarget {
+export class ServerlessValkey extends OwnedCache {
   readonly kind = 'serverless';
-  readonly connectionEnvironment: CacheConnectionEnvironment;
-  readonly endpoint: string;
-  readonly ready: IDependable;
   readonly metrics: CacheMetrics;
-  readonly securityGroup: ec2.SecurityGroup;
-  /** `{"username","password"}` of the functions' user; none with `cacheAuth=iam`. */
-  readonly credentials: secretsmanager.Secret | undefined;
-  /** `{"username","password"}` of the installer's user; readable by the installer only. */
-  readonly installerCredentials: secretsmanager.Secret;
-  readonly installer: InstallerAccess;
   readonly cache: elasticache.CfnServerlessCache;
   readonly iamAuth: CacheIamAuth | undefined;
 
   constructor(scope: Construct, id: string, props: ServerlessValkeyProps) {
-    super(scope, id);
     const { settings, network } = props;
+    super(scope, id, {
+      vpc: network.vpc,
+      description: 'echomq-lambda Valkey Serverless: admits the functions only',
+      clientPorts: ec2.Port.tcpRange(SERVERLESS_PORT, SERVERLESS_PORT + 1),
+      clientPortsDescription:
+        'echomq-lambda functions to Valkey Serverless (endpoint and reader endpoint)',
+    });
     const rbac = createRbacUsers(this, {
       accessString: settings.accessString,
       installerAccessString: SERVERLESS_INSTALLER_ACCESS_STRING,
       cacheAuth: settings.cacheAuth,
     });
-    this.credentials = rbac.credentials;
-    this.installerCredentials = rbac.installerCredentials;
-    this.installer = installerBySecret(rbac.installerCredentials);
-
-    this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
-      vpc: network.vpc,
-      description: 'echomq-lambda Valkey Serverless: admits the functions only',
-      allowAllOutbound: false,
-    });
+    this.useCredentials(rbac);
     const name = rbacIdPrefix(this);
     this.cache = new elasticache.CfnServerlessCache(this, 'ServerlessCache', {
       serverlessCacheName: name,
@@ -105,32 +83,12 @@ export class ServerlessValkey extends Construct implements CacheTarget {
 
     const address = this.cache.attrEndpointAddress;
     const port = this.cache.attrEndpointPort;
-    this.endpoint = `${address}:${port}`;
-    this.connectionEnvironment = {
-      EMQ_URL: `rediss://${address}:${port}`,
-      EMQ_CLUSTER: 'true',
-      EMQ_EXECUTOR: props.executor,
-      // With cacheAuth=iam the functions hold no password: iamAuth adds what they sign for.
-      ...(this.credentials === undefined ? {} : { EMQ_SECRET_ARN: this.credentials.secretArn }),
-    };
+    this.connectTo([`${address}:${port}`], props.executor);
     this.iamAuth =
       rbac.iamUser === undefined
         ? undefined
         : cacheIamAuth(this, { user: rbac.iamUser, cacheName: name, serverless: true });
     this.metrics = serverlessMetrics(name, settings.dataStorageMaxGb);
-    this.ready = this;
-  }
-
-  allowConnectionsFrom(group: ec2.ISecurityGroup): void {
-    this.securityGroup.connections.allowFrom(
-      group,
-      ec2.Port.tcpRange(SERVERLESS_PORT, SERVERLESS_PORT + 1),
-      'echomq-lambda functions to Valkey Serverless (endpoint and reader endpoint)',
-    );
-  }
-
-  grantCredentials(grantee: iam.IGrantable): void {
-    this.credentials?.grantRead(grantee);
   }
 }
 
