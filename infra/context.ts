@@ -114,7 +114,7 @@ export function settingsFromContext(
   const cacheAuth = text('cacheAuth');
   if (known && cacheAuth !== undefined && cacheAuth !== 'password' && !IAM_KINDS.includes(kind)) {
     problems.push(
-      `cacheAuth=${cacheAuth} applies only to cache=${IAM_KINDS.join(' or cache=')} (ElastiCache IAM authentication); cache=${kind} authenticates with a password.`,
+      `cacheAuth=${cacheAuth} applies only to cache=${IAM_KINDS.join(' or cache=')} (IAM authentication); cache=${kind} authenticates with a password.`,
     );
   }
   const auth = text('auth') ?? 'iam';

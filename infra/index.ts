@@ -14,6 +14,7 @@ export {
   EchoMqCache,
   type ElastiCacheOptions,
   type ExistingOptions,
+  type MemoryDbOptions,
   type SelfManagedOptions,
   type ServerlessOptions,
 } from './echomq-cache.js';

@@ -6,6 +6,7 @@
 import { ELASTICACHE } from './elasticache/kind.js';
 import { EXISTING } from './existing/kind.js';
 import type { CacheKindModule } from './kind.js';
+import { MEMORYDB } from './memorydb/kind.js';
 import { SELFMANAGED } from './selfmanaged/kind.js';
 import { SERVERLESS } from './serverless/kind.js';
 
@@ -14,6 +15,7 @@ export const CACHE_REGISTRY = {
   serverless: SERVERLESS,
   existing: EXISTING,
   selfmanaged: SELFMANAGED,
+  memorydb: MEMORYDB,
 } as const satisfies {
   readonly [K in string]: CacheKindModule<{ readonly kind: K }, { readonly kind: K }>;
 };

@@ -6,11 +6,12 @@
  * `volatile-lru` evicts nothing they write (no TTL, SPEC §11). The fence installer works
  * against the one endpoint, which routes to every shard.
  */
-import { Aws, Fn, RemovalPolicy } from 'aws-cdk-lib';
+import type { RemovalPolicy } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elasticache from 'aws-cdk-lib/aws-elasticache';
 import type { Construct } from 'constructs';
 import type { ExecutorChoice } from '../../../src/config.js';
+import { keepByFinalSnapshot } from '../../removal.js';
 import type { CacheIamAuth, CacheMetrics } from '../cache.js';
 import { cacheIamAuth } from '../iam-auth.js';
 import type { CacheNetwork } from '../network.js';
@@ -70,16 +71,8 @@ export class ServerlessValkey extends OwnedCache {
       snapshotRetentionLimit: settings.snapshotRetentionDays,
     });
     this.cache.addResourceDependency(rbac.userGroup);
-    // The queue's rows live here. CloudFormation takes no Snapshot policy on a Serverless cache
-    // (only Delete or Retain), so the default is its Delete with a final snapshot, as the
-    // node-based cache's Snapshot policy: nothing it needs is then kept behind it.
-    const policy = props.removalPolicy ?? RemovalPolicy.SNAPSHOT;
-    if (policy === RemovalPolicy.SNAPSHOT) {
-      this.cache.finalSnapshotName = finalSnapshotName(name);
-      this.cache.applyRemovalPolicy(RemovalPolicy.DESTROY);
-    } else {
-      this.cache.applyRemovalPolicy(policy);
-    }
+    // The queue's rows live here: kept by a final snapshot, as the node-based cache's.
+    keepByFinalSnapshot(this.cache, props.removalPolicy, name);
 
     const address = this.cache.attrEndpointAddress;
     const port = this.cache.attrEndpointPort;
@@ -90,14 +83,4 @@ export class ServerlessValkey extends OwnedCache {
         : cacheIamAuth(this, { user: rbac.iamUser, cacheName: name, serverless: true });
     this.metrics = serverlessMetrics(name, settings.dataStorageMaxGb);
   }
-}
-
-/**
- * `<cache name>-final-<stack UUID>`: unique per stack (a stack deployed again under the same
- * name gets a new UUID, so its delete never meets the snapshot of an earlier one), and a valid
- * snapshot name: a letter first, then lowercase letters, digits and single hyphens. The cache's
- * name is fixed, so CloudFormation never replaces it within one stack (a second final snapshot).
- */
-export function finalSnapshotName(cacheName: string): string {
-  return Fn.join('-', [cacheName, 'final', Fn.select(2, Fn.split('/', Aws.STACK_ID))]);
 }
