@@ -1,7 +1,7 @@
 /**
- * The seam between the stack and whatever serves Valkey. Each cache kind (ElastiCache, an
- * existing endpoint, and later a self-managed cluster) is a construct that implements this, so
- * the functions, the fence installer and the outputs never know which one they talk to.
+ * The seam between the stack and whatever serves Valkey. Each cache kind (infra/cache/<kind>/)
+ * is a construct that implements this, so the functions, the fence installer and the outputs
+ * never know which one they talk to.
  */
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';

@@ -43,7 +43,7 @@ export interface CacheKindModule<Input extends { readonly kind: string }, Resolv
   refusedElsewhere?(key: string, value: string | undefined, chosen: string): string | undefined;
   /** Whether the functions may join the user's VPC (`vpcId`): the cache lives there, not in a VPC of the stack's. */
   readonly joinsUserVpc: boolean;
-  /** Whether the functions may authenticate with ElastiCache IAM tokens (`-c cacheAuth=iam`). */
+  /** Whether the functions may authenticate with IAM tokens (`-c cacheAuth=iam`), signed for the kind's service. */
   readonly offersIamAuth: boolean;
   /** The kind's settings from context; checked later by `resolve`, with every other problem. */
   fromContext(read: ContextReaders, cacheAuth: string | undefined): Input;
