@@ -7,7 +7,7 @@
  * (Serverless), anything but 0 is refused. Each kind's module says which holds.
  */
 import { moduleOf, type ResolvedCache } from './cache/registry.js';
-import type { Check } from './resolved.js';
+import type { Ensure } from './resolved.js';
 
 export function defaultAckReplicas(cache: ResolvedCache): number {
   const kind = moduleOf(cache);
@@ -17,10 +17,10 @@ export function defaultAckReplicas(cache: ResolvedCache): number {
 }
 
 /** The bounds are the settings table's (checked with the runtime's loadConfig). */
-export function checkAckReplicas(ackReplicas: number, cache: ResolvedCache, check: Check): void {
+export function checkAckReplicas(ackReplicas: number, cache: ResolvedCache, ensure: Ensure): void {
   const kind = moduleOf(cache);
   if (kind.noWait !== undefined) {
-    check(
+    ensure(
       ackReplicas === 0,
       `ackReplicas (${ackReplicas}) must be 0 on cache=${cache.kind}: ${kind.noWait}.`,
     );
@@ -28,7 +28,7 @@ export function checkAckReplicas(ackReplicas: number, cache: ResolvedCache, chec
   }
   const replicas = kind.knownReplicas(cache);
   if (replicas === undefined || !Number.isSafeInteger(replicas)) return;
-  check(
+  ensure(
     ackReplicas <= replicas,
     `ackReplicas (${ackReplicas}) exceeds the replicas per shard of cache=${cache.kind} (${replicas}): every write would answer EMQ_UNCONFIRMED; lower ackReplicas or add replicas.`,
   );

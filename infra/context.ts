@@ -103,13 +103,18 @@ export function settingsFromContext(
   for (const [owner, keys] of known ? Object.entries(CACHE_KEYS) : []) {
     if (owner === kind) continue;
     for (const key of keys) {
-      if (text(key) !== undefined) problems.push(misplaced(key, owner, kind, text(key)));
+      const value = text(key);
+      if (value === undefined) continue;
+      problems.push(
+        cacheKind(owner as CacheKind).refusedElsewhere?.(key, value, kind) ??
+          `${key} applies only to cache=${owner}.`,
+      );
     }
   }
   const cacheAuth = text('cacheAuth');
   if (known && cacheAuth !== undefined && cacheAuth !== 'password' && !IAM_KINDS.includes(kind)) {
     problems.push(
-      `cacheAuth=${cacheAuth} applies only to cache=${IAM_KINDS.join(' or cache=')} (ElastiCache IAM authentication); cache=${kind} authenticates with a password.`,
+      `cacheAuth=${cacheAuth} applies only to cache=${IAM_KINDS.join(' or cache=')} (IAM authentication); cache=${kind} authenticates with a password.`,
     );
   }
   const auth = text('auth') ?? 'iam';
@@ -170,17 +175,6 @@ export function settingsFromContext(
     problems.push('stackName must start with a letter and hold only letters, digits and -.');
   }
   return { settings, stackName, problems };
-}
-
-/** A key of another kind; durability names why where AWS offers none for the chosen kind. */
-function misplaced(key: string, owner: string, kind: string, value: string | undefined): string {
-  if (key === 'durability' && kind === 'serverless' && value !== 'off') {
-    return `durability=${value} is not offered on cache=serverless: AWS supports durability on node-based ElastiCache for Valkey 9.0 or later only, not on ElastiCache Serverless; use cache=elasticache.`;
-  }
-  if (key === 'durability' && value !== 'off') {
-    return `durability applies only to cache=${owner} (ElastiCache for Valkey 9.x node-based); cache=${kind} is not a cache the stack can give a durability log.`;
-  }
-  return `${key} applies only to cache=${owner}.`;
 }
 
 /** `min,max` of provisionedPollers. */

@@ -6,10 +6,12 @@
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { ExecutorChoice } from '../src/config.js';
-import type { ExistingIamAuth } from './cache/kinds/existing.js';
-import type { SelfManagedCacheSettings } from './cache/kinds/selfmanaged.js';
+import type { ElastiCacheSettings } from './cache/elasticache/settings.js';
+import type { ExistingIamAuth } from './cache/existing/kind.js';
+import type { MemoryDbCacheSettings } from './cache/memorydb/kind.js';
 import type { CacheSettings } from './cache/registry.js';
-import type { ElastiCacheSettings, ServerlessCacheSettings } from './elasticache-settings.js';
+import type { SelfManagedCacheSettings } from './cache/selfmanaged/kind.js';
+import type { ServerlessCacheSettings } from './cache/serverless/settings.js';
 
 /** Where a cache the construct creates places its nodes. Default: the functions' subnets. */
 interface Placement {
@@ -20,6 +22,7 @@ interface Placement {
 export type ElastiCacheOptions = Omit<ElastiCacheSettings, 'kind'> & Placement;
 export type ServerlessOptions = Omit<ServerlessCacheSettings, 'kind'> & Placement;
 export type SelfManagedOptions = Omit<SelfManagedCacheSettings, 'kind'> & Placement;
+export type MemoryDbOptions = Omit<MemoryDbCacheSettings, 'kind'> & Placement;
 
 export interface ExistingOptions {
   /** `host:port`, comma-separated cluster seeds, or `rediss://` / `redis://` URLs. */
@@ -66,6 +69,12 @@ export class EchoMqCache {
   static selfManaged(options: SelfManagedOptions = {}): EchoMqCache {
     const { vpcSubnets, ...settings } = options;
     return new EchoMqCache({ kind: 'selfmanaged', ...settings }, vpcSubnets);
+  }
+
+  /** MemoryDB for Valkey (default: 1 shard, 1 replica; every write in its Multi-AZ transaction log). */
+  static memoryDb(options: MemoryDbOptions = {}): EchoMqCache {
+    const { vpcSubnets, ...settings } = options;
+    return new EchoMqCache({ kind: 'memorydb', ...settings }, vpcSubnets);
   }
 
   /** A Valkey 7.2+ endpoint (ElastiCache, MemoryDB, your own) the construct does not own. */

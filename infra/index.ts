@@ -1,7 +1,7 @@
 /** `echomq-lambda/cdk`: the EchoMq construct and what its props are made of (SPEC §12). */
 
 export { SETTINGS, type SettingName, type SettingValues } from '../src/settings-table.js';
-export type { ExistingIamAuth } from './cache/kinds/existing.js';
+export type { ExistingIamAuth } from './cache/existing/kind.js';
 export { CACHE_KINDS, type CacheKind } from './cache/registry.js';
 export {
   EchoMq,
@@ -14,6 +14,7 @@ export {
   EchoMqCache,
   type ElastiCacheOptions,
   type ExistingOptions,
+  type MemoryDbOptions,
   type SelfManagedOptions,
   type ServerlessOptions,
 } from './echomq-cache.js';

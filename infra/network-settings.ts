@@ -2,8 +2,8 @@
  * The network half of the settings: the stack's own VPC, or the user's VPC named by id (for
  * cache=existing, whose Valkey lives there). Ids come from context, so synthesis does no lookup.
  */
-import type { CacheKind } from './cache-settings.js';
-import type { Check, Resolved } from './resolved.js';
+import { CACHE_KINDS, type CacheKind, cacheKind } from './cache/registry.js';
+import type { Ensure, Resolved } from './resolved.js';
 
 export interface NetworkSettings {
   /** CIDR of the VPC the stack creates. Default `'10.40.0.0/16'`. */
@@ -30,10 +30,13 @@ export type ResolvedNetwork = Resolved<Omit<NetworkSettings, 'vpcId'>> & {
   readonly vpcId: string | undefined;
 };
 
+/** The kinds whose cache lives in the user's VPC, so the functions may join it. */
+const USER_VPC_KINDS = CACHE_KINDS.filter((kind) => cacheKind(kind).joinsUserVpc);
+
 export function resolveNetwork(
   input: NetworkSettings | undefined,
-  cacheKind: CacheKind,
-  check: Check,
+  kind: CacheKind,
+  ensure: Ensure,
 ): ResolvedNetwork {
   const vpcId = input?.vpcId;
   const network = {
@@ -44,34 +47,34 @@ export function resolveNetwork(
     subnetIds: input?.subnetIds ?? [],
     securityGroupIds: input?.securityGroupIds ?? [],
   };
-  check(
+  ensure(
     /^(\d{1,3}\.){3}\d{1,3}\/(1[6-9]|2[0-4])$/.test(network.cidr),
     'network cidr must be an IPv4 CIDR from /16 to /24.',
   );
   if (vpcId === undefined) {
-    check(
+    ensure(
       network.subnetIds.length === 0 && network.securityGroupIds.length === 0,
       'subnetIds and securityGroupIds need vpcId (the VPC they belong to).',
     );
     return network;
   }
-  check(
-    cacheKind === 'existing',
-    `vpcId applies only to cache=existing (cache=${cacheKind} builds its own VPC).`,
+  ensure(
+    cacheKind(kind).joinsUserVpc,
+    `vpcId applies only to cache=${USER_VPC_KINDS.join(' or cache=')} (cache=${kind} builds its own VPC).`,
   );
-  check(/^vpc-[0-9a-f]{8,17}$/.test(vpcId), 'vpcId must be a VPC id (vpc-0123abcd...).');
-  check(
+  ensure(/^vpc-[0-9a-f]{8,17}$/.test(vpcId), 'vpcId must be a VPC id (vpc-0123abcd...).');
+  ensure(
     network.subnetIds.length >= 2,
     'vpcId needs subnetIds: at least two subnets of that VPC, in different AZs, with a route to Valkey.',
   );
   for (const id of network.subnetIds) {
-    check(
+    ensure(
       /^subnet-[0-9a-f]{8,17}$/.test(id),
       `subnetIds entry ${id} must be a subnet id (subnet-...).`,
     );
   }
   for (const id of network.securityGroupIds) {
-    check(
+    ensure(
       /^sg-[0-9a-f]{8,17}$/.test(id),
       `securityGroupIds entry ${id} must be a security group id (sg-...).`,
     );

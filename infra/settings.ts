@@ -28,6 +28,7 @@ import {
   settingsRedelivery,
 } from './sqs-settings.js';
 
+export { DURABILITIES, type Durability } from './cache/elasticache/durability.js';
 export {
   CACHE_AUTHS,
   CACHE_KINDS,
@@ -44,7 +45,6 @@ export {
   type SelfManagedCacheSettings,
   type ServerlessCacheSettings,
 } from './cache-settings.js';
-export { DURABILITIES, type Durability } from './durability-settings.js';
 export type { NetworkSettings, ResolvedNetwork } from './network-settings.js';
 export type { Redelivery, SqsSettings } from './sqs-settings.js';
 
@@ -132,31 +132,31 @@ export function resolveSettings(input: EchoMqSettings = {}): {
   problems: string[];
 } {
   const problems: string[] = [];
-  const check = (ok: boolean, problem: string) => {
+  const ensure = (ok: boolean, problem: string) => {
     if (!ok) problems.push(problem);
   };
   const int = (name: string, value: number, min: number, max: number) =>
-    check(
+    ensure(
       Number.isSafeInteger(value) && value >= min && value <= max,
       `${name} must be a whole number from ${min} to ${max}.`,
     );
 
-  const resolvedCache = resolveCache(input.cache ?? { kind: 'elasticache' }, check, int);
+  const resolvedCache = resolveCache(input.cache ?? { kind: 'elasticache' }, ensure, int);
 
   const emq = resolveEmq(input.emq, resolvedCache);
-  checkAckReplicas(emq.ackReplicas, resolvedCache, check);
-  for (const problem of settingsProblems(emq)) check(false, problem);
+  checkAckReplicas(emq.ackReplicas, resolvedCache, ensure);
+  for (const problem of settingsProblems(emq)) ensure(false, problem);
   const cache = resolvedCache;
 
   const auth = input.http?.auth ?? { kind: 'iam' };
   if (auth.kind === 'jwt') {
-    check(/^https:\/\/\S+$/.test(auth.issuer), 'jwtIssuer must be an https URL.');
-    check(
+    ensure(/^https:\/\/\S+$/.test(auth.issuer), 'jwtIssuer must be an https URL.');
+    ensure(
       auth.audience.length > 0 && auth.audience.every((value) => value.trim() !== ''),
       'jwtAudience must name at least one audience (comma-separated).',
     );
   } else {
-    check(auth.kind === 'iam', "auth must be 'iam' or 'jwt'.");
+    ensure(auth.kind === 'iam', "auth must be 'iam' or 'jwt'.");
   }
   const http = {
     auth,
@@ -170,21 +170,21 @@ export function resolveSettings(input: EchoMqSettings = {}): {
   int('http timeoutSeconds', http.timeoutSeconds, 1, 29);
   int('http memoryMiB', http.memoryMiB, 128, 10_240);
 
-  const sqs = resolveSqs(input.sqs, check, int);
-  checkDedupeTtl(emq.dedupeTtlMs, input.redelivery ?? settingsRedelivery(sqs), check);
+  const sqs = resolveSqs(input.sqs, ensure, int);
+  checkDedupeTtl(emq.dedupeTtlMs, input.redelivery ?? settingsRedelivery(sqs), ensure);
 
-  const network = resolveNetwork(input.network, cache.kind, check);
+  const network = resolveNetwork(input.network, cache.kind, ensure);
   const runtime = input.runtime ?? 'nodejs22.x';
-  check(RUNTIMES.includes(runtime), `runtime must be one of ${RUNTIMES.join(', ')}.`);
+  ensure(RUNTIMES.includes(runtime), `runtime must be one of ${RUNTIMES.join(', ')}.`);
   int('maxAzs', network.maxAzs, 2, 3);
 
   const logRetentionDays = input.logRetentionDays ?? RetentionDays.ONE_MONTH;
-  check(
+  ensure(
     Object.values(RetentionDays).includes(logRetentionDays),
     `logRetentionDays must be a CloudWatch Logs retention (${retentionChoices()}).`,
   );
   const alarmTopicArn = input.alarmTopicArn;
-  check(
+  ensure(
     alarmTopicArn === undefined || /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:\S+$/.test(alarmTopicArn),
     'alarmTopicArn must be an SNS topic ARN.',
   );

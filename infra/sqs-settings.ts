@@ -2,7 +2,7 @@
  * The SQS half of the settings: the queues, the event source mapping's knobs and the SQS
  * function, with their defaults and checks. settings.ts assembles it with the rest.
  */
-import type { Check, IntCheck, Resolved } from './resolved.js';
+import type { Ensure, EnsureInt, Resolved } from './resolved.js';
 
 export interface SqsSettings {
   /** Source queue and DLQ are FIFO queues (records of one group admitted in order). Default `false`. */
@@ -51,8 +51,8 @@ export const DEDUPE_MARGIN_MS = 300_000;
 
 export function resolveSqs(
   input: SqsSettings | undefined,
-  check: Check,
-  int: IntCheck,
+  ensure: Ensure,
+  int: EnsureInt,
 ): ResolvedSqs {
   const timeoutSeconds = input?.timeoutSeconds ?? DEFAULT_SQS_TIMEOUT_SECONDS;
   const pollers = input?.provisionedPollers;
@@ -71,30 +71,30 @@ export function resolveSqs(
   int('batchSize', sqs.batchSize, 1, sqs.fifo ? 10 : 10_000);
   int('maxBatchingWindowSeconds', sqs.maxBatchingWindowSeconds, 0, 300);
   if (sqs.fifo) {
-    check(
+    ensure(
       sqs.maxBatchingWindowSeconds === 0,
       'maxBatchingWindowSeconds is not allowed on a FIFO queue (Lambda offers no batching window there); remove it.',
     );
   } else {
-    check(
+    ensure(
       sqs.batchSize <= 10 || sqs.maxBatchingWindowSeconds >= 1,
       `batchSize ${sqs.batchSize} needs maxBatchingWindowSeconds (1 to 300): Lambda requires a batching window above 10 records.`,
     );
   }
   if (pollers !== undefined) {
-    check(
+    ensure(
       input?.maxConcurrency === undefined,
       'provisionedPollers and maxConcurrency are exclusive: choose one (provisioned mode scales by pollers).',
     );
     int('provisionedPollers min', pollers.min, 2, 200);
     int('provisionedPollers max', pollers.max, 2, 2_000);
-    check(pollers.max >= pollers.min, 'provisionedPollers must be min,max with min <= max.');
+    ensure(pollers.max >= pollers.min, 'provisionedPollers must be min,max with min <= max.');
   }
   if (sqs.maxConcurrency !== undefined) int('maxConcurrency', sqs.maxConcurrency, 2, 1_000);
   int('sqs timeoutSeconds', sqs.timeoutSeconds, 1, 900);
   int('visibilityTimeoutSeconds', sqs.visibilityTimeoutSeconds, 0, 43_200);
   // AWS's rule for SQS-driven functions: a message must stay hidden through retries of a batch.
-  check(
+  ensure(
     sqs.visibilityTimeoutSeconds >= 6 * sqs.timeoutSeconds,
     `visibilityTimeoutSeconds (${sqs.visibilityTimeoutSeconds}) must be at least 6 × the SQS function timeout (${6 * sqs.timeoutSeconds}).`,
   );
@@ -140,7 +140,7 @@ export function settingsRedelivery(sqs: ResolvedSqs): Redelivery {
  * margin covers the batching window and a last invocation. The one rule for the queues the
  * construct makes and for the team's own.
  */
-export function checkDedupeTtl(dedupeTtlMs: number, queue: Redelivery, check: Check): void {
+export function checkDedupeTtl(dedupeTtlMs: number, queue: Redelivery, ensure: Ensure): void {
   const { visibilityTimeoutSeconds: visibility, maxReceiveCount: receives } = queue;
   const byReceives =
     receives === undefined ? Number.POSITIVE_INFINITY : visibility * 1_000 * receives;
@@ -150,7 +150,7 @@ export function checkDedupeTtl(dedupeTtlMs: number, queue: Redelivery, check: Ch
       ? `${queue.names.visibility} (${visibility}) × 1000 × ${queue.names.receives} (${receives})`
       : `its retention (${queue.retentionSeconds} s) × 1000${receives === undefined ? ', with no redrive policy' : ''}`;
   const needed = Math.min(byReceives, retentionMs) + DEDUPE_MARGIN_MS;
-  check(
+  ensure(
     dedupeTtlMs >= needed,
     `dedupeTtlMs (EMQ_DEDUPE_TTL_MS, ${dedupeTtlMs}) must be at least the span over which ${queue.queue} can deliver one message again, ${span} + ${DEDUPE_MARGIN_MS} = ${needed}: a later redelivery would be a second job. Raise dedupeTtlMs, or lower ${queue.names.visibility} or ${queue.names.receives}.`,
   );

@@ -19,7 +19,7 @@ export const ACCEPTED: readonly Accepted[] = [
     rule: 'E3002',
     resourceType: 'AWS::ElastiCache::ReplicationGroup',
     message: /'Durability' was unexpected/,
-    why: 'Durability (ElastiCache for Valkey 9 durable writes, infra/durability-settings.ts) is a CloudFormation property newer than the linter schema.',
+    why: 'Durability (ElastiCache for Valkey 9 durable writes, infra/cache/elasticache/durability.ts) is a CloudFormation property newer than the linter schema.',
   },
   {
     rule: 'E1152',

@@ -89,6 +89,12 @@ const SECTIONS: readonly Section[] = [
     omit: ['kind'],
   },
   {
+    title: 'MemoryDbOptions',
+    about: '`EchoMqCache.memoryDb(options)`: a MemoryDB for Valkey cluster.',
+    from: ['MemoryDbCacheSettings', 'Placement'],
+    omit: ['kind'],
+  },
+  {
     title: 'ExistingOptions',
     about: '`EchoMqCache.existing(options)`: a Valkey or MemoryDB that exists.',
     from: ['ExistingOptions'],

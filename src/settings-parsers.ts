@@ -29,7 +29,11 @@ export type Parser<T> = (value: string, row: RowFacts, read: Read) => T;
 export const EXECUTORS = ['auto', 'native', 'function', 'script'] as const;
 export type ExecutorChoice = (typeof EXECUTORS)[number];
 
-/** ElastiCache IAM authentication: what each token is signed for (EMQ_USERNAME is the user id). */
+/** The AWS services whose caches take IAM tokens: the service each token is signed for. */
+export const IAM_SERVICES = ['elasticache', 'memorydb'] as const;
+export type IamService = (typeof IAM_SERVICES)[number];
+
+/** ElastiCache or MemoryDB IAM authentication: what each token is signed for (EMQ_USERNAME is the user id). */
 export interface IamAuthConfig {
   /** The IAM-enabled RBAC user; its user name equals its user id. */
   readonly userId: string;
@@ -39,6 +43,8 @@ export interface IamAuthConfig {
   readonly region: string;
   /** `EMQ_IAM_SERVERLESS`: a Serverless cache. Default `false`. */
   readonly serverless: boolean;
+  /** `EMQ_IAM_SERVICE`: the service tokens are signed for. Default `elasticache`. */
+  readonly service: IamService;
 }
 
 export function bad(name: string, expected: string): ConfigError {
@@ -134,7 +140,7 @@ export const iamAuth: Parser<IamAuthConfig | undefined> = (value, row, read) => 
   if (cacheName === undefined || !/^[a-z][a-z0-9-]{0,62}$/.test(cacheName))
     throw bad(
       'EMQ_IAM_CACHE_NAME',
-      `the replication group id or Serverless cache name when ${row.env} is true`,
+      `the replication group id, Serverless cache name or MemoryDB cluster name when ${row.env} is true`,
     );
   if (region === undefined || !/^[a-z]{2}(-[a-z0-9]+)+-\d+$/.test(region))
     throw bad(
@@ -150,5 +156,8 @@ export const iamAuth: Parser<IamAuthConfig | undefined> = (value, row, read) => 
     { env: 'EMQ_IAM_SERVERLESS' },
     read,
   );
-  return { userId, cacheName, region, serverless };
+  const service = read('EMQ_IAM_SERVICE') ?? 'elasticache';
+  const known = IAM_SERVICES.find((name) => name === service);
+  if (known === undefined) throw bad('EMQ_IAM_SERVICE', IAM_SERVICES.join(' or '));
+  return { userId, cacheName, region, serverless, service: known };
 };

@@ -167,7 +167,7 @@ export const SETTINGS = table({
       {
         env: 'EMQ_IAM_CACHE_NAME',
         shown: 'none',
-        doc: 'With IAM: the replication group id or Serverless cache name the tokens are signed for. Required with `EMQ_IAM_AUTH=true`.',
+        doc: 'With IAM: the replication group id, Serverless cache name or MemoryDB cluster name the tokens are signed for. Required with `EMQ_IAM_AUTH=true`.',
       },
       {
         env: 'EMQ_IAM_REGION',
@@ -179,9 +179,14 @@ export const SETTINGS = table({
         shown: '`false`',
         doc: 'With IAM: `true` for a Serverless cache.',
       },
+      {
+        env: 'EMQ_IAM_SERVICE',
+        shown: '`elasticache`',
+        doc: 'With IAM: the service the tokens are signed for, `elasticache` or `memorydb` (a MemoryDB cluster).',
+      },
     ],
     deploy: { by: 'cache' },
-    doc: '`true` to authenticate with ElastiCache IAM tokens as `EMQ_USERNAME`. It cannot be combined with `EMQ_PASSWORD` or `EMQ_SECRET_ARN`.',
+    doc: '`true` to authenticate with ElastiCache or MemoryDB IAM tokens as `EMQ_USERNAME`. It cannot be combined with `EMQ_PASSWORD` or `EMQ_SECRET_ARN`.',
   },
 });
 

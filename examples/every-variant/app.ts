@@ -1,11 +1,12 @@
 /**
  * Every cache kind and face the construct composes, one stack each, in an app that installed
- * echomq-lambda: the node-based and Serverless ElastiCache, a self-managed cluster on Graviton
- * and on x86_64 (each loading the module build the package ships), and an existing cache
- * behind a Function URL, on the team's REST API (imported) and on the team's HTTP API whose
- * default authorizer is a JWT one, with the team's own imported queue. cdk-nag's AwsSolutions and Serverless packs run at synthesis, and a
- * finding fails it. The package test synthesizes this app, and CI lints its templates with
- * cfn-lint (scripts/lint-templates.sh). Run it with `CDK_OUTDIR=<folder> node app.js`.
+ * echomq-lambda: the node-based and Serverless ElastiCache, MemoryDB, a self-managed cluster on
+ * Graviton and on x86_64 (each loading the module build the package ships), and an existing
+ * cache behind a Function URL, on the team's REST API (imported) and on the team's HTTP API
+ * whose default authorizer is a JWT one, with the team's own imported queue. cdk-nag's
+ * AwsSolutions and Serverless packs run at synthesis, and a finding fails it. The package test
+ * synthesizes this app, and CI lints its templates with cfn-lint (scripts/lint-templates.ts).
+ * Run it with `CDK_OUTDIR=<folder> node app.js`.
  */
 import { App, Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
@@ -41,6 +42,7 @@ function stackWithVpc(id: string): { stack: Stack; vpc: ec2.IVpc } {
 const variants: Readonly<Record<string, (vpc: ec2.IVpc) => EchoMqCache>> = {
   ElastiCache: () => EchoMqCache.elastiCache(),
   Serverless: () => EchoMqCache.serverless(),
+  MemoryDb: () => EchoMqCache.memoryDb(),
   SelfManagedGraviton: () => EchoMqCache.selfManaged(),
   SelfManagedX86: () => EchoMqCache.selfManaged({ instanceType: 'm7i.large' }),
 };

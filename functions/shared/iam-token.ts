@@ -1,5 +1,5 @@
 /**
- * ElastiCache IAM authentication tokens (`-c cacheAuth=iam`): a SigV4-presigned `connect`
+ * ElastiCache and MemoryDB IAM authentication tokens (`-c cacheAuth=iam`): a SigV4-presigned `connect`
  * request for one user and one cache, valid 15 minutes, used as the AUTH password. Signed by
  * the AWS SDK's own signer (@aws-sdk/signature-v4-multi-region 3.996.52, SigV4 for a plain
  * region; external to the bundles like every @aws-sdk package, the Lambda runtime provides it).
@@ -31,6 +31,8 @@ export interface IamTokenTarget {
   readonly region: string;
   /** A Serverless cache (`ResourceType=ServerlessCache`). */
   readonly serverless: boolean;
+  /** The service the token is signed for (MemoryDB signs for `memorydb`). Default `elasticache`. */
+  readonly service?: 'elasticache' | 'memorydb';
 }
 
 /** SHA-256 (or HMAC-SHA-256 with a secret) as the signer wants it, from node:crypto. */
@@ -69,7 +71,7 @@ export async function signIamToken(
 ): Promise<string> {
   const { SignatureV4MultiRegion } = await import('@aws-sdk/signature-v4-multi-region');
   const signer = new SignatureV4MultiRegion({
-    service: 'elasticache',
+    service: target.service ?? 'elasticache',
     region: target.region,
     credentials,
     sha256: NodeSha256,

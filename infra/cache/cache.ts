@@ -1,7 +1,7 @@
 /**
- * The seam between the stack and whatever serves Valkey. Each cache kind (ElastiCache, an
- * existing endpoint, and later a self-managed cluster) is a construct that implements this, so
- * the functions, the fence installer and the outputs never know which one they talk to.
+ * The seam between the stack and whatever serves Valkey. Each cache kind (infra/cache/<kind>/)
+ * is a construct that implements this, so the functions, the fence installer and the outputs
+ * never know which one they talk to.
  */
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -24,16 +24,18 @@ export interface IamConnectionEnvironment {
   readonly EMQ_IAM_AUTH: 'true';
   /** The IAM-enabled user's id (its user name is the same). */
   readonly EMQ_USERNAME: string;
-  /** The replication group id or the Serverless cache name. */
+  /** The replication group id, the Serverless cache name or the MemoryDB cluster name. */
   readonly EMQ_IAM_CACHE_NAME: string;
   readonly EMQ_IAM_SERVERLESS: 'true' | 'false';
+  /** The service tokens are signed for where it is not ElastiCache. */
+  readonly EMQ_IAM_SERVICE?: 'memorydb';
 }
 
 /** IAM authentication of the functions (`cacheAuth=iam`); the installer keeps its password. */
 export interface CacheIamAuth {
   /** Added to the functions' environment (which then holds no EMQ_SECRET_ARN). */
   readonly environment: IamConnectionEnvironment;
-  /** `elasticache:Connect` on this cache and this user, nothing else. */
+  /** `elasticache:Connect` (or `memorydb:Connect`) on this cache and this user, nothing else. */
   grantConnect(grantee: iam.IGrantable): void;
 }
 

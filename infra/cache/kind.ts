@@ -1,5 +1,5 @@
 /**
- * What one cache kind brings, in one module (infra/cache/kinds/<kind>.ts): its settings and
+ * What one cache kind brings, in one module (infra/cache/<kind>/kind.ts): its settings and
  * their checks, the context keys that choose them, the family of admission calls its servers
  * run, what it says about acknowledged writes, and the construct that serves it. The registry
  * (registry.ts) holds one row per kind, and the compiler checks each row against this shape.
@@ -7,7 +7,7 @@
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { ExecutorChoice } from '../../src/config.js';
-import type { Check, IntCheck } from '../resolved.js';
+import type { Ensure, EnsureInt } from '../resolved.js';
 import type { CacheTarget } from './cache.js';
 import type { CacheNetwork } from './network.js';
 
@@ -36,12 +36,19 @@ export interface CacheKindModule<Input extends { readonly kind: string }, Resolv
   readonly executor: ExecutorChoice;
   /** Context keys only this kind reads (each one given with another kind is refused). */
   readonly contextKeys: readonly string[];
-  /** Whether the functions may authenticate with ElastiCache IAM tokens (`-c cacheAuth=iam`). */
+  /**
+   * Why one of its context keys was given with another kind, where the generic "applies only
+   * to" would not say enough; undefined: the generic sentence.
+   */
+  refusedElsewhere?(key: string, value: string | undefined, chosen: string): string | undefined;
+  /** Whether the functions may join the user's VPC (`vpcId`): the cache lives there, not in a VPC of the stack's. */
+  readonly joinsUserVpc: boolean;
+  /** Whether the functions may authenticate with IAM tokens (`-c cacheAuth=iam`), signed for the kind's service. */
   readonly offersIamAuth: boolean;
   /** The kind's settings from context; checked later by `resolve`, with every other problem. */
   fromContext(read: ContextReaders, cacheAuth: string | undefined): Input;
-  /** Applies the defaults and reports each problem through `check` and `int`. */
-  resolve(input: Input, check: Check, int: IntCheck): Resolved;
+  /** Applies the defaults and reports each problem through `ensure` and `int`. */
+  resolve(input: Input, ensure: Ensure, int: EnsureInt): Resolved;
   /** Replicas per shard the deployment knows (SPEC §11 WAIT); undefined where it cannot see them. */
   knownReplicas(cache: Resolved): number | undefined;
   /** A log (ElastiCache durability=sync) already holds every acknowledged write: no WAIT by default. */

@@ -8,7 +8,7 @@ import { Names, Validations } from 'aws-cdk-lib';
 import * as elasticache from 'aws-cdk-lib/aws-elasticache';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import type { CacheAuth } from '../elasticache-settings.js';
+import type { CacheAuth } from './auth.js';
 
 /** The RBAC user the functions connect as. */
 export const APP_USERNAME = 'emq-app';

@@ -1,18 +1,21 @@
 /**
- * The cache kinds, one row each. A new kind is a module in kinds/ and a row here; the
+ * The cache kinds, one row each. A new kind is a folder (<kind>/kind.ts and its parts) and a row here; the
  * compiler checks that the row's settings carry its kind and that the module has every part.
  */
+
+import { ELASTICACHE } from './elasticache/kind.js';
+import { EXISTING } from './existing/kind.js';
 import type { CacheKindModule } from './kind.js';
-import { ELASTICACHE } from './kinds/elasticache.js';
-import { EXISTING } from './kinds/existing.js';
-import { SELFMANAGED } from './kinds/selfmanaged.js';
-import { SERVERLESS } from './kinds/serverless.js';
+import { MEMORYDB } from './memorydb/kind.js';
+import { SELFMANAGED } from './selfmanaged/kind.js';
+import { SERVERLESS } from './serverless/kind.js';
 
 export const CACHE_REGISTRY = {
   elasticache: ELASTICACHE,
   serverless: SERVERLESS,
   existing: EXISTING,
   selfmanaged: SELFMANAGED,
+  memorydb: MEMORYDB,
 } as const satisfies {
   readonly [K in string]: CacheKindModule<{ readonly kind: K }, { readonly kind: K }>;
 };

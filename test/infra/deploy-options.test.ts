@@ -1,7 +1,7 @@
 // The knobs a platform team expects: cache=existing in its own VPC, SQS batching and
 // provisioned pollers, FIFO, the runtime, and the checks that refuse what cannot work.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parameterGroupFamily } from '../../infra/cache/engine.js';
+import { parameterGroupFamily } from '../../infra/cache/elasticache/parameters.js';
 import { settingsFromContext } from '../../infra/context.js';
 import { resolveSettings } from '../../infra/settings.js';
 import { awsSolutionsFindings, serverlessFindings } from './support/nag.js';

@@ -171,12 +171,12 @@ describe('-c cacheAuth', () => {
     }
   });
 
-  it('refuses iam where the stack does not own an ElastiCache cache, and a value it does not know', () => {
+  it('refuses iam where the stack does not own an ElastiCache or MemoryDB cache, and a value it does not know', () => {
     expect(problemsOf({ cache: 'existing', valkeyEndpoint: 'v:6380', cacheAuth: 'iam' })).toEqual([
-      'cacheAuth=iam applies only to cache=elasticache or cache=serverless (ElastiCache IAM authentication); cache=existing authenticates with a password.',
+      'cacheAuth=iam applies only to cache=elasticache or cache=serverless or cache=memorydb (IAM authentication); cache=existing authenticates with a password.',
     ]);
     expect(problemsOf({ cache: 'selfmanaged', cacheAuth: 'iam' })).toContain(
-      'cacheAuth=iam applies only to cache=elasticache or cache=serverless (ElastiCache IAM authentication); cache=selfmanaged authenticates with a password.',
+      'cacheAuth=iam applies only to cache=elasticache or cache=serverless or cache=memorydb (IAM authentication); cache=selfmanaged authenticates with a password.',
     );
     expect(problemsOf({ cacheAuth: 'token' })).toEqual([
       "cacheAuth must be one of password, iam; got 'token'.",

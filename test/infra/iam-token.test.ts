@@ -31,7 +31,7 @@ const encode = (value: string) =>
   );
 
 /** A SigV4 query-string presign of GET http://<cache>/?<query>, written from the spec. */
-function expectedSignature(query: Record<string, string>): string {
+function expectedSignature(query: Record<string, string>, service = 'elasticache'): string {
   const canonicalQuery = Object.keys(query)
     .sort()
     .map((key) => `${encode(key)}=${encode(query[key] ?? '')}`)
@@ -44,7 +44,7 @@ function expectedSignature(query: Record<string, string>): string {
     'host',
     createHash('sha256').update('').digest('hex'),
   ].join('\n');
-  const scope = `20261201/${TARGET.region}/elasticache/aws4_request`;
+  const scope = `20261201/${TARGET.region}/${service}/aws4_request`;
   const toSign = [
     'AWS4-HMAC-SHA256',
     '20261201T100000Z',
@@ -54,7 +54,7 @@ function expectedSignature(query: Record<string, string>): string {
   let key: Buffer = createHmac('sha256', `AWS4${CREDENTIALS.secretAccessKey}`)
     .update('20261201')
     .digest();
-  for (const part of [TARGET.region, 'elasticache', 'aws4_request']) {
+  for (const part of [TARGET.region, service, 'aws4_request']) {
     key = createHmac('sha256', key).update(part).digest();
   }
   return createHmac('sha256', key).update(toSign).digest('hex');
@@ -94,6 +94,14 @@ describe('signIamToken', () => {
     const { 'X-Amz-Signature': signature, ...signed } = parse(token).query;
     expect(signed.ResourceType).toBe('ServerlessCache');
     expect(signature).toBe(expectedSignature(signed));
+  });
+
+  it('signs for memorydb where the cache is a MemoryDB cluster', async () => {
+    const token = await signIamToken({ ...TARGET, service: 'memorydb' }, CREDENTIALS, NOW);
+    const { 'X-Amz-Signature': signature, ...signed } = parse(token).query;
+    expect(signed['X-Amz-Credential']).toBe('AKIDEXAMPLE/20261201/eu-west-1/memorydb/aws4_request');
+    expect(signed).not.toHaveProperty('ResourceType');
+    expect(signature).toBe(expectedSignature(signed, 'memorydb'));
   });
 
   it('changes with the clock and the credentials', async () => {

@@ -68,6 +68,7 @@ const KINDS: Record<string, () => EchoMqCache> = {
   serverless: () => EchoMqCache.serverless(),
   existing: () => EchoMqCache.existing({ endpoint: 'valkey.internal.example:6379' }),
   selfmanaged: () => EchoMqCache.selfManaged({ moduleArtifact: MODULE_PATH }),
+  memorydb: () => EchoMqCache.memoryDb(),
 };
 const REMOVALS: Record<string, RemovalPolicy | undefined> = {
   default: undefined,

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   CLUSTER_CREATE_TIMEOUT_SECONDS,
   SelfManagedValkey,
-} from '../../infra/cache/selfmanaged.js';
+} from '../../infra/cache/selfmanaged/construct.js';
 import { FENCE_RESOURCE_TYPE } from '../../infra/fence-installer.js';
 import { FUNCTIONS_RULES_NATIVE, INSTALLER_RULES_NATIVE } from '../../src/access-rules.js';
 import { loadConfig } from '../../src/index.js';

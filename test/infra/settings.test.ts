@@ -197,7 +197,7 @@ describe('settingsFromContext', () => {
 
   it('names an unknown cache kind and the kind it resembles', () => {
     expect(settingsFromContext(contextOf({ cache: 'memcached' })).problems).toEqual([
-      "cache must be one of elasticache, serverless, existing, selfmanaged; got 'memcached' (did you mean 'elasticache'?).",
+      "cache must be one of elasticache, serverless, existing, selfmanaged, memorydb; got 'memcached' (did you mean 'memorydb'?).",
     ]);
   });
 
@@ -215,7 +215,7 @@ describe('settingsFromContext', () => {
     };
     const { settings, problems } = settingsFromContext(contextOf(values), Object.keys(values));
     expect(problems).toEqual([
-      "cache must be one of elasticache, serverless, existing, selfmanaged; got 'exisitng' (did you mean 'existing'?).",
+      "cache must be one of elasticache, serverless, existing, selfmanaged, memorydb; got 'exisitng' (did you mean 'existing'?).",
     ]);
     expect(resolveSettings(settings).problems).toEqual([]);
   });

@@ -10,9 +10,15 @@ import { connect as connectTls } from 'node:tls';
 import calculateSlot from 'cluster-key-slot';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { onFenceEvent } from '../../functions/fence/on-event.js';
+import { handler as httpHandler } from '../../functions/http/handler.js';
+import { resetContainer } from '../../functions/shared/connection.js';
 import { setLogSink } from '../../functions/shared/log.js';
 import { readCredentials } from '../../functions/shared/secrets.js';
 import type { CacheKind } from '../../infra/settings.js';
+import { FUNCTIONS_RULES_FUNCTION, INSTALLER_RULES_FUNCTION } from '../../src/access-rules.js';
+import { mintId } from '../../src/index.js';
+import { fixture } from '../fixtures/http/events.js';
+import { clearEmqEnv, invoke } from '../fixtures/http/invoke.js';
 import { createEvent } from '../infra/support/cfn-events.js';
 import { HARNESS_USER } from '../support/targets/acl-file.js';
 import { targetCertificates } from '../support/targets/certs.js';
@@ -40,6 +46,7 @@ const KIND_OF: Partial<Record<ProfileName, CacheKind>> = {
   elasticache: 'elasticache',
   serverless: 'serverless',
   selfmanaged: 'selfmanaged',
+  memorydb: 'memorydb',
 };
 const started = new Map<ProfileName, Promise<Target>>();
 const startTimes = new Map<ProfileName, number>();
@@ -384,6 +391,7 @@ describe('the deployed settings', () => {
       ['elasticache', 'elasticache'],
       ['serverless', 'serverless'],
       ['existing', 'memorydb'],
+      ['memorydb', 'memorydb'],
       ['selfmanaged', 'selfmanaged'],
     ];
     for (const [kind, profile] of cases) {
@@ -431,6 +439,58 @@ describe('the deployed settings', () => {
         .entries()
         .some((record) => record.command === 'function' && record.subcommand === 'load'),
     ).toBe(true);
+  });
+
+  it('install and admit a job on the memorydb profile as cache=memorydb deploys them: its own users, the function family, no WAIT', async () => {
+    const t = await targetOf('memorydb');
+    const settings = deployed('memorydb');
+    const secrets = new SecretsStandIn(settings, t);
+    const saved = { ...process.env };
+    t.commands.reset();
+    const restore = setLogSink(() => {});
+    try {
+      const fence = environmentFor(settings, 'fence', t).env;
+      await onFenceEvent(createEvent(fence.EMQ_WIRE ?? '1'), {
+        env: fence,
+        secrets: secrets.client,
+      });
+      const { env } = environmentFor(settings, 'http', t);
+      expect(env).toMatchObject({ EMQ_EXECUTOR: 'function', EMQ_ACK_REPLICAS: '0' });
+      await resetContainer();
+      clearEmqEnv();
+      Object.assign(process.env, env, await secrets.listen());
+      const queue = 'memorydb-admits';
+      const id = mintId();
+      const answer = await invoke(httpHandler, fixture('v2-put', { queue, id }));
+      expect(answer.response.statusCode).toBe(201);
+      expect(answer.body).toMatchObject({ id });
+      const client = await t.client('tester');
+      expect(await client.exists(`emq:{${queue}}:job:${id}`)).toBe(1);
+    } finally {
+      setLogSink(restore);
+      await resetContainer();
+      clearEmqEnv();
+      for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
+      Object.assign(process.env, saved);
+      await secrets.stop();
+    }
+    const app = settings.users.find((user) => user.rules === FUNCTIONS_RULES_FUNCTION)?.name;
+    const installer = settings.users.find((user) => user.rules === INSTALLER_RULES_FUNCTION)?.name;
+    const users = new Set(t.commands.entries().map((record) => record.user));
+    users.delete(HARNESS_USER);
+    users.delete('tester');
+    expect([...users].sort()).toEqual([app, installer].sort());
+    const by = (user: string | undefined) =>
+      new Set(
+        t.commands
+          .entries()
+          .filter((record) => record.user === user)
+          .map((record) => record.command),
+      );
+    expect(by(installer).has('function')).toBe(true);
+    expect(by(app).has('fcall')).toBe(true);
+    expect(by(app).has('wait')).toBe(false);
+    assertCommandsSupported(t);
   });
 
   it('answer the real SDK client through the stand-in’s endpoint, and the deployed ACL rules hold on the target', async () => {

@@ -127,7 +127,13 @@ describe('a CDK app with the installed package', () => {
     // Any finding of either pack, or of aws-cdk-lib's own template validation, is printed.
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    const stacks = ['ElastiCache', 'Serverless', 'SelfManagedGraviton', 'SelfManagedX86'];
+    const stacks = [
+      'ElastiCache',
+      'Serverless',
+      'MemoryDb',
+      'SelfManagedGraviton',
+      'SelfManagedX86',
+    ];
     for (const stack of [...stacks, 'ExistingFunctionUrl', 'TeamRestApi', 'TeamJwtHttpApi']) {
       expect(existsSync(join(outdir, `${stack}.template.json`)), stack).toBe(true);
     }

@@ -3,8 +3,8 @@
 // Serverless: the script family), and the self-managed nodes' settings file in their user
 // data (bootstrap.sh writes those strings into users.acl; the native family). The ACL tests
 // apply these, never the constants the stack was built from.
-import { INSTALLER_USERNAME as ELASTICACHE_INSTALLER } from '../../infra/cache/elasticache.js';
-import { APP_USERNAME, INSTALLER_USERNAME } from '../../infra/cache/selfmanaged.js';
+import { INSTALLER_USERNAME as ELASTICACHE_INSTALLER } from '../../infra/cache/elasticache/construct.js';
+import { APP_USERNAME, INSTALLER_USERNAME } from '../../infra/cache/selfmanaged/construct.js';
 import type { CacheSettings } from '../../infra/settings.js';
 import { synthStack } from '../infra/support/synth.js';
 import { flattenIntrinsics, resourcesOf } from '../infra/support/template.js';

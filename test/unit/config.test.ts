@@ -140,8 +140,10 @@ describe('loadConfig', () => {
         cacheName: 'emq-cache-1',
         region: 'eu-west-1',
         serverless: false,
+        service: 'elasticache',
       });
       expect(loadConfig({ ...iam, EMQ_IAM_SERVERLESS: 'true' }).iam?.serverless).toBe(true);
+      expect(loadConfig({ ...iam, EMQ_IAM_SERVICE: 'memorydb' }).iam?.service).toBe('memorydb');
     });
 
     it("takes Lambda's AWS_REGION when EMQ_IAM_REGION is not set", () => {
@@ -159,6 +161,7 @@ describe('loadConfig', () => {
       ['EMQ_PASSWORD', { EMQ_PASSWORD: 'also-a-password' }],
       ['EMQ_SECRET_ARN', { EMQ_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:1:secret:x' }],
       ['EMQ_IAM_SERVERLESS', { EMQ_IAM_SERVERLESS: 'yes' }],
+      ['EMQ_IAM_SERVICE', { EMQ_IAM_SERVICE: 'redis' }],
       ['EMQ_IAM_AUTH', { EMQ_IAM_AUTH: 'on' }],
     ])('refuses IAM with a bad or conflicting %s', (name, change) => {
       expect(() => loadConfig({ ...iam, ...change })).toThrow(new RegExp(`^${name} is invalid`));

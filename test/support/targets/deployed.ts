@@ -132,7 +132,7 @@ function read(kind: CacheKind, template: Template): Deployed {
   return { kind, environments, users: usersOf(template), secretUsers: secretUsersOf(template) };
 }
 
-/** ElastiCache RBAC users, or the self-managed nodes' users from their user data. */
+/** ElastiCache RBAC users, MemoryDB users, or the self-managed nodes' users from their user data. */
 function usersOf(template: Template): DeployedUser[] {
   const rbac = Object.values(resourcesOf(template, 'AWS::ElastiCache::User')).map((user) => {
     const { UserName, AccessString, Passwords } = user.Properties;
@@ -143,6 +143,16 @@ function usersOf(template: Template): DeployedUser[] {
     return { name: UserName, rules: AccessString, secret };
   });
   if (rbac.length > 0) return rbac;
+  // MemoryDB users: the password sits in AuthenticationMode; an IAM user has none.
+  const memoryDb = Object.values(resourcesOf(template, 'AWS::MemoryDB::User')).map((user) => {
+    const { UserName, AccessString, AuthenticationMode } = user.Properties;
+    if (typeof UserName !== 'string' || typeof AccessString !== 'string') {
+      throw new Error('a MemoryDB user without a literal name or access string');
+    }
+    const secret = /\{Ref:([A-Za-z0-9]+)\}/.exec(flattenIntrinsics(AuthenticationMode))?.[1];
+    return { name: UserName, rules: AccessString, secret };
+  });
+  if (memoryDb.length > 0) return memoryDb;
   const instances = Object.values(resourcesOf(template, 'AWS::EC2::Instance'));
   if (instances.length === 0) return [];
   const secretUsers = secretUsersOf(template);

@@ -216,8 +216,9 @@ export const PROFILES: Readonly<Record<ProfileName, TargetProfile>> = {
   },
   memorydb: {
     name: 'memorydb',
-    standsFor: 'Amazon MemoryDB for Valkey (an existing endpoint the stack does not own)',
-    // Assumed: the CLI's defaults, one shard with one replica.
+    standsFor:
+      'Amazon MemoryDB for Valkey (cache=memorydb, or an existing endpoint the stack does not own)',
+    // The CLI's defaults and cache=memorydb's: one shard with one replica.
     topology: { kind: 'cluster', shards: 1, replicasPerShard: 1 },
     tls: true,
     module: false,

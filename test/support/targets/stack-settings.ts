@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SCRIPTS_PATH } from '../../../infra/cache/selfmanaged.js';
+import { SCRIPTS_PATH } from '../../../infra/cache/selfmanaged/construct.js';
 import { flattenIntrinsics, onlyResource, resourcesOf } from '../../infra/support/template.js';
 import type { StackRead } from './profiles.js';
 import { stackTemplate } from './templates.js';

@@ -23,6 +23,7 @@ const DEFAULTS: Readonly<Record<CacheKind, CacheSettings>> = {
     secretArn: EXISTING_SECRET_ARN,
   },
   selfmanaged: { kind: 'selfmanaged', moduleArtifact: MODULE_PATH },
+  memorydb: { kind: 'memorydb' },
 };
 const templates = new Map<CacheKind, Template>();
 

@@ -1,18 +1,23 @@
 /** ElastiCache for Valkey, node-based: the function family (FCALL), durability on 9.x. */
-import type { Durability } from '../../durability-settings.js';
-import {
-  type CacheAuth,
-  type ElastiCacheSettings,
-  resolveElastiCache,
-} from '../../elasticache-settings.js';
+
 import type { Resolved } from '../../resolved.js';
-import { ElastiCacheValkey } from '../elasticache.js';
+import type { CacheAuth } from '../auth.js';
 import type { CacheKindModule } from '../kind.js';
+import { ElastiCacheValkey } from './construct.js';
+import type { Durability } from './durability.js';
+import { type ElastiCacheSettings, resolveElastiCache } from './settings.js';
 
 export const ELASTICACHE: CacheKindModule<ElastiCacheSettings, Resolved<ElastiCacheSettings>> = {
   // Node-based ElastiCache loads no module; it has FUNCTION and FCALL.
   executor: 'function',
   contextKeys: ['nodeType', 'shards', 'replicasPerShard', 'engineVersion', 'durability'],
+  refusedElsewhere: (key, value, chosen) => {
+    if (key !== 'durability' || value === 'off') return undefined;
+    return chosen === 'serverless'
+      ? `durability=${value} is not offered on cache=serverless: AWS supports durability on node-based ElastiCache for Valkey 9.0 or later only, not on ElastiCache Serverless; use cache=elasticache.`
+      : `durability applies only to cache=elasticache (ElastiCache for Valkey 9.x node-based); cache=${chosen} is not a cache the stack can give a durability log.`;
+  },
+  joinsUserVpc: false,
   offersIamAuth: true,
   fromContext: (read, cacheAuth) => ({
     kind: 'elasticache',
@@ -22,7 +27,7 @@ export const ELASTICACHE: CacheKindModule<ElastiCacheSettings, Resolved<ElastiCa
     shards: read.number('shards'),
     replicasPerShard: read.number('replicasPerShard'),
     engineVersion: read.text('engineVersion'),
-    // Checked in durability-settings.ts with the engine and node type it must fit.
+    // Checked in durability.ts with the engine and node type it must fit.
     durability: read.text('durability') as Durability | undefined,
   }),
   resolve: resolveElastiCache,

@@ -1,16 +1,15 @@
 /**
- * The CloudWatch metrics of the caches the stack owns, for the alarms and the dashboard.
- * ElastiCache publishes engine metrics per node (CacheClusterId `<group>-<shard:4>-<node:3>`);
- * Serverless per cache (`clusterId`). Node ids are known at synthesis, so no SEARCH is needed
- * (alarms cannot use one).
+ * The CloudWatch metrics of a node-based ElastiCache cluster, for the alarms and the dashboard.
+ * ElastiCache publishes engine metrics per node (CacheClusterId `<group>-<shard:4>-<node:3>`).
+ * Node ids are known at synthesis, so no SEARCH is needed (alarms cannot use one).
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import type { Durability } from '../durability-settings.js';
-import type { CacheMetrics, DurabilityLogMetrics } from './cache.js';
+import type { CacheMetrics, DurabilityLogMetrics } from '../cache.js';
+import type { Durability } from './durability.js';
 
-const NAMESPACE = 'AWS/ElastiCache';
-const PERIOD = Duration.minutes(1);
+export const NAMESPACE = 'AWS/ElastiCache';
+export const PERIOD = Duration.minutes(1);
 
 function nodeMetric(metricName: string, cacheClusterId: string, statistic: string) {
   return new cloudwatch.Metric({
@@ -75,31 +74,5 @@ function durabilityLogMetrics(
       ? nodeIds.map((id) => nodeMetric('DurabilityBufferExceededErrorCount', id, 'Sum'))
       : [],
     throttled: nodeIds.map((id) => nodeMetric('TrafficManagementActive', id, 'Maximum')),
-  };
-}
-
-export function serverlessMetrics(cacheName: string, dataStorageMaxGb: number): CacheMetrics {
-  const metric = (metricName: string, statistic: string) =>
-    new cloudwatch.Metric({
-      namespace: NAMESPACE,
-      metricName,
-      dimensionsMap: { clusterId: cacheName },
-      statistic,
-      period: PERIOD,
-    });
-  const limitBytes = dataStorageMaxGb * 1_000_000_000;
-  return {
-    label: 'Serverless cache',
-    cpu: [metric('ElastiCacheProcessingUnits', 'Sum')],
-    memoryPercent: [
-      new cloudwatch.MathExpression({
-        expression: `100 * bytes / ${limitBytes}`,
-        usingMetrics: { bytes: metric('BytesUsedForCache', 'Maximum') },
-        label: 'Data stored, % of the storage limit',
-        period: PERIOD,
-      }),
-    ],
-    evictions: [metric('Evictions', 'Sum')],
-    replicationLag: [],
   };
 }

@@ -15,7 +15,7 @@
  * - aws-cdk-lib 2.276 (`CfnReplicationGroup.durability`): CloudFormation refuses to turn
  *   durability on or off on an existing replication group; sync and async switch in place.
  */
-import type { Check } from './resolved.js';
+import type { Ensure } from '../../resolved.js';
 
 /** `sync`: the log is the acknowledgement; `async`: the log trails; `off`: no log. */
 export type Durability = 'sync' | 'async' | 'off';
@@ -73,20 +73,20 @@ export function checkDurability(
     readonly engineVersion: string | undefined;
     readonly nodeType: string;
   },
-  check: Check,
+  ensure: Ensure,
 ): void {
   const { durability, engineVersion, nodeType } = cache;
   if (!DURABILITIES.some((known) => known === durability)) {
-    check(false, `durability must be one of ${DURABILITIES.join(', ')}; got '${durability}'.`);
+    ensure(false, `durability must be one of ${DURABILITIES.join(', ')}; got '${durability}'.`);
     return;
   }
   if (durability === 'off') return;
-  check(
+  ensure(
     engineVersion === undefined || offersDurability(engineVersion),
     `durability=${durability} needs ElastiCache for Valkey 9.0 or later; engine ${engineVersion} has no durability: set engineVersion=9.1 or durability=off.`,
   );
   const family = nodeType.split('.')[1] ?? '';
-  check(
+  ensure(
     DURABLE_NODE_FAMILIES.includes(family),
     `durability=${durability} is not offered on ${nodeType}: ElastiCache durability runs on the ${DURABLE_NODE_FAMILIES.join(', ')} node families only: set nodeType=${DURABLE_NODE_TYPE} or durability=off.`,
   );

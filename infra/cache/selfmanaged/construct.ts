@@ -32,25 +32,21 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import { Construct, type IDependable } from 'constructs';
-import { INSTALLER_RULES_NATIVE } from '../../src/access-rules.js';
-import type { ExecutorChoice } from '../../src/config.js';
-import { packageDir } from '../package-dir.js';
-import { keptAs } from '../removal.js';
-import {
-  type CacheConnectionEnvironment,
-  type CacheTarget,
-  type InstallerAccess,
-  installerBySecret,
-} from './cache.js';
-import type { CacheNetwork } from './network.js';
-import { ClusterNode, DATA_DEVICE } from './selfmanaged/cluster-node.js';
-import { addNodeEndpoints } from './selfmanaged/endpoints.js';
-import { placeNodes } from './selfmanaged/layout.js';
-import { instanceArchitecture, moduleArchitecture } from './selfmanaged/module-artifact.js';
-import { createNodeSecrets } from './selfmanaged/node-secrets.js';
-import type { ResolvedSelfManaged } from './selfmanaged/settings.js';
-import { nodeUserData } from './selfmanaged/user-data.js';
+import type { Construct } from 'constructs';
+import { INSTALLER_RULES_NATIVE } from '../../../src/access-rules.js';
+import type { ExecutorChoice } from '../../../src/config.js';
+import { packageDir } from '../../package-dir.js';
+import { keptAs } from '../../removal.js';
+import type { CacheConnectionEnvironment } from '../cache.js';
+import type { CacheNetwork } from '../network.js';
+import { OwnedCache } from '../owned.js';
+import { ClusterNode, DATA_DEVICE } from './cluster-node.js';
+import { addNodeEndpoints } from './endpoints.js';
+import { placeNodes } from './layout.js';
+import { instanceArchitecture, moduleArchitecture } from './module-artifact.js';
+import { createNodeSecrets } from './node-secrets.js';
+import type { ResolvedSelfManaged } from './settings.js';
+import { nodeUserData } from './user-data.js';
 
 export interface SelfManagedValkeyProps {
   readonly settings: ResolvedSelfManaged;
@@ -62,7 +58,7 @@ export interface SelfManagedValkeyProps {
   readonly removalPolicy?: RemovalPolicy | undefined;
 }
 
-export { APP_USERNAME, INSTALLER_USERNAME } from './selfmanaged/node-secrets.js';
+export { APP_USERNAME, INSTALLER_USERNAME } from './node-secrets.js';
 
 /**
  * The folder the nodes run (bootstrap.sh and the scripts it runs and sources), found from the
@@ -79,17 +75,10 @@ export interface SelfManagedConnectionEnvironment extends CacheConnectionEnviron
   readonly EMQ_TLS_CA: string;
 }
 
-export class SelfManagedValkey extends Construct implements CacheTarget {
+export class SelfManagedValkey extends OwnedCache {
   readonly kind = 'selfmanaged';
-  readonly connectionEnvironment: SelfManagedConnectionEnvironment;
-  readonly endpoint: string;
-  readonly ready: IDependable;
-  readonly securityGroup: ec2.SecurityGroup;
-  /** `{"username","password"}` of the functions' user. */
-  readonly credentials: secretsmanager.Secret;
-  /** `{"username","password"}` of the installer's user; readable by the installer and the nodes. */
-  readonly installerCredentials: secretsmanager.Secret;
-  readonly installer: InstallerAccess;
+  /** `{"username","password"}` of the functions' user (the nodes read it at boot). */
+  readonly appCredentials: secretsmanager.Secret;
   /** `{"username","password"}` of the admin user. */
   readonly adminCredentials: secretsmanager.Secret;
   /** `{"ca","cert","key"}`, filled by node 0 at first boot. */
@@ -101,26 +90,22 @@ export class SelfManagedValkey extends Construct implements CacheTarget {
   readonly nodes: ClusterNode[];
   /** The cluster-create step: node 0 signals it once the cluster serves with the fence installed. */
   readonly clusterCreated: CfnWaitCondition;
-  private readonly port: number;
 
   constructor(scope: Construct, id: string, props: SelfManagedValkeyProps) {
-    super(scope, id);
     const { settings, network } = props;
-    this.port = settings.port;
     const vpc = network.vpc;
-
-    const secrets = createNodeSecrets(this);
-    this.credentials = secrets.credentials;
-    this.installerCredentials = secrets.installerCredentials;
-    this.installer = installerBySecret(secrets.installerCredentials);
-    this.adminCredentials = secrets.adminCredentials;
-    this.tlsMaterial = secrets.tlsMaterial;
-
-    this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
+    super(scope, id, {
       vpc,
       description: 'echomq-lambda Valkey nodes: admits the functions and the nodes themselves',
-      allowAllOutbound: false,
+      clientPorts: ec2.Port.tcp(settings.port),
+      clientPortsDescription: 'echomq-lambda functions to Valkey',
     });
+
+    const secrets = createNodeSecrets(this);
+    this.useCredentials(secrets);
+    this.appCredentials = secrets.credentials;
+    this.adminCredentials = secrets.adminCredentials;
+    this.tlsMaterial = secrets.tlsMaterial;
     const nodesPeer = this.securityGroup.connections;
     nodesPeer.allowInternally(
       ec2.Port.tcp(settings.port),
@@ -171,7 +156,7 @@ export class SelfManagedValkey extends Construct implements CacheTarget {
         ),
       }),
     );
-    this.credentials.grantRead(this.role);
+    this.appCredentials.grantRead(this.role);
     this.installerCredentials.grantRead(this.role);
     this.adminCredentials.grantRead(this.role);
     this.tlsMaterial.grantRead(this.role);
@@ -188,7 +173,7 @@ export class SelfManagedValkey extends Construct implements CacheTarget {
       EMQ_REPLICAS: String(settings.replicasPerShard),
       EMQ_WIRE: props.wire,
       EMQ_MODULE_URI: moduleAsset.s3ObjectUrl,
-      EMQ_APP_SECRET_ARN: this.credentials.secretArn,
+      EMQ_APP_SECRET_ARN: this.appCredentials.secretArn,
       EMQ_ADMIN_SECRET_ARN: this.adminCredentials.secretArn,
       EMQ_TLS_SECRET_ARN: this.tlsMaterial.secretArn,
       EMQ_ACCESS_STRING: settings.accessString,
@@ -237,29 +222,15 @@ export class SelfManagedValkey extends Construct implements CacheTarget {
     });
     for (const node of this.nodes) this.clusterCreated.node.addDependency(node);
 
-    this.endpoint = seeds.join(',');
-    this.connectionEnvironment = {
-      EMQ_URL: seeds.map((seed) => `rediss://${seed}`).join(','),
-      EMQ_CLUSTER: 'true',
-      EMQ_EXECUTOR: props.executor,
-      EMQ_SECRET_ARN: this.credentials.secretArn,
+    const tls: Pick<SelfManagedConnectionEnvironment, 'EMQ_TLS_CA'> = {
       // Data is the JSON {"emq-cluster":"<base64 CA>"}; base64 holds no quote.
       EMQ_TLS_CA: Fn.select(3, Fn.split('"', Token.asString(this.clusterCreated.attrData))),
     };
-    // Everything: the nodes, the endpoints, the security group rules and the created cluster.
-    this.ready = this;
+    this.connectTo(seeds, props.executor, tls);
   }
 
-  allowConnectionsFrom(group: ec2.ISecurityGroup): void {
-    this.securityGroup.connections.allowFrom(
-      group,
-      ec2.Port.tcp(this.port),
-      'echomq-lambda functions to Valkey',
-    );
-  }
-
-  grantCredentials(grantee: iam.IGrantable): void {
-    this.credentials.grantRead(grantee);
+  override get connectionEnvironment(): SelfManagedConnectionEnvironment {
+    return super.connectionEnvironment as SelfManagedConnectionEnvironment;
   }
 
   private acknowledgeRoleFindings(): void {

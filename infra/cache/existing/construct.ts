@@ -13,15 +13,15 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IDependable } from 'constructs';
-import type { ExecutorChoice } from '../../src/config.js';
-import type { Resolved } from '../resolved.js';
+import type { ExecutorChoice } from '../../../src/config.js';
+import type { Resolved } from '../../resolved.js';
 import {
   type CacheConnectionEnvironment,
   type CacheIamAuth,
   type CacheTarget,
   type InstallerAccess,
   installerBySecret,
-} from './cache.js';
+} from '../cache.js';
 
 /** ElastiCache IAM authentication to a cache the construct does not own. */
 export interface ExistingIamAuth {

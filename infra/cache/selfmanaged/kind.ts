@@ -9,9 +9,9 @@ import { ARM64_MODULE, HOST_MODULE } from '../../../module/artifacts.js';
 import { FUNCTIONS_RULES_NATIVE } from '../../../src/access-rules.js';
 import { packageDir } from '../../package-dir.js';
 import type { CacheKindModule } from '../kind.js';
-import { instanceArchitecture } from '../selfmanaged/module-artifact.js';
-import type { ResolvedSelfManaged, SelfManagedCacheSettings } from '../selfmanaged/settings.js';
-import { SelfManagedValkey } from '../selfmanaged.js';
+import { SelfManagedValkey } from './construct.js';
+import { instanceArchitecture } from './module-artifact.js';
+import type { ResolvedSelfManaged, SelfManagedCacheSettings } from './settings.js';
 
 export type { ResolvedSelfManaged, SelfManagedCacheSettings };
 
@@ -29,6 +29,7 @@ export const SELFMANAGED: CacheKindModule<SelfManagedCacheSettings, ResolvedSelf
     'dataVolumeGiB',
     'replacedNodes',
   ],
+  joinsUserVpc: false,
   offersIamAuth: false,
   fromContext: (read) => ({
     kind: 'selfmanaged',
@@ -39,7 +40,7 @@ export const SELFMANAGED: CacheKindModule<SelfManagedCacheSettings, ResolvedSelf
     dataVolumeGiB: read.number('dataVolumeGiB'),
     replacedNodes: read.list('replacedNodes')?.map(Number),
   }),
-  resolve(input, check, int) {
+  resolve(input, ensure, int) {
     const instanceType = input.instanceType ?? 't4g.small';
     // The build for the nodes' CPU: the package ships both (package.json `files`), and the
     // repository's `make -C module` builds both.
@@ -58,11 +59,11 @@ export const SELFMANAGED: CacheKindModule<SelfManagedCacheSettings, ResolvedSelf
       dataVolumeGiB: input.dataVolumeGiB ?? 20,
       replacedNodes: input.replacedNodes ?? [],
     };
-    check(
+    ensure(
       cache.moduleArtifact !== '',
       'cache=selfmanaged needs moduleArtifact, the path of the EchoMQ module (.so) the nodes load.',
     );
-    check(
+    ensure(
       cache.moduleArtifact === '' || existsSync(cache.moduleArtifact),
       `moduleArtifact ${cache.moduleArtifact} does not exist (make -C module ${build.target} builds ${build.file}).`,
     );
@@ -70,24 +71,24 @@ export const SELFMANAGED: CacheKindModule<SelfManagedCacheSettings, ResolvedSelf
     int('selfManagedReplicas', cache.replicasPerShard, 0, 5);
     // Valkey promotes a replica by a majority of the slot-owning primaries: with one or two
     // shards, losing a primary leaves no majority, and its replica is never promoted.
-    check(
+    ensure(
       cache.replicasPerShard === 0 || cache.shards < 1 || cache.shards >= 3,
       `selfManagedShards must be at least 3 with replicas (got ${cache.shards}): a replica is promoted by a majority of the primaries, which ${cache.shards} shard${cache.shards === 1 ? '' : 's'} cannot give once one is lost. Use 3 or more shards, or selfManagedReplicas=0 for a cluster without failover.`,
     );
-    check(
+    ensure(
       /^[a-z][a-z0-9-]*\.[a-z0-9]+$/.test(cache.instanceType),
       'instanceType must look like t4g.small.',
     );
     // The cluster bus listens on port + 10000.
     int('port', cache.port, 1_024, 55_535);
     // The rules reach the nodes inside single quotes of a shell settings file.
-    check(
+    ensure(
       /^on\s[^'\n]*$/.test(cache.accessString),
       "accessString must start with 'on' and hold no quote.",
     );
     int('dataVolumeGiB', cache.dataVolumeGiB, 1, 16_384);
     const nodes = cache.shards * (cache.replicasPerShard + 1);
-    check(
+    ensure(
       nodes < 1 ||
         cache.replacedNodes.every(
           (index) => Number.isSafeInteger(index) && index >= 0 && index < nodes,

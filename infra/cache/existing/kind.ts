@@ -6,14 +6,14 @@
  */
 import { EXECUTORS } from '../../../src/config.js';
 import { normaliseUrl } from '../endpoint-url.js';
+import type { CacheKindModule } from '../kind.js';
 import {
   type ExistingCacheSettings,
   type ExistingIamAuth,
   type ExistingInstaller,
   ExistingValkey,
   type ResolvedExisting,
-} from '../existing.js';
-import type { CacheKindModule } from '../kind.js';
+} from './construct.js';
 
 export type { ExistingCacheSettings, ExistingIamAuth, ExistingInstaller, ResolvedExisting };
 
@@ -31,6 +31,7 @@ export const EXISTING: CacheKindModule<ExistingCacheSettings, ResolvedExisting> 
     'subnetIds',
     'securityGroupIds',
   ],
+  joinsUserVpc: true,
   offersIamAuth: false,
   fromContext: (read) => ({
     kind: 'existing',
@@ -39,24 +40,24 @@ export const EXISTING: CacheKindModule<ExistingCacheSettings, ResolvedExisting> 
     secretArn: read.text('valkeySecretArn'),
     installer: installerFromContext(read.text('valkeyInstallerSecretArn')),
   }),
-  resolve(input, check) {
+  resolve(input, ensure) {
     const urls = input.urls.map(normaliseUrl);
-    check(
+    ensure(
       urls.length > 0,
       'cache=existing needs valkeyEndpoint (host:port or rediss://host:port).',
     );
     for (const [index, url] of urls.entries()) {
-      check(
+      ensure(
         url !== undefined,
         `valkeyEndpoint entry ${index + 1} must be host:port, redis://host:port or rediss://host:port.`,
       );
     }
     const { secretArn, secret, iam } = input;
-    check(
+    ensure(
       secretArn === undefined || SECRET_ARN.test(secretArn),
       "valkeySecretArn must be a Secrets Manager secret's complete ARN (ending in -XXXXXX).",
     );
-    check(
+    ensure(
       iam === undefined || (secretArn === undefined && secret === undefined),
       'cache=existing takes a secret or iam, not both: one source of credentials.',
     );
@@ -65,17 +66,17 @@ export const EXISTING: CacheKindModule<ExistingCacheSettings, ResolvedExisting> 
       const given = [installer.secret, installer.secretArn, installer.iam].filter(
         (credentials) => credentials !== undefined,
       );
-      check(
+      ensure(
         given.length === 1,
         "cache=existing: installer takes one of secret or iam (the installer's own user, with the installer's rules of docs/security.md).",
       );
-      check(
+      ensure(
         installer.secretArn === undefined || SECRET_ARN.test(installer.secretArn),
         "valkeyInstallerSecretArn must be a Secrets Manager secret's complete ARN (ending in -XXXXXX).",
       );
     }
     const executor = input.executor ?? EXISTING.executor;
-    check(EXECUTORS.includes(executor), `executor must be one of ${EXECUTORS.join(', ')}.`);
+    ensure(EXECUTORS.includes(executor), `executor must be one of ${EXECUTORS.join(', ')}.`);
     return {
       kind: input.kind,
       urls: urls.filter((url): url is string => url !== undefined),

@@ -1,12 +1,10 @@
 /** ElastiCache Serverless for Valkey: the script family (EVALSHA), no WAIT, no durability. */
-import {
-  type CacheAuth,
-  resolveServerless,
-  type ServerlessCacheSettings,
-} from '../../elasticache-settings.js';
+
 import type { Resolved } from '../../resolved.js';
+import type { CacheAuth } from '../auth.js';
 import type { CacheKindModule } from '../kind.js';
-import { ServerlessValkey } from '../serverless.js';
+import { ServerlessValkey } from './construct.js';
+import { resolveServerless, type ServerlessCacheSettings } from './settings.js';
 
 export const SERVERLESS: CacheKindModule<
   ServerlessCacheSettings,
@@ -15,6 +13,7 @@ export const SERVERLESS: CacheKindModule<
   // Serverless has no FCALL or FUNCTION: the same library runs through EVALSHA.
   executor: 'script',
   contextKeys: ['serverlessEngineVersion', 'dataStorageMaxGb', 'ecpuPerSecondMax'],
+  joinsUserVpc: false,
   offersIamAuth: true,
   fromContext: (read, cacheAuth) => ({
     kind: 'serverless',

@@ -1,0 +1,89 @@
+/**
+ * The MemoryDB users of the cluster: the functions' user and the installer's user, each with
+ * its own password in its own Secrets Manager secret, in one ACL. A MemoryDB user's name is
+ * account-wide, so both carry the cluster's prefix; each secret holds that name. With
+ * `cacheAuth=iam` the functions' user is IAM-enabled instead (tokens, no password, no secret);
+ * the installer keeps its password. The ACL holds no other user: nothing else can log in.
+ */
+import { Validations } from 'aws-cdk-lib';
+import * as memorydb from 'aws-cdk-lib/aws-memorydb';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import type { CacheAuth } from '../auth.js';
+import { MEMORYDB_INSTALLER_ACCESS_STRING } from './settings.js';
+
+export interface MemoryDbUsers {
+  readonly credentials: secretsmanager.Secret | undefined;
+  readonly installerCredentials: secretsmanager.Secret;
+  readonly acl: memorydb.CfnACL;
+  /** The functions' user; IAM-enabled with `cacheAuth=iam`. */
+  readonly appUser: memorydb.CfnUser;
+}
+
+export function createMemoryDbUsers(
+  scope: Construct,
+  prefix: string,
+  options: { readonly accessString: string; readonly cacheAuth: CacheAuth },
+): MemoryDbUsers {
+  const appName = `${prefix}-app`;
+  const installerName = `${prefix}-installer`;
+  const credentials =
+    options.cacheAuth === 'iam'
+      ? undefined
+      : userSecret(scope, 'Credentials', appName, 'the functions');
+  const installerCredentials = userSecret(
+    scope,
+    'InstallerCredentials',
+    installerName,
+    'the installer (wire identity, library)',
+  );
+  const appUser = new memorydb.CfnUser(scope, credentials === undefined ? 'IamUser' : 'AppUser', {
+    userName: appName,
+    accessString: options.accessString,
+    authenticationMode:
+      credentials === undefined
+        ? { Type: 'iam' }
+        : {
+            Type: 'password',
+            Passwords: [credentials.secretValueFromJson('password').unsafeUnwrap()],
+          },
+  });
+  const installerUser = new memorydb.CfnUser(scope, 'InstallerUser', {
+    userName: installerName,
+    accessString: MEMORYDB_INSTALLER_ACCESS_STRING,
+    authenticationMode: {
+      Type: 'password',
+      Passwords: [installerCredentials.secretValueFromJson('password').unsafeUnwrap()],
+    },
+  });
+  const acl = new memorydb.CfnACL(scope, 'Acl', {
+    aclName: prefix,
+    userNames: [appName, installerName],
+  });
+  acl.addResourceDependency(appUser);
+  acl.addResourceDependency(installerUser);
+  return { credentials, installerCredentials, acl, appUser };
+}
+
+function userSecret(
+  scope: Construct,
+  id: string,
+  username: string,
+  whose: string,
+): secretsmanager.Secret {
+  const secret = new secretsmanager.Secret(scope, id, {
+    description: `echomq-lambda: MemoryDB user of ${whose}`,
+    generateSecretString: {
+      secretStringTemplate: JSON.stringify({ username }),
+      generateStringKey: 'password',
+      passwordLength: 32,
+      excludePunctuation: true,
+    },
+  });
+  Validations.of(secret).acknowledge({
+    id: 'AwsSolutions-SMG4',
+    reason:
+      'MemoryDB user passwords have no managed rotation; rotate by putting a new secret value and redeploying (a user accepts two passwords during the change).',
+  });
+  return secret;
+}
