@@ -1,7 +1,8 @@
 /**
  * Builds dist/ with esbuild. The functions, the CLI and the local stack are bundles: ESM, Node
  * 22, minified, without source maps: no function runs with --enable-source-maps, so a map
- * would only triple each Lambda asset and the tarball. Lambda's nodejs22.x runtime ships the
+ * would only triple each Lambda asset and the tarball. What each bundle was made from is written
+ * apart, to dist/meta/ (esbuild's metafile), which no asset and no tarball holds. Lambda's nodejs22.x runtime ships the
  * AWS SDK v3, so it stays out of them. Each bundle file is written beside its target and renamed over it, so a
  * test importing a bundle never reads a half-written one while another process rebuilds.
  *
@@ -65,11 +66,19 @@ async function bundle(entry: Entry): Promise<void> {
     alias: { debug: './scripts/stubs/debug.ts' },
     loader: { '.lua': 'text' },
     write: false,
+    metafile: true,
     logLevel: 'warning',
   });
   await writeAtomically(result.outputFiles);
+  await mkdir('dist/meta', { recursive: true });
+  await writeFile(metafilePath(entry.folder), JSON.stringify(result.metafile));
   // An earlier build's map would otherwise stay in the folder the construct uploads whole.
   await rm(`dist/${entry.folder}/index.mjs.map`, { force: true });
+}
+
+/** Where a bundle's metafile goes: `dist/meta/<folder, / as ->.json` (test/integration/client-bundles.test.ts reads it). */
+function metafilePath(folder: string): string {
+  return `dist/meta/${folder.replaceAll('/', '-')}.json`;
 }
 
 async function writeAtomically(files: readonly OutputFile[]): Promise<void> {
