@@ -9,6 +9,7 @@ import * as elasticache from 'aws-cdk-lib/aws-elasticache';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { CacheAuth } from './auth.js';
+import { userSecret } from './user-secret.js';
 
 /** The RBAC user the functions connect as. */
 export const APP_USERNAME = 'emq-app';
@@ -39,26 +40,20 @@ export function createRbacUsers(scope: Construct, rules: RbacRules): RbacUsers {
   const { accessString, installerAccessString, cacheAuth = 'password' } = rules;
   // User and group ids are account-wide names: derive them from the cache's path.
   const idPrefix = rbacIdPrefix(scope);
+  const rotation =
+    'ElastiCache RBAC passwords have no managed rotation; rotate by putting a new secret value and redeploying (the user accepts two passwords during the change).';
   const credentials =
     cacheAuth === 'iam'
       ? undefined
-      : new secretsmanager.Secret(scope, 'Credentials', {
-          description: 'echomq-lambda: Valkey RBAC user of the functions',
-          generateSecretString: {
-            secretStringTemplate: JSON.stringify({ username: APP_USERNAME }),
-            generateStringKey: 'password',
-            passwordLength: 32,
-            excludePunctuation: true,
-          },
+      : userSecret(scope, 'Credentials', {
+          username: APP_USERNAME,
+          description: 'Valkey RBAC user of the functions',
+          rotation,
         });
-  const installerCredentials = new secretsmanager.Secret(scope, 'InstallerCredentials', {
-    description: 'echomq-lambda: Valkey RBAC user of the installer (wire identity, library)',
-    generateSecretString: {
-      secretStringTemplate: JSON.stringify({ username: INSTALLER_USERNAME }),
-      generateStringKey: 'password',
-      passwordLength: 32,
-      excludePunctuation: true,
-    },
+  const installerCredentials = userSecret(scope, 'InstallerCredentials', {
+    username: INSTALLER_USERNAME,
+    description: 'Valkey RBAC user of the installer (wire identity, library)',
+    rotation,
   });
   // Every user group must hold a user named `default`; this one is switched off, and a
   // Valkey user group admits only users with a password.
@@ -66,14 +61,7 @@ export function createRbacUsers(scope: Construct, rules: RbacRules): RbacUsers {
     description: 'echomq-lambda: password of the switched-off default Valkey user',
     generateSecretString: { passwordLength: 32, excludePunctuation: true },
   });
-  for (const secret of [credentials, installerCredentials, disabledDefault]) {
-    if (secret === undefined) continue;
-    Validations.of(secret).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason:
-        'ElastiCache RBAC passwords have no managed rotation; rotate by putting a new secret value and redeploying (the user accepts two passwords during the change).',
-    });
-  }
+  Validations.of(disabledDefault).acknowledge({ id: 'AwsSolutions-SMG4', reason: rotation });
   const appUser =
     credentials === undefined
       ? createIamUser(scope, idPrefix, accessString)

@@ -5,12 +5,16 @@
  * `cacheAuth=iam` the functions' user is IAM-enabled instead (tokens, no password, no secret);
  * the installer keeps its password. The ACL holds no other user: nothing else can log in.
  */
-import { Validations } from 'aws-cdk-lib';
 import * as memorydb from 'aws-cdk-lib/aws-memorydb';
-import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { CacheAuth } from '../auth.js';
+import { userSecret } from '../user-secret.js';
 import { MEMORYDB_INSTALLER_ACCESS_STRING } from './settings.js';
+
+/** Why MemoryDB user passwords have no rotation Lambda (cdk-nag SMG4). */
+const ROTATION =
+  'MemoryDB user passwords have no managed rotation; rotate by putting a new secret value and redeploying (a user accepts two passwords during the change).';
 
 export interface MemoryDbUsers {
   readonly credentials: secretsmanager.Secret | undefined;
@@ -25,14 +29,17 @@ export function createMemoryDbUsers(
   prefix: string,
   options: { readonly accessString: string; readonly cacheAuth: CacheAuth },
 ): MemoryDbUsers {
+  const user = (id: string, username: string, whose: string) =>
+    userSecret(scope, id, {
+      username,
+      description: `MemoryDB user of ${whose}`,
+      rotation: ROTATION,
+    });
   const appName = `${prefix}-app`;
   const installerName = `${prefix}-installer`;
   const credentials =
-    options.cacheAuth === 'iam'
-      ? undefined
-      : userSecret(scope, 'Credentials', appName, 'the functions');
-  const installerCredentials = userSecret(
-    scope,
+    options.cacheAuth === 'iam' ? undefined : user('Credentials', appName, 'the functions');
+  const installerCredentials = user(
     'InstallerCredentials',
     installerName,
     'the installer (wire identity, library)',
@@ -63,27 +70,4 @@ export function createMemoryDbUsers(
   acl.addResourceDependency(appUser);
   acl.addResourceDependency(installerUser);
   return { credentials, installerCredentials, acl, appUser };
-}
-
-function userSecret(
-  scope: Construct,
-  id: string,
-  username: string,
-  whose: string,
-): secretsmanager.Secret {
-  const secret = new secretsmanager.Secret(scope, id, {
-    description: `echomq-lambda: MemoryDB user of ${whose}`,
-    generateSecretString: {
-      secretStringTemplate: JSON.stringify({ username }),
-      generateStringKey: 'password',
-      passwordLength: 32,
-      excludePunctuation: true,
-    },
-  });
-  Validations.of(secret).acknowledge({
-    id: 'AwsSolutions-SMG4',
-    reason:
-      'MemoryDB user passwords have no managed rotation; rotate by putting a new secret value and redeploying (a user accepts two passwords during the change).',
-  });
-  return secret;
 }

@@ -6,6 +6,7 @@ import { SecretValue, Validations } from 'aws-cdk-lib';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { APP_USERNAME, INSTALLER_USERNAME } from '../rbac.js';
+import { userSecret } from '../user-secret.js';
 
 export { APP_USERNAME, INSTALLER_USERNAME };
 
@@ -23,17 +24,21 @@ export interface NodeSecrets {
   readonly tlsMaterial: secretsmanager.Secret;
 }
 
+/** Why the nodes' user passwords have no rotation Lambda (cdk-nag SMG4). */
+const ROTATION =
+  'The nodes hash ACL passwords into their ACL file at boot; rotate by putting a new secret value and rebooting the nodes one at a time, not by a rotation Lambda.';
+
 export function createNodeSecrets(scope: Construct): NodeSecrets {
+  const user = (id: string, username: string, description: string) =>
+    userSecret(scope, id, { username, description, rotation: ROTATION });
   const secrets = {
-    credentials: userSecret(scope, 'Credentials', APP_USERNAME, 'Valkey ACL user of the functions'),
-    installerCredentials: userSecret(
-      scope,
+    credentials: user('Credentials', APP_USERNAME, 'Valkey ACL user of the functions'),
+    installerCredentials: user(
       'InstallerCredentials',
       INSTALLER_USERNAME,
       'Valkey ACL user of the installer (wire identity, library)',
     ),
-    adminCredentials: userSecret(
-      scope,
+    adminCredentials: user(
       'AdminCredentials',
       ADMIN_USERNAME,
       'Valkey admin user (replication, cluster creation, operators)',
@@ -51,27 +56,4 @@ export function createNodeSecrets(scope: Construct): NodeSecrets {
       'The TLS material is a certificate pair valid for ten years that the nodes make once; a new CA also means new function settings, so it changes by redeploying, not by rotation.',
   });
   return secrets;
-}
-
-function userSecret(
-  scope: Construct,
-  id: string,
-  username: string,
-  description: string,
-): secretsmanager.Secret {
-  const secret = new secretsmanager.Secret(scope, id, {
-    description: `echomq-lambda: ${description}`,
-    generateSecretString: {
-      secretStringTemplate: JSON.stringify({ username }),
-      generateStringKey: 'password',
-      passwordLength: 32,
-      excludePunctuation: true,
-    },
-  });
-  Validations.of(secret).acknowledge({
-    id: 'AwsSolutions-SMG4',
-    reason:
-      'The nodes hash ACL passwords into their ACL file at boot; rotate by putting a new secret value and rebooting the nodes one at a time, not by a rotation Lambda.',
-  });
-  return secret;
 }

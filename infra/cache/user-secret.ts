@@ -1,0 +1,35 @@
+/**
+ * A cache user's generated credentials, `{"username","password"}` in Secrets Manager, as every
+ * kind the construct creates makes them. None has a managed rotation (cdk-nag's SMG4): `rotation`
+ * says how that kind's passwords change instead, and is the acknowledgment's reason.
+ */
+import { Validations } from 'aws-cdk-lib';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+
+export interface UserSecretProps {
+  /** The user name the secret holds beside its password. */
+  readonly username: string;
+  /** Whose user it is, after `echomq-lambda: ` in the secret's description. */
+  readonly description: string;
+  /** How this kind's passwords are rotated, since no rotation Lambda does it. */
+  readonly rotation: string;
+}
+
+export function userSecret(
+  scope: Construct,
+  id: string,
+  props: UserSecretProps,
+): secretsmanager.Secret {
+  const secret = new secretsmanager.Secret(scope, id, {
+    description: `echomq-lambda: ${props.description}`,
+    generateSecretString: {
+      secretStringTemplate: JSON.stringify({ username: props.username }),
+      generateStringKey: 'password',
+      passwordLength: 32,
+      excludePunctuation: true,
+    },
+  });
+  Validations.of(secret).acknowledge({ id: 'AwsSolutions-SMG4', reason: props.rotation });
+  return secret;
+}
