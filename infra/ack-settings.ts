@@ -6,7 +6,7 @@
  * know (an existing endpoint), and where no replica answers WAIT. Where WAIT does not exist
  * (Serverless), anything but 0 is refused. Each kind's module says which holds.
  */
-import { moduleOf, type ResolvedCache } from './cache/registry.js';
+import { moduleOf, type ResolvedCache } from './cache/modules.js';
 import type { Ensure } from './resolved.js';
 
 export function defaultAckReplicas(cache: ResolvedCache): number {

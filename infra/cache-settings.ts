@@ -2,7 +2,8 @@
  * The cache half of the settings: each kind's settings live in its folder (cache/<kind>/);
  * this resolves whichever kind was chosen. settings.ts assembles it with the rest.
  */
-import { CACHE_KINDS, type CacheSettings, moduleOf, type ResolvedCache } from './cache/registry.js';
+import { type CacheSettings, moduleOf, type ResolvedCache } from './cache/modules.js';
+import { CACHE_KINDS } from './cache/registry.js';
 import type { Ensure, EnsureInt } from './resolved.js';
 
 export { CACHE_AUTHS, type CacheAuth } from './cache/auth.js';
@@ -13,12 +14,8 @@ export {
 } from './cache/elasticache/settings.js';
 export { normaliseUrl } from './cache/endpoint-url.js';
 export type { ExistingCacheSettings, ExistingIamAuth } from './cache/existing/kind.js';
-export {
-  CACHE_KINDS,
-  type CacheKind,
-  type CacheSettings,
-  type ResolvedCache,
-} from './cache/registry.js';
+export type { CacheSettings, ResolvedCache } from './cache/modules.js';
+export { CACHE_KINDS, type CacheKind } from './cache/registry.js';
 export {
   SELFMANAGED_ACCESS_STRING,
   type SelfManagedCacheSettings,

@@ -3,7 +3,8 @@
  * settings, collecting every problem, including keys that do not fit the chosen cache or auth.
  */
 import { boundsOf, SETTING_NAMES } from '../src/settings-table.js';
-import { CACHE_KINDS, CACHE_REGISTRY, type CacheKind, cacheKind } from './cache/registry.js';
+import { cacheKind } from './cache/modules.js';
+import { CACHE_KINDS, CACHE_REGISTRY, type CacheKind } from './cache/registry.js';
 import { closestKey, unknownKeys } from './context-keys.js';
 import { type EchoMqSettings, RUNTIMES, type RuntimeName } from './settings.js';
 
@@ -12,7 +13,7 @@ export type ContextReader = (key: string) => unknown;
 
 /** Context keys that only mean something for one cache kind. */
 const CACHE_KEYS = Object.fromEntries(
-  CACHE_KINDS.map((kind) => [kind, CACHE_REGISTRY[kind].contextKeys]),
+  CACHE_KINDS.map((kind) => [kind, cacheKind(kind).contextKeys]),
 ) as Readonly<Record<CacheKind, readonly string[]>>;
 const JWT_KEYS = ['jwtIssuer', 'jwtAudience'];
 /** The cache kinds that offer IAM authentication (`-c cacheAuth=iam`). */

@@ -57,7 +57,7 @@ export interface EchoMqProps {
   readonly vpcSubnets?: ec2.SubnetSelection;
   /** The functions' security groups, used as they are. Default: one the construct makes. */
   readonly securityGroups?: ec2.ISecurityGroup[];
-  /** The cache: `EchoMqCache.elastiCache()`, `.serverless()`, `.existing({...})` or `.selfManaged()`. */
+  /** The cache: one a factory of `EchoMqCache` makes, such as `EchoMqCache.elastiCache()` or `EchoMqCache.existing({...})`. */
   readonly cache: EchoMqCache;
   /**
    * Where and how the HTTP face is served: `{ api }`, `{ restApi, resource? }`,

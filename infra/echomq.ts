@@ -13,7 +13,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { EchoMqAlarms } from './alarms.js';
 import type { CacheTarget } from './cache/cache.js';
-import { moduleOf } from './cache/registry.js';
+import { moduleOf } from './cache/modules.js';
 import { EchoMqDashboard } from './dashboard.js';
 import type { EchoMqProps } from './echomq-props.js';
 import { FenceInstaller } from './fence-installer.js';

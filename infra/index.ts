@@ -1,8 +1,8 @@
 /** `echomq-lambda/cdk`: the EchoMq construct and what its props are made of (SPEC §12). */
 
 export { SETTINGS, type SettingName, type SettingValues } from '../src/settings-table.js';
-export type { ExistingIamAuth } from './cache/existing/kind.js';
-export { CACHE_KINDS, type CacheKind } from './cache/registry.js';
+export type * from './cache/registry.js';
+export { CACHE_KINDS } from './cache/registry.js';
 export {
   EchoMq,
   type EchoMqFunctionProps,
@@ -10,14 +10,7 @@ export {
   type EchoMqProps,
   type EchoMqSqs,
 } from './echomq.js';
-export {
-  EchoMqCache,
-  type ElastiCacheOptions,
-  type ExistingOptions,
-  type MemoryDbOptions,
-  type SelfManagedOptions,
-  type ServerlessOptions,
-} from './echomq-cache.js';
+export { EchoMqCache } from './echomq-cache.js';
 export type {
   EchoMqHttp,
   EchoMqNewHttpApi,

@@ -2,7 +2,8 @@
  * The network half of the settings: the stack's own VPC, or the user's VPC named by id (for
  * cache=existing, whose Valkey lives there). Ids come from context, so synthesis does no lookup.
  */
-import { CACHE_KINDS, type CacheKind, cacheKind } from './cache/registry.js';
+import { cacheKind } from './cache/modules.js';
+import { CACHE_KINDS, type CacheKind } from './cache/registry.js';
 import type { Ensure, Resolved } from './resolved.js';
 
 export interface NetworkSettings {

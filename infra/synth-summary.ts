@@ -6,7 +6,7 @@
 import { relative } from 'node:path';
 import { AssetManifestArtifact, type CloudAssembly } from 'aws-cdk-lib/cx-api';
 import type { EchoMqAppStack } from './app-stack.js';
-import { moduleOf } from './cache/registry.js';
+import { moduleOf } from './cache/modules.js';
 
 export function synthSummary(assembly: CloudAssembly, stack: EchoMqAppStack): string {
   const artifact = assembly.getStackByName(stack.stackName);

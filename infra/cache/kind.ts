@@ -5,6 +5,7 @@
  * (registry.ts) holds one row per kind, and the compiler checks each row against this shape.
  */
 import type { RemovalPolicy } from 'aws-cdk-lib';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type { Construct } from 'constructs';
 import type { ExecutorChoice } from '../../src/config.js';
 import type { Ensure, EnsureInt } from '../resolved.js';
@@ -31,7 +32,56 @@ export interface CacheBuild {
   readonly removalPolicy: RemovalPolicy | undefined;
 }
 
+/** Where a cache the construct creates places its nodes. Default: the functions' subnets. */
+export interface Placement {
+  /** The subnets of the cache's nodes. Default: the functions' subnets. */
+  readonly vpcSubnets?: ec2.SubnetSelection;
+}
+
+/** What a factory makes of the options users give: the kind's plain data, and where its nodes go. */
+export interface PlacedCache<Input> {
+  readonly settings: Input;
+  readonly vpcSubnets?: ec2.SubnetSelection;
+}
+
+/** The options of a kind the construct creates: its settings without the kind, and a placement. */
+export type CreatedOptions<Input> = Omit<Input, 'kind'> & Placement;
+
+/** A created kind's settings from its options: the kind, and the placement apart. */
+export function placed<const K extends string, O extends Placement>(
+  kind: K,
+  { vpcSubnets, ...rest }: O,
+): PlacedCache<{ readonly kind: K } & Omit<O, 'vpcSubnets'>> {
+  return { settings: { kind, ...rest }, vpcSubnets };
+}
+
+/**
+ * The kind's column of the kinds table in docs/deploy.md (scripts/cache-kinds-docs.ts), one
+ * cell per row: markdown, written for users.
+ */
+export interface CacheKindFacts {
+  /** What the stack builds. */
+  readonly builds: string;
+  /** The family of admission calls (`EMQ_EXECUTOR`). */
+  readonly family: string;
+  /** What acknowledges a write (`EMQ_ACK_REPLICAS`). */
+  readonly acknowledgement: string;
+  readonly memoryPolicy: string;
+  readonly durability: string;
+  /** Whether the fence is checked on every write, with the paused guard. */
+  readonly fence: string;
+  readonly limits: string;
+}
+
 export interface CacheKindModule<Input extends { readonly kind: string }, Resolved> {
+  /**
+   * How users choose the kind in code: one method, named as `EchoMqCache` offers it (for
+   * example `memoryDb`), whose TSDoc is the factory's, making the kind's settings from its
+   * options. `EchoMqCache` is made of these (infra/echomq-cache.ts).
+   */
+  readonly factory: { readonly [name: string]: (options: never) => PlacedCache<Input> };
+  /** The kind's column of the kinds table in docs/deploy.md. */
+  readonly facts: CacheKindFacts;
   /** The family of admission calls (SPEC §4) the functions run; `auto` decides at connect. */
   readonly executor: ExecutorChoice;
   /** Context keys only this kind reads (each one given with another kind is refused). */

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { ARM64_MODULE, HOST_MODULE } from '../../../module/artifacts.js';
 import { FUNCTIONS_RULES_NATIVE } from '../../../src/access-rules.js';
 import { packageDir } from '../../package-dir.js';
-import type { CacheKindModule } from '../kind.js';
+import type { CacheTarget } from '../cache.js';
+import { type CacheKindModule, type CreatedOptions, placed } from '../kind.js';
 import { SelfManagedValkey } from './construct.js';
 import { instanceArchitecture } from './module-artifact.js';
 import type { ResolvedSelfManaged, SelfManagedCacheSettings } from './settings.js';
@@ -18,7 +19,22 @@ export type { ResolvedSelfManaged, SelfManagedCacheSettings };
 /** The functions' rules on a cluster that loads the module: the native family (src/access-rules.ts). */
 export const SELFMANAGED_ACCESS_STRING = FUNCTIONS_RULES_NATIVE;
 
-export const SELFMANAGED: CacheKindModule<SelfManagedCacheSettings, ResolvedSelfManaged> = {
+export type SelfManagedOptions = CreatedOptions<SelfManagedCacheSettings>;
+
+export const SELFMANAGED = {
+  factory: {
+    /** A Valkey cluster on EC2 that loads the EchoMQ module. */
+    selfManaged: (options: SelfManagedOptions = {}) => placed('selfmanaged', options),
+  },
+  facts: {
+    builds: 'Valkey on EC2 that loads the EchoMQ module',
+    family: '`native`: `EMQ.ADMIT`',
+    acknowledgement: '`1` where shards have replicas',
+    memoryPolicy: '`noeviction`',
+    durability: "each node's AOF (`appendfsync everysec`) on its EBS volume, plus replicas",
+    fence: 'yes',
+    limits: 'no resizing after creation',
+  },
   // Every node loads the module.
   executor: 'native',
   contextKeys: [
@@ -100,7 +116,7 @@ export const SELFMANAGED: CacheKindModule<SelfManagedCacheSettings, ResolvedSelf
   knownReplicas: (cache) => cache.replicasPerShard,
   logConfirmsWrites: () => false,
   describe: () => ({ cacheAuth: 'password', durability: 'aof-everysec' }),
-  create: (scope, id, cache, { network, wire, removalPolicy }) =>
+  create: (scope, id, cache, { network, wire, removalPolicy }): CacheTarget =>
     new SelfManagedValkey(scope, id, {
       settings: cache,
       network,
@@ -108,4 +124,4 @@ export const SELFMANAGED: CacheKindModule<SelfManagedCacheSettings, ResolvedSelf
       executor: SELFMANAGED.executor,
       removalPolicy,
     }),
-};
+} satisfies CacheKindModule<SelfManagedCacheSettings, ResolvedSelfManaged>;

@@ -1,0 +1,26 @@
+/** The registry's rows, typed by kind: what the construct and the checks call a kind's module through. */
+
+import type { CacheKindModule } from './kind.js';
+import { CACHE_REGISTRY, type CacheKind } from './registry.js';
+
+type Registry = typeof CACHE_REGISTRY;
+
+/** The settings of one kind, as given. */
+export type CacheSettingsOf<K extends CacheKind> = Parameters<Registry[K]['resolve']>[0];
+/** The settings of one kind, defaults applied. */
+export type ResolvedCacheOf<K extends CacheKind> = ReturnType<Registry[K]['resolve']>;
+
+export type CacheSettings = { [K in CacheKind]: CacheSettingsOf<K> }[CacheKind];
+export type ResolvedCache = { [K in CacheKind]: ResolvedCacheOf<K> }[CacheKind];
+
+/** The module of a kind, typed for its own settings. */
+export function cacheKind<K extends CacheKind>(
+  kind: K,
+): CacheKindModule<CacheSettingsOf<K>, ResolvedCacheOf<K>> {
+  return CACHE_REGISTRY[kind] as unknown as CacheKindModule<CacheSettingsOf<K>, ResolvedCacheOf<K>>;
+}
+
+/** The module of a resolved cache, called with that cache. */
+export function moduleOf(cache: ResolvedCache): CacheKindModule<CacheSettings, ResolvedCache> {
+  return CACHE_REGISTRY[cache.kind] as unknown as CacheKindModule<CacheSettings, ResolvedCache>;
+}
