@@ -10,16 +10,16 @@ import { Construct } from 'constructs';
 import { EchoMq } from './echomq.js';
 import { EchoMqCache } from './echomq-cache.js';
 import {
-  checkedSettings,
-  type EchoMqSettings,
+  checkedDeployment,
+  type EchoMqDeployment,
+  type ResolvedDeployment,
   type ResolvedNetwork,
-  type ResolvedSettings,
 } from './settings.js';
 
 export interface EchoMqAppStackProps extends StackProps {
   /** What this deployment chooses. Default: every field's documented default (ElastiCache, IAM). */
-  readonly settings?: EchoMqSettings;
-  /** A VPC to deploy into. Default: a new VPC without NAT (settings.network). */
+  readonly deployment?: EchoMqDeployment;
+  /** A VPC to deploy into. Default: a new VPC without NAT (deployment.network). */
   readonly vpc?: ec2.IVpc;
 }
 
@@ -34,19 +34,19 @@ export class EchoMqAppStack extends Stack {
       description: 'echomq-lambda: API Gateway and SQS admission into EchoMQ queues on Valkey',
       ...props,
     });
-    const input = props.settings ?? {};
-    const settings = checkedSettings(input);
-    const vpc = new AppNetwork(this, 'Network', { settings, vpc: props.vpc });
+    const input = props.deployment ?? {};
+    const deployment = checkedDeployment(input);
+    const vpc = new AppNetwork(this, 'Network', { deployment, vpc: props.vpc });
 
     // 'Default' adds nothing to the logical ids: they stay those of the stack before the construct.
     this.echoMq = new EchoMq(this, 'Default', {
       vpc: vpc.vpc,
       vpcSubnets: vpc.functionSubnets,
       securityGroups: vpc.securityGroups,
-      cache: EchoMqCache.fromSettings(input.cache ?? { kind: 'elasticache' }, vpc.cacheSubnets),
-      settings: input.emq,
-      tracing: settings.tracing,
-      interfaceEndpoints: settings.network.interfaceEndpoints,
+      cache: EchoMqCache.fromSpec(input.cache ?? { kind: 'elasticache' }, vpc.cacheSubnets),
+      settings: input.settings,
+      tracing: deployment.tracing,
+      interfaceEndpoints: deployment.network.interfaceEndpoints,
       ...(input.http === undefined ? {} : { http: input.http }),
       ...(input.sqs === undefined ? {} : { sqs: input.sqs }),
       options: {
@@ -60,8 +60,8 @@ export class EchoMqAppStack extends Stack {
     this.outputs();
   }
 
-  get settings(): ResolvedSettings {
-    return this.echoMq.settings;
+  get deployment(): ResolvedDeployment {
+    return this.echoMq.deployment;
   }
 
   private outputs(): void {
@@ -103,11 +103,11 @@ class AppNetwork extends Construct {
   constructor(
     scope: Construct,
     id: string,
-    props: { settings: ResolvedSettings; vpc: ec2.IVpc | undefined },
+    props: { deployment: ResolvedDeployment; vpc: ec2.IVpc | undefined },
   ) {
     super(scope, id);
-    const { settings } = props;
-    const network: ResolvedNetwork = settings.network;
+    const { deployment } = props;
+    const network: ResolvedNetwork = deployment.network;
     if (props.vpc !== undefined) {
       this.vpc = props.vpc;
       this.functionSubnets = {};
@@ -134,8 +134,8 @@ class AppNetwork extends Construct {
         ],
       });
       const flowLogs = new logs.LogGroup(this, 'FlowLogs', {
-        retention: settings.logRetentionDays,
-        removalPolicy: settings.keepLogsOnDelete ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+        retention: deployment.logRetentionDays,
+        removalPolicy: deployment.keepLogsOnDelete ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       });
       vpc.addFlowLog('FlowLog', {
         destination: ec2.FlowLogDestination.toCloudWatchLogs(flowLogs),

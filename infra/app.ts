@@ -1,6 +1,6 @@
 /** `cdk synth` / `cdk deploy` entry point (cdk.json "app"). */
 import { createEchoMqApp } from './echomq-app.js';
-import { InvalidSettingsError } from './settings.js';
+import { InvalidDeploymentError } from './settings.js';
 import { synthSummary } from './synth-summary.js';
 
 try {
@@ -9,7 +9,7 @@ try {
   // stderr: the CLI reads nothing there, and --quiet keeps stdout empty.
   console.error(synthSummary(assembly, stack));
 } catch (error) {
-  if (!(error instanceof InvalidSettingsError)) throw error;
+  if (!(error instanceof InvalidDeploymentError)) throw error;
   // The problems are the whole message; a stack trace would only bury them.
   console.error(error.message);
   process.exitCode = 1;

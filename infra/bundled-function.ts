@@ -11,7 +11,7 @@ import type { CacheTarget } from './cache/cache.js';
 import type { EchoMqFunctionProps } from './echomq-props.js';
 import { environmentProblems } from './environment.js';
 import type { EchoMqNetwork } from './network.js';
-import { InvalidSettingsError, type ResolvedSettings, type RuntimeName } from './settings.js';
+import { InvalidDeploymentError, type ResolvedDeployment, type RuntimeName } from './settings.js';
 
 export interface BundledFunctionProps {
   readonly bundle: BundleName;
@@ -20,7 +20,7 @@ export interface BundledFunctionProps {
   readonly memoryMiB: number;
   /** EMQ_* variables beyond the cache's connection variables. */
   readonly environment: Readonly<Record<string, string>>;
-  readonly settings: ResolvedSettings;
+  readonly deployment: ResolvedDeployment;
   readonly network: EchoMqNetwork;
   readonly cache: CacheTarget;
   /**
@@ -34,7 +34,7 @@ export interface BundledFunctionProps {
   readonly overrides?: EchoMqFunctionProps | undefined;
 }
 
-/** The Lambda runtimes a deployment may choose (settings.runtime); the bundles target Node 22. */
+/** The Lambda runtimes a deployment may choose (deployment.runtime); the bundles target Node 22. */
 export const RUNTIMES: Readonly<Record<RuntimeName, lambda.Runtime>> = {
   'nodejs22.x': lambda.Runtime.NODEJS_22_X,
   'nodejs24.x': lambda.Runtime.NODEJS_24_X,
@@ -46,7 +46,7 @@ export class BundledFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: BundledFunctionProps) {
     super(scope, id);
-    const { settings, network, cache } = props;
+    const { deployment, network, cache } = props;
     const installer = props.credentials === 'installer';
     const own = installer ? cache.installer.environment : undefined;
     const iam = own === undefined ? cache.iamAuth : undefined;
@@ -65,19 +65,19 @@ export class BundledFunction extends Construct {
     // The runtime's own loadConfig judges what the function will read at cold start.
     const refused = environmentProblems(environment, Stack.of(this).region);
     if (refused.length > 0) {
-      throw new InvalidSettingsError(
+      throw new InvalidDeploymentError(
         refused.map((problem) => `${props.bundle} function: ${problem}`),
       );
     }
     this.logGroup = new logs.LogGroup(this, 'Logs', {
-      retention: settings.logRetentionDays,
-      removalPolicy: settings.keepLogsOnDelete ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      retention: deployment.logRetentionDays,
+      removalPolicy: deployment.keepLogsOnDelete ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });
     this.function = new lambda.Function(this, 'Function', {
       description: props.description,
-      code: lambda.Code.fromAsset(bundlePath(settings.bundleDir, props.bundle)),
+      code: lambda.Code.fromAsset(bundlePath(deployment.bundleDir, props.bundle)),
       handler: BUNDLE_HANDLER,
-      runtime: RUNTIMES[settings.runtime],
+      runtime: RUNTIMES[deployment.runtime],
       architecture: lambda.Architecture.ARM_64,
       timeout: Duration.seconds(props.timeoutSeconds),
       memorySize: props.memoryMiB,
@@ -87,7 +87,7 @@ export class BundledFunction extends Construct {
       vpcSubnets: network.functionSubnets,
       securityGroups: network.functionsSecurityGroups,
       // X-Ray's default sampling: the first request each second and 5 % of the rest.
-      tracing: settings.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
+      tracing: deployment.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
       ...overrides,
     });
     // Each role reads only its own secret: the installer never the functions', nor they its.
@@ -96,7 +96,7 @@ export class BundledFunction extends Construct {
     else if (iam !== undefined) iam.grantConnect(this.function);
     else cache.grantCredentials(this.function);
 
-    const runtimeReason = `The bundles target Node 22 (esbuild target node22; the handlers run on Node 22 and 24); ${settings.runtime} is a supported Lambda runtime the deployment chose.`;
+    const runtimeReason = `The bundles target Node 22 (esbuild target node22; the handlers run on Node 22 and 24); ${deployment.runtime} is a supported Lambda runtime the deployment chose.`;
     Validations.of(this.function).acknowledge({ id: 'AwsSolutions-L1', reason: runtimeReason });
     Validations.of(this.function).acknowledge({
       id: 'Serverless-LambdaLatestVersion',
@@ -107,7 +107,7 @@ export class BundledFunction extends Construct {
       reason:
         'Nothing invokes this function asynchronously: API Gateway and Function URLs wait for its answer, the SQS event source polls and leaves failed records to the queue (whose redrive policy moves them to the DLQ, where the function also sends what it refuses), and the custom resource framework waits for the installer. An asynchronous DLQ would never receive anything.',
     });
-    if (settings.tracing) {
+    if (deployment.tracing) {
       Validations.of(this.function).acknowledge({
         id: 'AwsSolutions-IAM5[Resource::*]',
         reason:

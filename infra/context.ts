@@ -1,12 +1,12 @@
 /**
- * Reads the deployment's choices from CDK context (`-c key=value` or cdk.json "context") into
- * settings, collecting every problem, including keys that do not fit the chosen cache or auth.
+ * Reads the deployment from CDK context (`-c key=value` or cdk.json "context"), collecting
+ * every problem, including keys that do not fit the chosen cache or auth.
  */
 import { boundsOf, SETTING_NAMES } from '../src/settings-table.js';
 import { cacheKind } from './cache/modules.js';
 import { CACHE_KINDS, CACHE_REGISTRY, type CacheKind } from './cache/registry.js';
 import { closestKey, unknownKeys } from './context-keys.js';
-import { type EchoMqSettings, RUNTIMES, type RuntimeName } from './settings.js';
+import { type EchoMqDeployment, RUNTIMES, type RuntimeName } from './settings.js';
 
 /** Reads one context value; `node.tryGetContext` fits. */
 export type ContextReader = (key: string) => unknown;
@@ -53,11 +53,11 @@ export const CONTEXT_KEYS = [
  * @param keys every context key present (`node.getAllContext()`); each one the app does not
  * read is a problem naming the closest known key. Default: none checked.
  */
-export function settingsFromContext(
+export function deploymentFromContext(
   read: ContextReader,
   keys: readonly string[] = [],
 ): {
-  settings: EchoMqSettings;
+  deployment: EchoMqDeployment;
   stackName: string;
   problems: string[];
 } {
@@ -94,7 +94,7 @@ export function settingsFromContext(
 
   const kind = text('cache') ?? 'elasticache';
   // An unknown kind is one problem: every key that would depend on the kind is left unjudged
-  // (and out of the settings), so a typo does not also report each of them.
+  // (and out of the deployment), so a typo does not also report each of them.
   const known = CACHE_KINDS.some((name) => name === kind);
   if (!known) {
     problems.push(
@@ -129,10 +129,10 @@ export function settingsFromContext(
   const cache = known
     ? cacheKind(kind as CacheKind).fromContext({ text, number, flag, list }, cacheAuth)
     : undefined;
-  const settings: EchoMqSettings = {
+  const deployment: EchoMqDeployment = {
     ...(cache === undefined ? {} : { cache }),
     bundleDir: text('bundleDir'),
-    emq: Object.fromEntries(
+    settings: Object.fromEntries(
       SETTING_NAMES
         // ackReplicas is judged against the kind's replicas: left out with an unknown kind.
         .filter((name) => known || name !== 'ackReplicas')
@@ -175,7 +175,7 @@ export function settingsFromContext(
   if (!/^[A-Za-z][A-Za-z0-9-]{0,127}$/.test(stackName)) {
     problems.push('stackName must start with a letter and hold only letters, digits and -.');
   }
-  return { settings, stackName, problems };
+  return { deployment, stackName, problems };
 }
 
 /** `min,max` of provisionedPollers. */

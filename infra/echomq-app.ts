@@ -1,12 +1,12 @@
 /**
- * The CDK app of echomq-lambda: settings from context, every problem reported at once, one
+ * The CDK app of echomq-lambda: the deployment from context, every problem reported at once, one
  * stack holding one EchoMq, and cdk-nag's AwsSolutions and Serverless checks run at synthesis.
  */
 import { App, type AppProps, type Environment, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { EchoMqAppStack } from './app-stack.js';
-import { settingsFromContext } from './context.js';
-import { checkedSettings } from './settings.js';
+import { deploymentFromContext } from './context.js';
+import { checkedDeployment } from './settings.js';
 
 export interface EchoMqAppOptions extends AppProps {
   /** Where the stack deploys. Default: CDK_DEFAULT_ACCOUNT/REGION when both are set, else environment-agnostic. */
@@ -19,14 +19,14 @@ export function createEchoMqApp(options: EchoMqAppOptions = {}): {
 } {
   const { env = defaultEnvironment(), ...appProps } = options;
   const app = new App(appProps);
-  const fromContext = settingsFromContext(
+  const fromContext = deploymentFromContext(
     (key) => app.node.tryGetContext(key),
     Object.keys(app.node.getAllContext()),
   );
-  checkedSettings(fromContext.settings, fromContext.problems);
+  checkedDeployment(fromContext.deployment, fromContext.problems);
 
   const stack = new EchoMqAppStack(app, fromContext.stackName, {
-    settings: fromContext.settings,
+    deployment: fromContext.deployment,
     ...(env === undefined ? {} : { env }),
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));

@@ -6,11 +6,11 @@
  */
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type { PlacedCache } from './cache/kind.js';
-import type { CacheSettings } from './cache/modules.js';
+import type { CacheSpec } from './cache/modules.js';
 import { CACHE_KINDS, CACHE_REGISTRY, type CacheKind } from './cache/registry.js';
 
 /** The cache an EchoMq construct uses: made by a factory of `EchoMqCache`. */
-export type EchoMqCache = PlacedCache<CacheSettings>;
+export type EchoMqCache = PlacedCache<CacheSpec>;
 
 /** One object type of every kind's `factory` (each keeps its kind's TSDoc). */
 type Factories = UnionToIntersection<(typeof CACHE_REGISTRY)[CacheKind]['factory']>;
@@ -26,8 +26,8 @@ type EchoMqCacheFactories = {
     ? (...options: A) => EchoMqCache
     : never;
 } & {
-  /** The cache that plain settings describe (the app's context). */
-  fromSettings(settings: CacheSettings, vpcSubnets?: ec2.SubnetSelection): EchoMqCache;
+  /** The cache a plain spec describes (the app's context). */
+  fromSpec(spec: CacheSpec, vpcSubnets?: ec2.SubnetSelection): EchoMqCache;
 };
 
 function factories(): EchoMqCacheFactories {
@@ -37,8 +37,8 @@ function factories(): EchoMqCacheFactories {
   // The one place the rows' factories are seen as one object: each row's own type checks its
   // factory, and their union is what `Factories` says `made` holds.
   return {
-    ...(made as unknown as Omit<EchoMqCacheFactories, 'fromSettings'>),
-    fromSettings: (settings, vpcSubnets) => ({ settings, vpcSubnets }),
+    ...(made as unknown as Omit<EchoMqCacheFactories, 'fromSpec'>),
+    fromSpec: (spec, vpcSubnets) => ({ spec, vpcSubnets }),
   };
 }
 

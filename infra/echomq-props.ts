@@ -12,13 +12,13 @@ import type { SettingValues } from '../src/settings-table.js';
 import type { EchoMqCache } from './echomq-cache.js';
 import type { EchoMqHttp } from './http-face.js';
 import type { EchoMqRedelivery } from './queue-redelivery.js';
-import type { RuntimeName, SqsSettings } from './settings.js';
+import type { RuntimeName, SqsOptions } from './settings.js';
 
 /**
  * The SQS face: the team's queue (and DLQ: else one the construct makes), or new ones; and the
- * SQS function's and event source's settings, which apply to either.
+ * SQS function's and event source's options, which apply to either.
  */
-export interface EchoMqSqs extends SqsSettings {
+export interface EchoMqSqs extends SqsOptions {
   /** The team's queue whose messages become jobs. Default: a new one (`queueProps`). */
   readonly queue?: sqs.IQueue;
   /** The team's DLQ. Default: a new one (`deadLetterQueueProps`). */
@@ -61,13 +61,13 @@ export interface EchoMqProps {
   readonly cache: EchoMqCache;
   /**
    * Where and how the HTTP face is served: `{ api }`, `{ restApi, resource? }`,
-   * `{ functionUrl: true }`, or settings alone for a new HTTP API; `false`: no HTTP face.
+   * `{ functionUrl: true }`, or options alone for a new HTTP API; `false`: no HTTP face.
    * Default: a new HTTP API, IAM auth.
    */
   readonly http?: EchoMqHttp | false;
-  /** The SQS face's queues and settings; `false`: no SQS face. Default: a new queue and DLQ. */
+  /** The SQS face's queues and options; `false`: no SQS face. Default: a new queue and DLQ. */
   readonly sqs?: EchoMqSqs | false;
-  /** The EMQ_* tunables (src/settings-table.ts): defaultQueue, ackReplicas, ... */
+  /** The EMQ_* settings (src/settings-table.ts): defaultQueue, ackReplicas, ... */
   readonly settings?: SettingValues;
   /**
    * What becomes of the cache and queues the construct creates on delete or replacement.

@@ -25,18 +25,18 @@ import { redeliveryOf } from './queue-redelivery.js';
 import { EchoMqQueues } from './queues.js';
 import { keptAs } from './removal.js';
 import {
-  checkedSettings,
-  type EchoMqSettings,
-  InvalidSettingsError,
+  checkedDeployment,
+  type EchoMqDeployment,
+  InvalidDeploymentError,
   type Redelivery,
-  type ResolvedSettings,
+  type ResolvedDeployment,
 } from './settings.js';
 import { checkDedupeTtl } from './sqs-settings.js';
 
 export type { EchoMqFunctionProps, EchoMqOptions, EchoMqProps, EchoMqSqs } from './echomq-props.js';
 
 export class EchoMq extends Construct {
-  readonly settings: ResolvedSettings;
+  readonly deployment: ResolvedDeployment;
   readonly network: EchoMqNetwork;
   readonly cache: CacheTarget;
   /** `host:port` of the cache endpoint (comma-separated seeds where there are several). */
@@ -55,21 +55,21 @@ export class EchoMq extends Construct {
 
   constructor(scope: Construct, id: string, props: EchoMqProps) {
     super(scope, id);
-    const settings = settingsOf(props);
-    this.settings = settings;
+    const deployment = deploymentOf(props);
+    this.deployment = deployment;
 
     this.network = new EchoMqNetwork(this, 'Network', {
       vpc: props.vpc,
       functionSubnets: props.vpcSubnets ?? {},
       cacheSubnets: props.cache.vpcSubnets ?? props.vpcSubnets ?? {},
       securityGroups: props.securityGroups,
-      interfaceEndpoints: settings.network.interfaceEndpoints,
+      interfaceEndpoints: deployment.network.interfaceEndpoints,
     });
     const network = this.network;
     this.functionsSecurityGroup = network.functionsSecurityGroup;
-    this.cache = moduleOf(settings.cache).create(this, 'Cache', settings.cache, {
+    this.cache = moduleOf(deployment.cache).create(this, 'Cache', deployment.cache, {
       network,
-      wire: settings.emq.wire,
+      wire: deployment.settings.wire,
       removalPolicy: props.removalPolicy,
     });
     this.cache.allowConnectionsFrom(network.functionsSecurityGroup);
@@ -79,7 +79,7 @@ export class EchoMq extends Construct {
       props.sqs === false
         ? undefined
         : new EchoMqQueues(this, 'Queues', {
-            settings,
+            deployment,
             removalPolicy: keptAs(props.removalPolicy, RemovalPolicy.RETAIN),
             source: props.sqs?.queue,
             deadLetters: props.sqs?.deadLetterQueue,
@@ -87,13 +87,13 @@ export class EchoMq extends Construct {
             deadLetterQueueProps: props.deadLetterQueueProps,
           });
     if (queues !== undefined && props.queueProps !== undefined) {
-      // The overrides may change the figures the settings were checked with: check the queue.
-      checkRedelivery(settings.emq.dedupeTtlMs, redeliveryOf(queues.source, undefined));
+      // The overrides may change the figures the deployment was checked with: check the queue.
+      checkRedelivery(deployment.settings.dedupeTtlMs, redeliveryOf(queues.source, undefined));
     }
     this.queue = queues?.source;
     this.deadLetterQueue = queues?.deadLetters;
     const functions = new EchoMqFunctions(this, 'Functions', {
-      settings,
+      deployment,
       network,
       cache: this.cache,
       http: props.http !== false,
@@ -106,11 +106,11 @@ export class EchoMq extends Construct {
       functions.http === undefined || props.http === false
         ? undefined
         : new EchoMqHttpFace(this, 'Http', {
-            settings,
+            deployment,
             handler: functions.http,
             on: props.http,
           });
-    this.fence = new FenceInstaller(this, 'Fence', { settings, network, cache: this.cache });
+    this.fence = new FenceInstaller(this, 'Fence', { deployment, network, cache: this.cache });
     // Records taken before the fence exists would fail as retryable and burn their receives.
     functions.sqsEventSource?.node.addDependency(this.fence);
 
@@ -123,7 +123,7 @@ export class EchoMq extends Construct {
       deadLetters: this.deadLetterQueue,
       apiServerErrors: this.http?.serverErrors,
       cache: this.cache.metrics,
-      topicArn: settings.alarmTopicArn,
+      topicArn: deployment.alarmTopicArn,
     });
     this.dashboard = new EchoMqDashboard(this, 'Dashboard', {
       deadLetters: this.deadLetterQueue,
@@ -145,8 +145,8 @@ export class EchoMq extends Construct {
   }
 }
 
-/** The props as settings, resolved and checked with the bundles; throws every problem at once. */
-function settingsOf(props: EchoMqProps): ResolvedSettings {
+/** The props as a deployment, resolved and checked with the bundles; throws every problem at once. */
+function deploymentOf(props: EchoMqProps): ResolvedDeployment {
   const options = props.options ?? {};
   const http = props.http === false ? undefined : props.http;
   const sqsFace = props.sqs === false ? undefined : props.sqs;
@@ -180,9 +180,9 @@ function settingsOf(props: EchoMqProps): ResolvedSettings {
   if (onTeamApi && http.auth !== undefined && http.authorizer !== undefined) {
     problems.push('http.auth and http.authorizer are exclusive: give the routes one authorizer.');
   }
-  const input: EchoMqSettings = {
-    cache: props.cache.settings,
-    emq: props.settings,
+  const input: EchoMqDeployment = {
+    cache: props.cache.spec,
+    settings: props.settings,
     http,
     sqs: sqsFace,
     ...(redelivery === undefined ? {} : { redelivery }),
@@ -194,7 +194,7 @@ function settingsOf(props: EchoMqProps): ResolvedSettings {
     alarmTopicArn: options.alarmTopicArn,
     bundleDir: options.bundleDir,
   };
-  return checkedSettings(input, problems);
+  return checkedDeployment(input, problems);
 }
 
 /** The one dedupe rule, on figures known only once the queue is built. */
@@ -202,5 +202,5 @@ function checkRedelivery(dedupeTtlMs: number, read: Redelivery | string): void {
   const problems: string[] = [];
   if (typeof read === 'string') problems.push(read);
   else checkDedupeTtl(dedupeTtlMs, read, (ok, problem) => ok || problems.push(problem));
-  if (problems.length > 0) throw new InvalidSettingsError(problems);
+  if (problems.length > 0) throw new InvalidDeploymentError(problems);
 }

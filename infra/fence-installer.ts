@@ -16,10 +16,10 @@ import { bundleDigest } from './bundles.js';
 import type { CacheTarget } from './cache/cache.js';
 import { emqEnvironment } from './environment.js';
 import type { EchoMqNetwork } from './network.js';
-import type { ResolvedSettings } from './settings.js';
+import type { ResolvedDeployment } from './settings.js';
 
 export interface FenceInstallerProps {
-  readonly settings: ResolvedSettings;
+  readonly deployment: ResolvedDeployment;
   readonly network: EchoMqNetwork;
   readonly cache: CacheTarget;
 }
@@ -32,9 +32,9 @@ export class FenceInstaller extends Construct {
 
   constructor(scope: Construct, id: string, props: FenceInstallerProps) {
     super(scope, id);
-    const { settings, network, cache } = props;
+    const { deployment, network, cache } = props;
     const onEvent = new BundledFunction(this, 'OnEvent', {
-      settings,
+      deployment,
       network,
       cache,
       bundle: 'fence',
@@ -43,14 +43,14 @@ export class FenceInstaller extends Construct {
       // A fresh cluster may need a while before every primary answers; the handler retries.
       timeoutSeconds: 300,
       memoryMiB: 256,
-      environment: emqEnvironment(settings.emq, 'fence'),
+      environment: emqEnvironment(deployment.settings, 'fence'),
     });
 
     const provider = new Provider(this, 'Provider', {
       onEventHandler: onEvent.function,
       logGroup: new logs.LogGroup(this, 'ProviderLogs', {
-        retention: settings.logRetentionDays,
-        removalPolicy: settings.keepLogsOnDelete ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+        retention: deployment.logRetentionDays,
+        removalPolicy: deployment.keepLogsOnDelete ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       }),
     });
     this.resource = new CustomResource(this, 'Resource', {
@@ -58,7 +58,7 @@ export class FenceInstaller extends Construct {
       resourceType: FENCE_RESOURCE_TYPE,
       // Any change here is an Update, and an Update installs again.
       properties: {
-        Wire: settings.emq.wire,
+        Wire: deployment.settings.wire,
         Endpoint: cache.endpoint,
         Executor: cache.connectionEnvironment.EMQ_EXECUTOR,
         // verify: the installer has only the functions' credentials (functions/fence/on-event.ts).
@@ -66,7 +66,7 @@ export class FenceInstaller extends Construct {
         // CloudFormation calls Update only when a property changes: without this, upgrading
         // the package to a new library would leave the old one loaded, and the new functions
         // refusing (EMQWIRE) until someone ran `emq install`.
-        Installer: bundleDigest(settings.bundleDir, 'fence'),
+        Installer: bundleDigest(deployment.bundleDir, 'fence'),
       },
     });
     // The install connects from inside the VPC: the cache, its security group rules and the

@@ -11,10 +11,10 @@ import type { EchoMqFunctionProps } from './echomq-props.js';
 import { emqEnvironment } from './environment.js';
 import type { EchoMqNetwork } from './network.js';
 import type { EchoMqQueues } from './queues.js';
-import type { ResolvedSettings } from './settings.js';
+import type { ResolvedDeployment } from './settings.js';
 
 export interface EchoMqFunctionsProps {
-  readonly settings: ResolvedSettings;
+  readonly deployment: ResolvedDeployment;
   readonly network: EchoMqNetwork;
   readonly cache: CacheTarget;
   /** Make the HTTP function. */
@@ -33,17 +33,17 @@ export class EchoMqFunctions extends Construct {
 
   constructor(scope: Construct, id: string, props: EchoMqFunctionsProps) {
     super(scope, id);
-    const { settings, network, cache, queues } = props;
-    const shared = { settings, network, cache, overrides: props.functionProps };
+    const { deployment, network, cache, queues } = props;
+    const shared = { deployment, network, cache, overrides: props.functionProps };
 
     this.http = props.http
       ? new BundledFunction(this, 'Http', {
           ...shared,
           bundle: 'http',
           description: 'echomq-lambda HTTP face: POST/PUT/GET/HEAD /queues/{queue}/jobs...',
-          timeoutSeconds: settings.http.timeoutSeconds,
-          memoryMiB: settings.http.memoryMiB,
-          environment: emqEnvironment(settings.emq, 'http'),
+          timeoutSeconds: deployment.http.timeoutSeconds,
+          memoryMiB: deployment.http.memoryMiB,
+          environment: emqEnvironment(deployment.settings, 'http'),
         }).function
       : undefined;
 
@@ -52,10 +52,10 @@ export class EchoMqFunctions extends Construct {
       ...shared,
       bundle: 'sqs',
       description: 'echomq-lambda SQS face: records become jobs',
-      timeoutSeconds: settings.sqs.timeoutSeconds,
-      memoryMiB: settings.sqs.memoryMiB,
+      timeoutSeconds: deployment.sqs.timeoutSeconds,
+      memoryMiB: deployment.sqs.memoryMiB,
       environment: {
-        ...emqEnvironment(settings.emq, 'sqs'),
+        ...emqEnvironment(deployment.settings, 'sqs'),
         EMQ_DLQ_URL: queues.deadLetters.queueUrl,
       },
     }).function;
@@ -65,20 +65,20 @@ export class EchoMqFunctions extends Construct {
     this.sqsEventSource = new lambda.EventSourceMapping(this, 'SqsEventSource', {
       target: sqsFunction,
       eventSourceArn: queues.source.queueArn,
-      batchSize: settings.sqs.batchSize,
-      ...(settings.sqs.maxBatchingWindowSeconds > 0
-        ? { maxBatchingWindow: Duration.seconds(settings.sqs.maxBatchingWindowSeconds) }
+      batchSize: deployment.sqs.batchSize,
+      ...(deployment.sqs.maxBatchingWindowSeconds > 0
+        ? { maxBatchingWindow: Duration.seconds(deployment.sqs.maxBatchingWindowSeconds) }
         : {}),
       reportBatchItemFailures: true,
-      ...(settings.sqs.maxConcurrency === undefined
+      ...(deployment.sqs.maxConcurrency === undefined
         ? {}
-        : { maxConcurrency: settings.sqs.maxConcurrency }),
-      ...(settings.sqs.provisionedPollers === undefined
+        : { maxConcurrency: deployment.sqs.maxConcurrency }),
+      ...(deployment.sqs.provisionedPollers === undefined
         ? {}
         : {
             provisionedPollerConfig: {
-              minimumPollers: settings.sqs.provisionedPollers.min,
-              maximumPollers: settings.sqs.provisionedPollers.max,
+              minimumPollers: deployment.sqs.provisionedPollers.min,
+              maximumPollers: deployment.sqs.provisionedPollers.max,
             },
           }),
     });

@@ -17,17 +17,17 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { OPERATIONS } from '../openapi/operations.js';
-import type { HttpSettings, ResolvedSettings } from './settings.js';
+import type { HttpOptions, ResolvedDeployment } from './settings.js';
 
-/** A new HTTP API (the default), shaped by the settings. */
-export interface EchoMqNewHttpApi extends HttpSettings {
+/** A new HTTP API (the default), shaped by its options. */
+export interface EchoMqNewHttpApi extends HttpOptions {
   readonly api?: undefined;
   readonly restApi?: undefined;
   readonly functionUrl?: undefined;
 }
 
 /** Routes added to the user's HTTP API (its stages deploy them). */
-export interface EchoMqOnHttpApi extends HttpSettings {
+export interface EchoMqOnHttpApi extends HttpOptions {
   /** The team's HTTP API: the routes are added to it (its stages deploy them). */
   readonly api: apigwv2.IHttpApi;
   /**
@@ -38,7 +38,7 @@ export interface EchoMqOnHttpApi extends HttpSettings {
 }
 
 /** Methods under `resource` (default the root) of the user's REST API; the user deploys it. */
-export interface EchoMqOnRestApi extends HttpSettings {
+export interface EchoMqOnRestApi extends HttpOptions {
   /** The team's REST API (private too): methods are added under `resource`; the team deploys it. */
   readonly restApi: apigw.IRestApi;
   /** The resource the routes go under. Default: the REST API's root. */
@@ -51,7 +51,7 @@ export interface EchoMqOnRestApi extends HttpSettings {
 }
 
 /** A Function URL with IAM auth: every route, no API Gateway. */
-export interface EchoMqOnFunctionUrl extends HttpSettings {
+export interface EchoMqOnFunctionUrl extends HttpOptions {
   /** A Function URL with IAM auth serves every route, without API Gateway. */
   readonly functionUrl: true;
 }
@@ -60,7 +60,7 @@ export interface EchoMqOnFunctionUrl extends HttpSettings {
 export type EchoMqHttp = EchoMqNewHttpApi | EchoMqOnHttpApi | EchoMqOnRestApi | EchoMqOnFunctionUrl;
 
 export interface EchoMqHttpFaceProps {
-  readonly settings: ResolvedSettings;
+  readonly deployment: ResolvedDeployment;
   readonly handler: lambda.Function;
   /** Default: a new HTTP API. */
   readonly on?: EchoMqHttp | undefined;
@@ -83,10 +83,10 @@ export class EchoMqHttpFace extends Construct {
 
   constructor(scope: Construct, id: string, props: EchoMqHttpFaceProps) {
     super(scope, id);
-    const { settings, handler, on } = props;
+    const { deployment, handler, on } = props;
     if (on !== undefined && 'api' in on && on.api !== undefined) {
       const integration = new HttpLambdaIntegration('Handler', handler);
-      const { authorizer, authorizationScopes } = teamRouteAuthorizer(on, settings);
+      const { authorizer, authorizationScopes } = teamRouteAuthorizer(on, deployment);
       for (const { method, path } of OPERATIONS) {
         new apigwv2.HttpRoute(this, `${method}${path}`, {
           httpApi: on.api,
@@ -129,9 +129,9 @@ export class EchoMqHttpFace extends Construct {
         description: 'echomq-lambda: admit jobs into EchoMQ queues',
         createDefaultStage: false,
       });
-      this.stage = this.newStage(api, settings);
+      this.stage = this.newStage(api, deployment);
       const integration = new HttpLambdaIntegration('Handler', handler);
-      const authorizer = settingsAuthorizer(settings.http.auth);
+      const authorizer = authorizerOf(deployment.http.auth);
       for (const { method, path } of OPERATIONS) {
         api.addRoutes({ path, methods: [method as apigwv2.HttpMethod], integration, authorizer });
       }
@@ -170,16 +170,19 @@ export class EchoMqHttpFace extends Construct {
     );
   }
 
-  private newStage(api: apigwv2.HttpApi, settings: ResolvedSettings): apigwv2.HttpStage {
+  private newStage(api: apigwv2.HttpApi, deployment: ResolvedDeployment): apigwv2.HttpStage {
     const accessLogs = new logs.LogGroup(this, 'AccessLogs', {
-      retention: settings.logRetentionDays,
-      removalPolicy: settings.keepLogsOnDelete ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      retention: deployment.logRetentionDays,
+      removalPolicy: deployment.keepLogsOnDelete ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });
     return new apigwv2.HttpStage(this, 'Stage', {
       httpApi: api,
       stageName: '$default',
       autoDeploy: true,
-      throttle: { rateLimit: settings.http.throttleRate, burstLimit: settings.http.throttleBurst },
+      throttle: {
+        rateLimit: deployment.http.throttleRate,
+        burstLimit: deployment.http.throttleBurst,
+      },
       accessLogSettings: {
         destination: new apigwv2.LogGroupLogDestination(accessLogs),
         format: apigw.AccessLogFormat.custom(
@@ -200,8 +203,8 @@ export class EchoMqHttpFace extends Construct {
   }
 }
 
-/** The authorizer the settings ask for: IAM (SigV4), or a JWT of the issuer. */
-function settingsAuthorizer(auth: ResolvedSettings['http']['auth']): apigwv2.IHttpRouteAuthorizer {
+/** The authorizer the deployment asks for: IAM (SigV4), or a JWT of the issuer. */
+function authorizerOf(auth: ResolvedDeployment['http']['auth']): apigwv2.IHttpRouteAuthorizer {
   return auth.kind === 'jwt'
     ? new HttpJwtAuthorizer('JwtAuthorizer', auth.issuer, { jwtAudience: [...auth.audience] })
     : new HttpIamAuthorizer();
@@ -214,10 +217,10 @@ function settingsAuthorizer(auth: ResolvedSettings['http']['auth']): apigwv2.IHt
  */
 function teamRouteAuthorizer(
   on: EchoMqOnHttpApi,
-  settings: ResolvedSettings,
+  deployment: ResolvedDeployment,
 ): { authorizer: apigwv2.IHttpRouteAuthorizer; authorizationScopes?: string[] | undefined } {
   if (on.authorizer !== undefined) return { authorizer: on.authorizer };
-  if (on.auth !== undefined) return { authorizer: settingsAuthorizer(settings.http.auth) };
+  if (on.auth !== undefined) return { authorizer: authorizerOf(deployment.http.auth) };
   if (on.api instanceof apigwv2.HttpApi && on.api.defaultAuthorizer !== undefined) {
     return {
       authorizer: on.api.defaultAuthorizer,

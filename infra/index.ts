@@ -21,7 +21,7 @@ export type {
 export type { EchoMqRedelivery } from './queue-redelivery.js';
 export {
   type ApiAuth,
-  type HttpSettings,
-  InvalidSettingsError,
-  type SqsSettings,
+  type HttpOptions,
+  InvalidDeploymentError,
+  type SqsOptions,
 } from './settings.js';

@@ -1,12 +1,12 @@
 /**
- * The network half of the settings: the stack's own VPC, or the user's VPC named by id (for
+ * The network options of a deployment: the stack's own VPC, or the user's VPC named by id (for
  * cache=existing, whose Valkey lives there). Ids come from context, so synthesis does no lookup.
  */
 import { cacheKind } from './cache/modules.js';
 import { CACHE_KINDS, type CacheKind } from './cache/registry.js';
 import type { Ensure, Resolved } from './resolved.js';
 
-export interface NetworkSettings {
+export interface NetworkOptions {
   /** CIDR of the VPC the stack creates. Default `'10.40.0.0/16'`. */
   readonly cidr?: string;
   /** Availability zones used, 2 or 3 (Multi-AZ needs 2). Default `2`. */
@@ -27,7 +27,7 @@ export interface NetworkSettings {
   readonly securityGroupIds?: readonly string[];
 }
 
-export type ResolvedNetwork = Resolved<Omit<NetworkSettings, 'vpcId'>> & {
+export type ResolvedNetwork = Resolved<Omit<NetworkOptions, 'vpcId'>> & {
   readonly vpcId: string | undefined;
 };
 
@@ -35,7 +35,7 @@ export type ResolvedNetwork = Resolved<Omit<NetworkSettings, 'vpcId'>> & {
 const USER_VPC_KINDS = CACHE_KINDS.filter((kind) => cacheKind(kind).joinsUserVpc);
 
 export function resolveNetwork(
-  input: NetworkSettings | undefined,
+  input: NetworkOptions | undefined,
   kind: CacheKind,
   ensure: Ensure,
 ): ResolvedNetwork {

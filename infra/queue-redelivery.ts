@@ -1,6 +1,6 @@
 /**
  * How long one message of the SQS face's queue can come back (SPEC §12a), read where the
- * settings do not say it: from a `Queue` of the same app (its visibility timeout, its redrive
+ * deployment does not say it: from a `Queue` of the same app (its visibility timeout, its redrive
  * policy's maxReceiveCount, its retention, as it will be deployed), or from `sqs.redelivery`
  * for an imported queue, whose figures are not known at synthesis. The duplicate window is
  * then held to the one rule of sqs-settings.ts, as for the queues the construct makes.

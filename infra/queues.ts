@@ -10,11 +10,11 @@
 import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { ResolvedSettings } from './settings.js';
+import type { ResolvedDeployment } from './settings.js';
 import { SOURCE_RETENTION_SECONDS } from './sqs-settings.js';
 
 export interface EchoMqQueuesProps {
-  readonly settings: ResolvedSettings;
+  readonly deployment: ResolvedDeployment;
   readonly removalPolicy: RemovalPolicy;
   /** The user's source queue. Default: a new one. */
   readonly source?: sqs.IQueue | undefined;
@@ -32,10 +32,10 @@ export class EchoMqQueues extends Construct {
 
   constructor(scope: Construct, id: string, props: EchoMqQueuesProps) {
     super(scope, id);
-    const { sqs: settings } = props.settings;
+    const sqsOptions = props.deployment.sqs;
     // A FIFO source redrives only into a FIFO DLQ; the function sends dead letters with their
     // group id and messageId as the deduplication id (functions/sqs/dlq.ts).
-    const fifo = settings.fifo ? { fifo: true } : {};
+    const fifo = sqsOptions.fifo ? { fifo: true } : {};
     this.deadLetters =
       props.deadLetters ??
       new sqs.Queue(this, 'DeadLetters', {
@@ -60,9 +60,9 @@ export class EchoMqQueues extends Construct {
         ...fifo,
         encryption: sqs.QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
-        visibilityTimeout: Duration.seconds(settings.visibilityTimeoutSeconds),
+        visibilityTimeout: Duration.seconds(sqsOptions.visibilityTimeoutSeconds),
         retentionPeriod: Duration.seconds(SOURCE_RETENTION_SECONDS),
-        deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: settings.maxReceiveCount },
+        deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: sqsOptions.maxReceiveCount },
         removalPolicy: props.removalPolicy,
         ...props.queueProps,
       });

@@ -1,6 +1,6 @@
-/** The shapes every settings half shares: a resolved object and the two callbacks it reports problems through. */
+/** The shapes every part of a deployment shares: a resolved object and the two callbacks it reports problems through. */
 
-/** A settings object with every default applied. */
+/** A spec or options with every default applied. */
 export type Resolved<T> = { readonly [K in keyof T]-?: Exclude<T[K], undefined> };
 
 /** Records a problem when `ok` is false. */

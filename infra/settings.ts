@@ -1,9 +1,10 @@
 /**
- * Everything a deployment of echomq-lambda can choose, the default of every field, and the one
- * check that reports every invalid choice at once, before any construct is built.
+ * The deployment: everything a deployment of echomq-lambda can choose, the default of every
+ * field, and the one check that reports every invalid choice at once, before any construct is
+ * built.
  *
- * Settings are plain data (they come from `-c key=value` or from code), so the same check serves
- * `cdk synth` and the tests.
+ * A deployment is plain data (it comes from `-c key=value` or from the construct's props), so
+ * the same check serves `cdk synth` and the tests. Its `settings` are the EMQ_* values only.
  */
 
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -11,49 +12,29 @@ import { SETTING_NAMES, SETTINGS, type SettingValues } from '../src/settings-tab
 import { checkAckReplicas, defaultAckReplicas } from './ack-settings.js';
 import { defaultBundleDir } from './bundle-dir.js';
 import { missingBundles } from './bundles.js';
-import {
-  type CacheSettings,
-  type Resolved,
-  type ResolvedCache,
-  resolveCache,
-} from './cache-settings.js';
+import type { CacheSpec, ResolvedCache } from './cache/modules.js';
+import { resolveCache } from './cache-settings.js';
 import { settingsProblems } from './environment.js';
-import { type NetworkSettings, type ResolvedNetwork, resolveNetwork } from './network-settings.js';
+import { type NetworkOptions, type ResolvedNetwork, resolveNetwork } from './network-settings.js';
+import type { Resolved } from './resolved.js';
 import {
   checkDedupeTtl,
   type Redelivery,
   type ResolvedSqs,
   resolveSqs,
-  type SqsSettings,
-  settingsRedelivery,
+  type SqsOptions,
+  sourceRedelivery,
 } from './sqs-settings.js';
 
-export { DURABILITIES, type Durability } from './cache/elasticache/durability.js';
-export {
-  CACHE_AUTHS,
-  CACHE_KINDS,
-  type CacheAuth,
-  type CacheKind,
-  type CacheSettings,
-  DEFAULT_ACCESS_STRING,
-  type ElastiCacheSettings,
-  type ExistingCacheSettings,
-  normaliseUrl,
-  type ResolvedCache,
-  SELFMANAGED_ACCESS_STRING,
-  SERVERLESS_ACCESS_STRING,
-  type SelfManagedCacheSettings,
-  type ServerlessCacheSettings,
-} from './cache-settings.js';
-export type { NetworkSettings, ResolvedNetwork } from './network-settings.js';
-export type { Redelivery, SqsSettings } from './sqs-settings.js';
-
-/**
- * The EMQ_* tunables every function receives: one field per row of the settings table
- * (src/settings-table.ts: env name, default, bounds). `ackReplicas` defaults by the cache
- * (ack-settings.ts) where the table's 0 would leave a replica-backed write unconfirmed.
- */
-export type EmqSettings = SettingValues;
+// What the tests and the repository's app read beside the deployment.
+export { DEFAULT_ACCESS_STRING } from './cache/elasticache/settings.js';
+export { normaliseUrl } from './cache/endpoint-url.js';
+export type { CacheSpec } from './cache/modules.js';
+export type { CacheKind } from './cache/registry.js';
+export { SELFMANAGED_ACCESS_STRING } from './cache/selfmanaged/kind.js';
+export { SERVERLESS_ACCESS_STRING } from './cache/serverless/settings.js';
+export type { ResolvedNetwork } from './network-settings.js';
+export type { Redelivery, SqsOptions } from './sqs-settings.js';
 
 export type ApiAuth =
   | { readonly kind: 'iam' }
@@ -65,7 +46,7 @@ export type ApiAuth =
       readonly audience: readonly string[];
     };
 
-export interface HttpSettings {
+export interface HttpOptions {
   /** Who may call the routes. Default `{ kind: 'iam' }` (SigV4-signed calls). */
   readonly auth?: ApiAuth;
   /** Steady-state requests per second of the stage. Default `100`. */
@@ -82,24 +63,29 @@ export interface HttpSettings {
 export const RUNTIMES = ['nodejs22.x', 'nodejs24.x'] as const;
 export type RuntimeName = (typeof RUNTIMES)[number];
 
-export interface EchoMqSettings {
+export interface EchoMqDeployment {
   /** Where the functions find Valkey. Default `{ kind: 'elasticache' }`. */
-  readonly cache?: CacheSettings;
+  readonly cache?: CacheSpec;
   /** Folder of the prebuilt bundles (`http/`, `sqs/`, `fence/`, each with `index.mjs`). Default: the package's own `dist/functions`. */
   readonly bundleDir?: string;
-  /** EMQ_* tunables. Default: each field's default. */
-  readonly emq?: EmqSettings;
-  /** The HTTP API and its function. Default: each field's default. */
-  readonly http?: HttpSettings;
-  /** The queues and the SQS function. Default: each field's default. */
-  readonly sqs?: SqsSettings;
   /**
-   * The redelivery figures of the queue the SQS face reads where the settings do not make it
+   * The EMQ_* settings every function receives: one field per row of the settings table
+   * (src/settings-table.ts: env name, default, bounds). Default: each row's default, but
+   * `ackReplicas`, which defaults by the cache (ack-settings.ts) where the table's 0 would
+   * leave a replica-backed write unconfirmed.
+   */
+  readonly settings?: SettingValues;
+  /** The HTTP API and its function. Default: each field's default. */
+  readonly http?: HttpOptions;
+  /** The queues and the SQS function. Default: each field's default. */
+  readonly sqs?: SqsOptions;
+  /**
+   * The redelivery figures of the queue the SQS face reads where the deployment does not make it
    * (the team's own queue), checked against dedupeTtlMs in its place. Default: the new queue's.
    */
   readonly redelivery?: Redelivery;
   /** The VPC the stack creates, or the user's VPC. Default: each field's default. */
-  readonly network?: NetworkSettings;
+  readonly network?: NetworkOptions;
   /** Lambda runtime of every function. Default `'nodejs22.x'`. */
   readonly runtime?: RuntimeName;
   /** X-Ray active tracing on the functions and the API stage (X-Ray's default sampling). Default `true`. */
@@ -112,11 +98,11 @@ export interface EchoMqSettings {
   readonly alarmTopicArn?: string;
 }
 
-export interface ResolvedSettings {
+export interface ResolvedDeployment {
   readonly cache: ResolvedCache;
   readonly bundleDir: string;
-  readonly emq: Required<EmqSettings>;
-  readonly http: Resolved<HttpSettings>;
+  readonly settings: Required<SettingValues>;
+  readonly http: Resolved<HttpOptions>;
   readonly sqs: ResolvedSqs;
   readonly network: ResolvedNetwork;
   readonly runtime: RuntimeName;
@@ -126,9 +112,9 @@ export interface ResolvedSettings {
   readonly alarmTopicArn: string | undefined;
 }
 
-/** Fills every default and collects every problem; `problems` is empty when the settings are valid. */
-export function resolveSettings(input: EchoMqSettings = {}): {
-  settings: ResolvedSettings;
+/** Fills every default and collects every problem; `problems` is empty when the deployment is valid. */
+export function resolveDeployment(input: EchoMqDeployment = {}): {
+  deployment: ResolvedDeployment;
   problems: string[];
 } {
   const problems: string[] = [];
@@ -143,9 +129,9 @@ export function resolveSettings(input: EchoMqSettings = {}): {
 
   const resolvedCache = resolveCache(input.cache ?? { kind: 'elasticache' }, ensure, int);
 
-  const emq = resolveEmq(input.emq, resolvedCache);
-  checkAckReplicas(emq.ackReplicas, resolvedCache, ensure);
-  for (const problem of settingsProblems(emq)) ensure(false, problem);
+  const settings = resolveSettingValues(input.settings, resolvedCache);
+  checkAckReplicas(settings.ackReplicas, resolvedCache, ensure);
+  for (const problem of settingsProblems(settings)) ensure(false, problem);
   const cache = resolvedCache;
 
   const auth = input.http?.auth ?? { kind: 'iam' };
@@ -171,7 +157,7 @@ export function resolveSettings(input: EchoMqSettings = {}): {
   int('http memoryMiB', http.memoryMiB, 128, 10_240);
 
   const sqs = resolveSqs(input.sqs, ensure, int);
-  checkDedupeTtl(emq.dedupeTtlMs, input.redelivery ?? settingsRedelivery(sqs), ensure);
+  checkDedupeTtl(settings.dedupeTtlMs, input.redelivery ?? sourceRedelivery(sqs), ensure);
 
   const network = resolveNetwork(input.network, cache.kind, ensure);
   const runtime = input.runtime ?? 'nodejs22.x';
@@ -190,10 +176,10 @@ export function resolveSettings(input: EchoMqSettings = {}): {
   );
 
   return {
-    settings: {
+    deployment: {
       cache,
       bundleDir: input.bundleDir ?? defaultBundleDir(),
-      emq,
+      settings,
       http,
       sqs,
       network,
@@ -207,14 +193,17 @@ export function resolveSettings(input: EchoMqSettings = {}): {
   };
 }
 
-/** Each tunable as given, else its row's default (ackReplicas: the cache's, ack-settings.ts). */
-function resolveEmq(input: EmqSettings = {}, cache: ResolvedCache): Required<EmqSettings> {
+/** Each setting as given, else its row's default (ackReplicas: the cache's, ack-settings.ts). */
+function resolveSettingValues(
+  input: SettingValues = {},
+  cache: ResolvedCache,
+): Required<SettingValues> {
   const defaults = Object.fromEntries(SETTING_NAMES.map((name) => [name, SETTINGS[name].default]));
   const given = Object.fromEntries(
     Object.entries(input).filter(([, value]) => value !== undefined && value !== ''),
-  ) as EmqSettings;
+  ) as SettingValues;
   return {
-    ...(defaults as Required<EmqSettings>),
+    ...(defaults as Required<SettingValues>),
     ackReplicas: defaultAckReplicas(cache),
     ...given,
   };
@@ -227,25 +216,25 @@ function retentionChoices(): string {
 }
 
 /**
- * Resolves settings and checks them with the bundles and any `more` problems the caller
+ * Resolves a deployment and checks it with the bundles and any `more` problems the caller
  * found; throws every problem at once.
  */
-export function checkedSettings(
-  input: EchoMqSettings,
+export function checkedDeployment(
+  input: EchoMqDeployment,
   more: readonly string[] = [],
-): ResolvedSettings {
-  const { settings, problems } = resolveSettings(input);
-  const all = [...more, ...problems, ...missingBundles(settings.bundleDir)];
-  if (all.length > 0) throw new InvalidSettingsError(all);
-  return settings;
+): ResolvedDeployment {
+  const { deployment, problems } = resolveDeployment(input);
+  const all = [...more, ...problems, ...missingBundles(deployment.bundleDir)];
+  if (all.length > 0) throw new InvalidDeploymentError(all);
+  return deployment;
 }
 
-/** Thrown with every problem of a settings object, one per line. */
-export class InvalidSettingsError extends Error {
+/** Thrown with every problem of a deployment (the EchoMq props or the app's context), one per line. */
+export class InvalidDeploymentError extends Error {
   constructor(readonly problems: readonly string[]) {
     super(
-      `echomq-lambda: ${problems.length} invalid setting${problems.length === 1 ? '' : 's'}:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`,
+      `echomq-lambda: ${problems.length} problem${problems.length === 1 ? '' : 's'} in the props or context:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`,
     );
-    this.name = 'InvalidSettingsError';
+    this.name = 'InvalidDeploymentError';
   }
 }

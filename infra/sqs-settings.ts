@@ -1,10 +1,10 @@
 /**
- * The SQS half of the settings: the queues, the event source mapping's knobs and the SQS
+ * The SQS options of a deployment: the queues, the event source mapping's knobs and the SQS
  * function, with their defaults and checks. settings.ts assembles it with the rest.
  */
 import type { Ensure, EnsureInt, Resolved } from './resolved.js';
 
-export interface SqsSettings {
+export interface SqsOptions {
   /** Source queue and DLQ are FIFO queues (records of one group admitted in order). Default `false`. */
   readonly fifo?: boolean;
   /** Records per invocation: 1 to 10,000 on a standard queue, 1 to 10 on FIFO. Default `10`. */
@@ -34,7 +34,7 @@ export interface SqsSettings {
   readonly memoryMiB?: number;
 }
 
-export type ResolvedSqs = Resolved<Omit<SqsSettings, 'maxConcurrency' | 'provisionedPollers'>> & {
+export type ResolvedSqs = Resolved<Omit<SqsOptions, 'maxConcurrency' | 'provisionedPollers'>> & {
   readonly maxConcurrency: number | undefined;
   readonly provisionedPollers: { readonly min: number; readonly max: number } | undefined;
 };
@@ -50,7 +50,7 @@ export const DEFAULT_MAX_CONCURRENCY = 10;
 export const DEDUPE_MARGIN_MS = 300_000;
 
 export function resolveSqs(
-  input: SqsSettings | undefined,
+  input: SqsOptions | undefined,
   ensure: Ensure,
   int: EnsureInt,
 ): ResolvedSqs {
@@ -114,7 +114,7 @@ export const SOURCE_RETENTION_SECONDS = 4 * 24 * 3_600;
 export interface Redelivery {
   /** Which queue, as the message names it: `the source queue`, `queue Jobs`. */
   readonly queue: string;
-  /** Which names the message gives the figures: the settings' or the queue's own. */
+  /** Which names the message gives the figures: the options' or the queue's own. */
   readonly names: { readonly visibility: string; readonly receives: string };
   readonly visibilityTimeoutSeconds: number;
   /** undefined: no redrive policy. */
@@ -122,8 +122,8 @@ export interface Redelivery {
   readonly retentionSeconds: number;
 }
 
-/** The figures of the source queue the settings make. */
-export function settingsRedelivery(sqs: ResolvedSqs): Redelivery {
+/** The figures of the source queue its options make. */
+export function sourceRedelivery(sqs: ResolvedSqs): Redelivery {
   return {
     queue: 'the source queue',
     names: { visibility: 'visibilityTimeoutSeconds', receives: 'maxReceiveCount' },

@@ -21,11 +21,11 @@ export function synthSummary(assembly: CloudAssembly, stack: EchoMqAppStack): st
         `    ${displayName ?? source.packaging ?? 'file'}: ${here(`${assembly.directory}/${source.path ?? '?'}`)}`,
     ),
   );
-  const { settings } = stack;
-  const { cache } = settings;
+  const { deployment } = stack;
+  const { cache } = deployment;
   const { cacheAuth, durability } = moduleOf(cache).describe(cache);
   return [
-    `echomq-lambda: synthesized stack ${stack.stackName} (cache=${cache.kind}, cacheAuth=${cacheAuth}, durability=${durability}, executor ${stack.echoMq.cache.connectionEnvironment.EMQ_EXECUTOR}, runtime ${settings.runtime}, auth=${settings.http.auth.kind})`,
+    `echomq-lambda: synthesized stack ${stack.stackName} (cache=${cache.kind}, cacheAuth=${cacheAuth}, durability=${durability}, executor ${stack.echoMq.cache.connectionEnvironment.EMQ_EXECUTOR}, runtime ${deployment.runtime}, auth=${deployment.http.auth.kind})`,
     `  template: ${here(artifact.templateFullPath)}`,
     `  assets (${assets.length}):`,
     ...assets,

@@ -49,12 +49,12 @@ const SECTIONS: readonly Section[] = [
   {
     title: 'EchoMqHttp',
     about:
-      'The `http` prop: where the HTTP face is served (one of these, or `HttpSettings` alone for a new HTTP API), with `HttpSettings` beside it.',
+      'The `http` prop: where the HTTP face is served (one of these, or `HttpOptions` alone for a new HTTP API), with `HttpOptions` beside it.',
     from: ['EchoMqOnHttpApi', 'EchoMqOnRestApi', 'EchoMqOnFunctionUrl'],
   },
   {
     title: 'EchoMqSqs',
-    about: 'The `sqs` prop: the queues of the SQS face, with `SqsSettings` beside them.',
+    about: 'The `sqs` prop: the queues of the SQS face, with `SqsOptions` beside them.',
     from: ['EchoMqSqs'],
   },
   {
@@ -63,9 +63,9 @@ const SECTIONS: readonly Section[] = [
     from: ['EchoMqOptions'],
   },
   {
-    title: 'HttpSettings',
+    title: 'HttpOptions',
     about: '`http`: the HTTP function and the API the construct makes.',
-    from: ['HttpSettings'],
+    from: ['HttpOptions'],
   },
   {
     title: 'ApiAuth',
@@ -73,9 +73,9 @@ const SECTIONS: readonly Section[] = [
     from: ['ApiAuth'],
   },
   {
-    title: 'SqsSettings',
+    title: 'SqsOptions',
     about: '`sqs`: the SQS function and the queues the construct makes.',
-    from: ['SqsSettings'],
+    from: ['SqsOptions'],
   },
 ];
 

@@ -1,6 +1,6 @@
 /**
- * What one cache kind brings, in one module (infra/cache/<kind>/kind.ts): its settings and
- * their checks, the context keys that choose them, the family of admission calls its servers
+ * What one cache kind brings, in one module (infra/cache/<kind>/kind.ts): its spec and
+ * its checks, the context keys that choose it, the family of admission calls its servers
  * run, what it says about acknowledged writes, and the construct that serves it. The registry
  * (registry.ts) holds one row per kind, and the compiler checks each row against this shape.
  */
@@ -38,21 +38,21 @@ export interface Placement {
   readonly vpcSubnets?: ec2.SubnetSelection;
 }
 
-/** What a factory makes of the options users give: the kind's plain data, and where its nodes go. */
+/** What a factory makes of the options users give: the kind's spec, and where its nodes go. */
 export interface PlacedCache<Input> {
-  readonly settings: Input;
+  readonly spec: Input;
   readonly vpcSubnets?: ec2.SubnetSelection;
 }
 
-/** The options of a kind the construct creates: its settings without the kind, and a placement. */
+/** The options of a kind the construct creates: its spec without the kind, and a placement. */
 export type CreatedOptions<Input> = Omit<Input, 'kind'> & Placement;
 
-/** A created kind's settings from its options: the kind, and the placement apart. */
+/** A created kind's spec from its options: the kind, and the placement apart. */
 export function placed<const K extends string, O extends Placement>(
   kind: K,
   { vpcSubnets, ...rest }: O,
 ): PlacedCache<{ readonly kind: K } & Omit<O, 'vpcSubnets'>> {
-  return { settings: { kind, ...rest }, vpcSubnets };
+  return { spec: { kind, ...rest }, vpcSubnets };
 }
 
 /**
@@ -76,7 +76,7 @@ export interface CacheKindFacts {
 export interface CacheKindModule<Input extends { readonly kind: string }, Resolved> {
   /**
    * How users choose the kind in code: one method, named as `EchoMqCache` offers it (for
-   * example `memoryDb`), whose TSDoc is the factory's, making the kind's settings from its
+   * example `memoryDb`), whose TSDoc is the factory's, making the kind's spec from its
    * options. `EchoMqCache` is made of these (infra/echomq-cache.ts).
    */
   readonly factory: { readonly [name: string]: (options: never) => PlacedCache<Input> };
@@ -95,7 +95,7 @@ export interface CacheKindModule<Input extends { readonly kind: string }, Resolv
   readonly joinsUserVpc: boolean;
   /** Whether the functions may authenticate with IAM tokens (`-c cacheAuth=iam`), signed for the kind's service. */
   readonly offersIamAuth: boolean;
-  /** The kind's settings from context; checked later by `resolve`, with every other problem. */
+  /** The kind's spec from context; checked later by `resolve`, with every other problem. */
   fromContext(read: ContextReaders, cacheAuth: string | undefined): Input;
   /** Applies the defaults and reports each problem through `ensure` and `int`. */
   resolve(input: Input, ensure: Ensure, int: EnsureInt): Resolved;

@@ -5,22 +5,22 @@ import { CACHE_REGISTRY, type CacheKind } from './registry.js';
 
 type Registry = typeof CACHE_REGISTRY;
 
-/** The settings of one kind, as given. */
-export type CacheSettingsOf<K extends CacheKind> = Parameters<Registry[K]['resolve']>[0];
-/** The settings of one kind, defaults applied. */
+/** The spec of one kind, as given. */
+export type CacheSpecOf<K extends CacheKind> = Parameters<Registry[K]['resolve']>[0];
+/** The spec of one kind, defaults applied. */
 export type ResolvedCacheOf<K extends CacheKind> = ReturnType<Registry[K]['resolve']>;
 
-export type CacheSettings = { [K in CacheKind]: CacheSettingsOf<K> }[CacheKind];
+export type CacheSpec = { [K in CacheKind]: CacheSpecOf<K> }[CacheKind];
 export type ResolvedCache = { [K in CacheKind]: ResolvedCacheOf<K> }[CacheKind];
 
-/** The module of a kind, typed for its own settings. */
+/** The module of a kind, typed for its own spec. */
 export function cacheKind<K extends CacheKind>(
   kind: K,
-): CacheKindModule<CacheSettingsOf<K>, ResolvedCacheOf<K>> {
-  return CACHE_REGISTRY[kind] as unknown as CacheKindModule<CacheSettingsOf<K>, ResolvedCacheOf<K>>;
+): CacheKindModule<CacheSpecOf<K>, ResolvedCacheOf<K>> {
+  return CACHE_REGISTRY[kind] as unknown as CacheKindModule<CacheSpecOf<K>, ResolvedCacheOf<K>>;
 }
 
 /** The module of a resolved cache, called with that cache. */
-export function moduleOf(cache: ResolvedCache): CacheKindModule<CacheSettings, ResolvedCache> {
-  return CACHE_REGISTRY[cache.kind] as unknown as CacheKindModule<CacheSettings, ResolvedCache>;
+export function moduleOf(cache: ResolvedCache): CacheKindModule<CacheSpec, ResolvedCache> {
+  return CACHE_REGISTRY[cache.kind] as unknown as CacheKindModule<CacheSpec, ResolvedCache>;
 }

@@ -2,7 +2,7 @@
  * The cache kinds, one row each. A new kind is a folder (<kind>/kind.ts and its parts) and a row
  * here, with its options type re-exported beside it: `echomq-lambda/cdk` exports every type of
  * this file, `EchoMqCache` offers the row's factory, and docs/deploy.md's kinds table shows its
- * facts. The compiler checks that the row's settings carry its kind and that the module has
+ * facts. The compiler checks that the row's spec carries its kind and that the module has
  * every part.
  */
 

@@ -114,7 +114,7 @@ describe('installer credentials from settings', () => {
   it('refuses two sources at once and a malformed ARN, naming each', () => {
     expect(() =>
       composeEchoMq(() => ({
-        cache: EchoMqCache.fromSettings({
+        cache: EchoMqCache.fromSpec({
           kind: 'existing',
           urls: [ENDPOINT],
           installer: { secretArn: 'jobs-admin', iam: { userId: 'u', cacheName: 'c' } },

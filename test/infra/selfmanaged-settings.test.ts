@@ -12,11 +12,11 @@ import {
   instanceArchitecture,
   moduleArchitecture,
 } from '../../infra/cache/selfmanaged/module-artifact.js';
-import { settingsFromContext } from '../../infra/context.js';
+import { deploymentFromContext } from '../../infra/context.js';
 import { createEchoMqApp } from '../../infra/echomq-app.js';
 import {
   DEFAULT_ACCESS_STRING,
-  resolveSettings,
+  resolveDeployment,
   SELFMANAGED_ACCESS_STRING,
 } from '../../infra/settings.js';
 import { FUNCTIONS_RULES_NATIVE } from '../../src/access-rules.js';
@@ -38,8 +38,8 @@ function elfStandIn(machine: number): string {
 const context = (values: Record<string, string>) => (key: string) => values[key];
 
 describe('context', () => {
-  it('reads the self-managed keys into settings', () => {
-    const { settings, problems } = settingsFromContext(
+  it('reads the self-managed keys into the deployment', () => {
+    const { deployment, problems } = deploymentFromContext(
       context({
         cache: 'selfmanaged',
         moduleArtifact: MODULE_PATH,
@@ -51,7 +51,7 @@ describe('context', () => {
       }),
     );
     expect(problems).toEqual([]);
-    expect(settings.cache).toEqual({
+    expect(deployment.cache).toEqual({
       kind: 'selfmanaged',
       moduleArtifact: MODULE_PATH,
       shards: 3,
@@ -64,24 +64,24 @@ describe('context', () => {
 
   it("refuses another cache kind's keys with cache=selfmanaged, and its own keys elsewhere", () => {
     expect(
-      settingsFromContext(
+      deploymentFromContext(
         context({ cache: 'selfmanaged', moduleArtifact: MODULE_PATH, shards: '3' }),
       ).problems,
     ).toEqual(['shards applies only to cache=elasticache.']);
-    expect(settingsFromContext(context({ moduleArtifact: MODULE_PATH })).problems).toEqual([
+    expect(deploymentFromContext(context({ moduleArtifact: MODULE_PATH })).problems).toEqual([
       'moduleArtifact applies only to cache=selfmanaged.',
     ]);
   });
 });
 
-describe('resolveSettings for cache=selfmanaged', () => {
+describe('resolveDeployment for cache=selfmanaged', () => {
   it('fills the documented defaults', () => {
-    const { settings, problems } = resolveSettings({
+    const { deployment, problems } = resolveDeployment({
       cache: { kind: 'selfmanaged', moduleArtifact: MODULE_PATH },
-      emq: { wire: '7' },
+      settings: { wire: '7' },
     });
     expect(problems).toEqual([]);
-    expect(settings.cache).toEqual({
+    expect(deployment.cache).toEqual({
       kind: 'selfmanaged',
       moduleArtifact: MODULE_PATH,
       shards: 3,
@@ -98,7 +98,7 @@ describe('resolveSettings for cache=selfmanaged', () => {
   });
 
   it('reports every problem at once', () => {
-    const { problems } = resolveSettings({
+    const { problems } = resolveDeployment({
       cache: {
         kind: 'selfmanaged',
         moduleArtifact: '/nowhere/emq.so',
@@ -125,20 +125,20 @@ describe('resolveSettings for cache=selfmanaged', () => {
 
   it('refuses a replaced node the cluster does not have', () => {
     const cache = { kind: 'selfmanaged', moduleArtifact: MODULE_PATH, shards: 3 } as const;
-    expect(resolveSettings({ cache: { ...cache, replacedNodes: [6] } }).problems).toEqual([
+    expect(resolveDeployment({ cache: { ...cache, replacedNodes: [6] } }).problems).toEqual([
       'replacedNodes must name node indexes from 0 to 5.',
     ]);
   });
 
   it('refuses replicas on fewer than 3 shards, where no majority could promote one', () => {
     const cache = { kind: 'selfmanaged', moduleArtifact: MODULE_PATH } as const;
-    expect(resolveSettings({ cache: { ...cache, shards: 2 } }).problems).toEqual([
+    expect(resolveDeployment({ cache: { ...cache, shards: 2 } }).problems).toEqual([
       'selfManagedShards must be at least 3 with replicas (got 2): a replica is promoted by a majority of the primaries, which 2 shards cannot give once one is lost. Use 3 or more shards, or selfManagedReplicas=0 for a cluster without failover.',
     ]);
     expect(
-      resolveSettings({ cache: { ...cache, shards: 1, replicasPerShard: 0 } }).problems,
+      resolveDeployment({ cache: { ...cache, shards: 1, replicasPerShard: 0 } }).problems,
     ).toEqual([]);
-    expect(resolveSettings({ cache: { ...cache, shards: 3 } }).problems).toEqual([]);
+    expect(resolveDeployment({ cache: { ...cache, shards: 3 } }).problems).toEqual([]);
   });
 });
 

@@ -4,12 +4,12 @@ import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { EchoMqAppStack } from '../../infra/app-stack.js';
 import { missingBundles } from '../../infra/bundles.js';
-import { settingsFromContext } from '../../infra/context.js';
+import { deploymentFromContext } from '../../infra/context.js';
 import {
   DEFAULT_ACCESS_STRING,
-  InvalidSettingsError,
+  InvalidDeploymentError,
   normaliseUrl,
-  resolveSettings,
+  resolveDeployment,
 } from '../../infra/settings.js';
 import { DEFAULTS } from '../../src/config.js';
 import { SETTING_NAMES } from '../../src/settings-table.js';
@@ -23,11 +23,11 @@ const contextOf =
   (key: string): unknown =>
     values[key];
 
-describe('resolveSettings', () => {
+describe('resolveDeployment', () => {
   it('fills the documented defaults', () => {
-    const { settings, problems } = resolveSettings();
+    const { deployment, problems } = resolveDeployment();
     expect(problems).toEqual([]);
-    expect(settings).toEqual({
+    expect(deployment).toEqual({
       cache: {
         kind: 'elasticache',
         cacheAuth: 'password',
@@ -43,7 +43,7 @@ describe('resolveSettings', () => {
       bundleDir: fileURLToPath(new URL('../../dist/functions', import.meta.url)),
       // The runtime's defaults (test/unit/config.test.ts pins their values), ackReplicas the
       // kind's: node-based ElastiCache with its durability log confirms writes itself.
-      emq: { ...runtimeDefaults, ackReplicas: 0 },
+      settings: { ...runtimeDefaults, ackReplicas: 0 },
       http: {
         auth: { kind: 'iam' },
         throttleRate: 100,
@@ -79,14 +79,14 @@ describe('resolveSettings', () => {
   });
 
   it('derives the visibility timeout from the SQS function timeout', () => {
-    const { settings } = resolveSettings({ sqs: { timeoutSeconds: 60 } });
-    expect(settings.sqs.visibilityTimeoutSeconds).toBe(360);
+    const { deployment } = resolveDeployment({ sqs: { timeoutSeconds: 60 } });
+    expect(deployment.sqs.visibilityTimeoutSeconds).toBe(360);
   });
 
-  it('reports every problem of one settings object together', () => {
-    const { problems } = resolveSettings({
+  it('reports every problem of one deployment together', () => {
+    const { problems } = resolveDeployment({
       cache: { kind: 'elasticache', replicasPerShard: 0, shards: 0 },
-      emq: { defaultQueue: 'bad queue', wire: 'no spaces' },
+      settings: { defaultQueue: 'bad queue', wire: 'no spaces' },
       http: { auth: { kind: 'jwt', issuer: 'http://insecure', audience: [] } },
       sqs: {
         timeoutSeconds: 60,
@@ -114,18 +114,18 @@ describe('resolveSettings', () => {
 
   it('needs a module artifact for cache=selfmanaged', () => {
     expect(
-      resolveSettings({ cache: { kind: 'selfmanaged', moduleArtifact: '' } }).problems,
+      resolveDeployment({ cache: { kind: 'selfmanaged', moduleArtifact: '' } }).problems,
     ).toEqual([
       'cache=selfmanaged needs moduleArtifact, the path of the EchoMQ module (.so) the nodes load.',
     ]);
   });
 
   it('needs an endpoint for cache=existing and refuses one with credentials in it', () => {
-    expect(resolveSettings({ cache: { kind: 'existing', urls: [] } }).problems).toEqual([
+    expect(resolveDeployment({ cache: { kind: 'existing', urls: [] } }).problems).toEqual([
       'cache=existing needs valkeyEndpoint (host:port or rediss://host:port).',
     ]);
     expect(
-      resolveSettings({ cache: { kind: 'existing', urls: ['rediss://user:pw@host:6379'] } })
+      resolveDeployment({ cache: { kind: 'existing', urls: ['rediss://user:pw@host:6379'] } })
         .problems,
     ).toEqual([
       'valkeyEndpoint entry 1 must be host:port, redis://host:port or rediss://host:port.',
@@ -135,7 +135,8 @@ describe('resolveSettings', () => {
   it('wants the complete ARN of an existing cache secret', () => {
     const partial = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:emq';
     expect(
-      resolveSettings({ cache: { kind: 'existing', urls: ['h:1'], secretArn: partial } }).problems,
+      resolveDeployment({ cache: { kind: 'existing', urls: ['h:1'], secretArn: partial } })
+        .problems,
     ).toEqual([
       "valkeySecretArn must be a Secrets Manager secret's complete ARN (ending in -XXXXXX).",
     ]);
@@ -151,9 +152,9 @@ describe('normaliseUrl', () => {
   });
 });
 
-describe('settingsFromContext', () => {
+describe('deploymentFromContext', () => {
   it('reads the documented keys, strings or typed values alike', () => {
-    const { settings, stackName, problems } = settingsFromContext(
+    const { deployment, stackName, problems } = deploymentFromContext(
       contextOf({
         cache: 'existing',
         valkeyEndpoint: 'a:6380, b:6380',
@@ -169,7 +170,7 @@ describe('settingsFromContext', () => {
     );
     expect(problems).toEqual([]);
     expect(stackName).toBe('EmqProd');
-    expect(settings).toMatchObject({
+    expect(deployment).toMatchObject({
       cache: { kind: 'existing', urls: ['a:6380', 'b:6380'], cluster: false },
       http: { auth: { kind: 'jwt', issuer: 'https://issuer.example', audience: ['one', 'two'] } },
       sqs: { maxConcurrency: 50 },
@@ -179,7 +180,7 @@ describe('settingsFromContext', () => {
   });
 
   it('reports keys that do not fit the chosen cache or auth, with the malformed ones', () => {
-    const { problems } = settingsFromContext(
+    const { problems } = deploymentFromContext(
       contextOf({
         valkeyEndpoint: 'a:6380',
         jwtIssuer: 'https://issuer.example',
@@ -196,7 +197,7 @@ describe('settingsFromContext', () => {
   });
 
   it('names an unknown cache kind and the kind it resembles', () => {
-    expect(settingsFromContext(contextOf({ cache: 'memcached' })).problems).toEqual([
+    expect(deploymentFromContext(contextOf({ cache: 'memcached' })).problems).toEqual([
       "cache must be one of elasticache, serverless, existing, selfmanaged, memorydb; got 'memcached' (did you mean 'memorydb'?).",
     ]);
   });
@@ -213,11 +214,11 @@ describe('settingsFromContext', () => {
       cacheAuth: 'iam',
       ackReplicas: '2',
     };
-    const { settings, problems } = settingsFromContext(contextOf(values), Object.keys(values));
+    const { deployment, problems } = deploymentFromContext(contextOf(values), Object.keys(values));
     expect(problems).toEqual([
       "cache must be one of elasticache, serverless, existing, selfmanaged, memorydb; got 'exisitng' (did you mean 'existing'?).",
     ]);
-    expect(resolveSettings(settings).problems).toEqual([]);
+    expect(resolveDeployment(deployment).problems).toEqual([]);
   });
 });
 
@@ -237,14 +238,16 @@ describe('EchoMqAppStack', () => {
     let failure: unknown;
     try {
       new EchoMqAppStack(app, 'Invalid', {
-        settings: { bundleDir: temporaryDir('emq-empty-'), sqs: { maxReceiveCount: 0 } },
+        deployment: { bundleDir: temporaryDir('emq-empty-'), sqs: { maxReceiveCount: 0 } },
       });
     } catch (error) {
       failure = error;
     }
-    expect(failure).toBeInstanceOf(InvalidSettingsError);
-    expect((failure as InvalidSettingsError).problems).toHaveLength(4);
-    expect((failure as Error).message).toMatch(/^echomq-lambda: 4 invalid settings:\n {2}- /);
+    expect(failure).toBeInstanceOf(InvalidDeploymentError);
+    expect((failure as InvalidDeploymentError).problems).toHaveLength(4);
+    expect((failure as Error).message).toMatch(
+      /^echomq-lambda: 4 problems in the props or context:\n {2}- /,
+    );
     expect(app.node.findChild('Invalid').node.children).toEqual([]);
   });
 });

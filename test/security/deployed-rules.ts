@@ -5,7 +5,7 @@
 // apply these, never the constants the stack was built from.
 import { INSTALLER_USERNAME as ELASTICACHE_INSTALLER } from '../../infra/cache/elasticache/construct.js';
 import { APP_USERNAME, INSTALLER_USERNAME } from '../../infra/cache/selfmanaged/construct.js';
-import type { CacheSettings } from '../../infra/settings.js';
+import type { CacheSpec } from '../../infra/settings.js';
 import { synthStack } from '../infra/support/synth.js';
 import { flattenIntrinsics, resourcesOf } from '../infra/support/template.js';
 import { MODULE_PATH } from '../support/servers.js';
@@ -20,7 +20,7 @@ export const FUNCTIONS_USER = APP_USERNAME;
 export const INSTALLER_USER = INSTALLER_USERNAME;
 
 /** The two RBAC users' access strings of a stack on ElastiCache (node-based or Serverless). */
-function rbacRules(cache: CacheSettings): DeployedRules {
+function rbacRules(cache: CacheSpec): DeployedRules {
   const { template } = synthStack({ cache });
   const users = Object.values(resourcesOf(template, 'AWS::ElastiCache::User'));
   const accessOf = (name: string): string => {

@@ -6,9 +6,9 @@ import type { CacheTarget } from '../cache.js';
 import { type CacheKindModule, type CreatedOptions, placed } from '../kind.js';
 import { ElastiCacheValkey } from './construct.js';
 import type { Durability } from './durability.js';
-import { type ElastiCacheSettings, resolveElastiCache } from './settings.js';
+import { type ElastiCacheSpec, resolveElastiCache } from './settings.js';
 
-export type ElastiCacheOptions = CreatedOptions<ElastiCacheSettings>;
+export type ElastiCacheOptions = CreatedOptions<ElastiCacheSpec>;
 
 export const ELASTICACHE = {
   factory: {
@@ -55,9 +55,9 @@ export const ELASTICACHE = {
   describe: (cache) => ({ cacheAuth: cache.cacheAuth, durability: cache.durability }),
   create: (scope, id, cache, { network, removalPolicy }): CacheTarget =>
     new ElastiCacheValkey(scope, id, {
-      settings: cache,
+      spec: cache,
       network,
       executor: ELASTICACHE.executor,
       removalPolicy,
     }),
-} satisfies CacheKindModule<ElastiCacheSettings, Resolved<ElastiCacheSettings>>;
+} satisfies CacheKindModule<ElastiCacheSpec, Resolved<ElastiCacheSpec>>;

@@ -1,4 +1,4 @@
-/** The node-based ElastiCache kind's settings: its users' rules, defaults and checks. */
+/** The node-based ElastiCache kind's spec: its users' rules, defaults and checks. */
 import { FUNCTIONS_RULES_FUNCTION, INSTALLER_RULES_FUNCTION } from '../../../src/access-rules.js';
 import type { Ensure, EnsureInt, Resolved } from '../../resolved.js';
 import { type CacheAuth, checkCacheAuth } from '../auth.js';
@@ -19,7 +19,7 @@ export const DEFAULT_ACCESS_STRING = FUNCTIONS_RULES_FUNCTION;
 /** The installer's ElastiCache (node-based) user (identity and library); not a setting. */
 export const INSTALLER_ACCESS_STRING = INSTALLER_RULES_FUNCTION;
 
-export interface ElastiCacheSettings {
+export interface ElastiCacheSpec {
   readonly kind: 'elasticache';
   /** How the functions authenticate (`-c cacheAuth`). Default `'password'`. */
   readonly cacheAuth?: CacheAuth;
@@ -51,10 +51,10 @@ export interface ElastiCacheSettings {
 
 /** The node-based cluster's defaults and checks. */
 export function resolveElastiCache(
-  input: ElastiCacheSettings,
+  input: ElastiCacheSpec,
   ensure: Ensure,
   int: EnsureInt,
-): Resolved<ElastiCacheSettings> {
+): Resolved<ElastiCacheSpec> {
   const durability = input.durability ?? DEFAULT_DURABILITY;
   const cache = {
     kind: input.kind,

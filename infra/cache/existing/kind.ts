@@ -1,8 +1,8 @@
 /**
  * A Valkey endpoint the construct does not own: any Valkey 7.2 or later, MemoryDB included.
  * The functions run EMQ_EXECUTOR=auto unless told otherwise: the native family where every
- * primary loads the EchoMQ module, else the function family, decided at connect. Its settings
- * are declared beside the construct that reads them (../existing.ts).
+ * primary loads the EchoMQ module, else the function family, decided at connect. Its spec is
+ * declared beside the construct that reads it (construct.ts).
  */
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -10,14 +10,14 @@ import { EXECUTORS, type ExecutorChoice } from '../../../src/config.js';
 import { normaliseUrl } from '../endpoint-url.js';
 import type { CacheKindModule, PlacedCache } from '../kind.js';
 import {
-  type ExistingCacheSettings,
   type ExistingIamAuth,
   type ExistingInstaller,
+  type ExistingSpec,
   ExistingValkey,
   type ResolvedExisting,
 } from './construct.js';
 
-export type { ExistingCacheSettings, ExistingIamAuth, ExistingInstaller, ResolvedExisting };
+export type { ExistingIamAuth, ExistingInstaller, ExistingSpec, ResolvedExisting };
 
 const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:\S+-[A-Za-z0-9]{6}$/;
 
@@ -143,17 +143,17 @@ export const EXISTING = {
           : 'password',
     durability: 'server',
   }),
-  create: (scope, id, cache) => new ExistingValkey(scope, id, { settings: cache }),
-} satisfies CacheKindModule<ExistingCacheSettings, ResolvedExisting>;
+  create: (scope, id, cache) => new ExistingValkey(scope, id, { spec: cache }),
+} satisfies CacheKindModule<ExistingSpec, ResolvedExisting>;
 
 /** The endpoint's seeds as URLs: a bare `host:port` is TLS unless `tls: false`. */
-function existingCache(options: ExistingOptions): PlacedCache<ExistingCacheSettings> {
+function existingCache(options: ExistingOptions): PlacedCache<ExistingSpec> {
   const { endpoint, tls = true, ...rest } = options;
   const urls = endpoint
     .split(',')
     .map((seed) => seed.trim())
     .map((seed) => (/^[a-z]+:\/\//.test(seed) || tls ? seed : `redis://${seed}`));
-  return { settings: { kind: 'existing', urls, ...rest } };
+  return { spec: { kind: 'existing', urls, ...rest } };
 }
 
 function installerFromContext(secretArn: string | undefined): ExistingInstaller | undefined {

@@ -7,11 +7,11 @@ import type { CacheAuth } from '../auth.js';
 import type { CacheTarget } from '../cache.js';
 import { type CacheKindModule, type CreatedOptions, placed } from '../kind.js';
 import { MemoryDbValkey } from './construct.js';
-import { type MemoryDbCacheSettings, type ResolvedMemoryDb, resolveMemoryDb } from './settings.js';
+import { type MemoryDbSpec, type ResolvedMemoryDb, resolveMemoryDb } from './settings.js';
 
-export type { MemoryDbCacheSettings, ResolvedMemoryDb };
+export type { MemoryDbSpec, ResolvedMemoryDb };
 
-export type MemoryDbOptions = CreatedOptions<MemoryDbCacheSettings>;
+export type MemoryDbOptions = CreatedOptions<MemoryDbSpec>;
 
 export const MEMORYDB = {
   factory: {
@@ -48,9 +48,9 @@ export const MEMORYDB = {
   describe: (cache) => ({ cacheAuth: cache.cacheAuth, durability: 'transaction-log' }),
   create: (scope, id, cache, { network, removalPolicy }): CacheTarget =>
     new MemoryDbValkey(scope, id, {
-      settings: cache,
+      spec: cache,
       network,
       executor: MEMORYDB.executor,
       removalPolicy,
     }),
-} satisfies CacheKindModule<MemoryDbCacheSettings, ResolvedMemoryDb>;
+} satisfies CacheKindModule<MemoryDbSpec, ResolvedMemoryDb>;

@@ -1,5 +1,5 @@
 /**
- * The MemoryDB kind's settings: a MemoryDB for Valkey cluster the stack creates. MemoryDB keeps
+ * The MemoryDB kind's spec: a MemoryDB for Valkey cluster the stack creates. MemoryDB keeps
  * every write in a Multi-AZ transaction log before it acknowledges it, so the functions send no
  * WAIT (EMQ_ACK_REPLICAS=0): a replica is never the only copy of an admitted job. It runs
  * FUNCTION and FCALL (its restricted commands are the ACL, CONFIG, MODULE, persistence and
@@ -15,7 +15,7 @@ export const MEMORYDB_ACCESS_STRING = FUNCTIONS_RULES_FUNCTION;
 /** The installer's MemoryDB user (identity and library); not a setting. */
 export const MEMORYDB_INSTALLER_ACCESS_STRING = INSTALLER_RULES_FUNCTION;
 
-export interface MemoryDbCacheSettings {
+export interface MemoryDbSpec {
   readonly kind: 'memorydb';
   /** How the functions authenticate (`-c cacheAuth`): a password user, or IAM tokens signed for `memorydb`. Default `'password'`. */
   readonly cacheAuth?: CacheAuth;
@@ -35,10 +35,10 @@ export interface MemoryDbCacheSettings {
   readonly snapshotRetentionDays?: number;
 }
 
-export type ResolvedMemoryDb = Resolved<MemoryDbCacheSettings>;
+export type ResolvedMemoryDb = Resolved<MemoryDbSpec>;
 
 export function resolveMemoryDb(
-  input: MemoryDbCacheSettings,
+  input: MemoryDbSpec,
   ensure: Ensure,
   int: EnsureInt,
 ): ResolvedMemoryDb {

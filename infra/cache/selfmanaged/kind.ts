@@ -1,6 +1,6 @@
 /**
  * A Valkey cluster on EC2 that loads the EchoMQ module: the native family (EMQ.ADMIT) with its
- * per-write fence and paused guard. Its settings are declared in ../selfmanaged/settings.ts,
+ * per-write fence and paused guard. Its spec is declared in settings.ts,
  * which the construct reads too.
  */
 import { existsSync } from 'node:fs';
@@ -12,14 +12,14 @@ import type { CacheTarget } from '../cache.js';
 import { type CacheKindModule, type CreatedOptions, placed } from '../kind.js';
 import { SelfManagedValkey } from './construct.js';
 import { instanceArchitecture } from './module-artifact.js';
-import type { ResolvedSelfManaged, SelfManagedCacheSettings } from './settings.js';
+import type { ResolvedSelfManaged, SelfManagedSpec } from './settings.js';
 
-export type { ResolvedSelfManaged, SelfManagedCacheSettings };
+export type { ResolvedSelfManaged, SelfManagedSpec };
 
 /** The functions' rules on a cluster that loads the module: the native family (src/access-rules.ts). */
 export const SELFMANAGED_ACCESS_STRING = FUNCTIONS_RULES_NATIVE;
 
-export type SelfManagedOptions = CreatedOptions<SelfManagedCacheSettings>;
+export type SelfManagedOptions = CreatedOptions<SelfManagedSpec>;
 
 export const SELFMANAGED = {
   factory: {
@@ -118,10 +118,10 @@ export const SELFMANAGED = {
   describe: () => ({ cacheAuth: 'password', durability: 'aof-everysec' }),
   create: (scope, id, cache, { network, wire, removalPolicy }): CacheTarget =>
     new SelfManagedValkey(scope, id, {
-      settings: cache,
+      spec: cache,
       network,
       wire,
       executor: SELFMANAGED.executor,
       removalPolicy,
     }),
-} satisfies CacheKindModule<SelfManagedCacheSettings, ResolvedSelfManaged>;
+} satisfies CacheKindModule<SelfManagedSpec, ResolvedSelfManaged>;

@@ -2,7 +2,7 @@
 import type { Resolved } from '../../resolved.js';
 
 /** A Valkey cluster on EC2 that loads the EchoMQ module (functions run the native executor). */
-export interface SelfManagedCacheSettings {
+export interface SelfManagedSpec {
   readonly kind: 'selfmanaged';
   /**
    * Path of the EchoMQ module (`.so`) built for the nodes' CPU (arm64 on Graviton); deployed
@@ -29,4 +29,4 @@ export interface SelfManagedCacheSettings {
   readonly replacedNodes?: readonly number[];
 }
 
-export type ResolvedSelfManaged = Resolved<SelfManagedCacheSettings>;
+export type ResolvedSelfManaged = Resolved<SelfManagedSpec>;

@@ -5,9 +5,9 @@ import type { CacheAuth } from '../auth.js';
 import type { CacheTarget } from '../cache.js';
 import { type CacheKindModule, type CreatedOptions, placed } from '../kind.js';
 import { ServerlessValkey } from './construct.js';
-import { resolveServerless, type ServerlessCacheSettings } from './settings.js';
+import { resolveServerless, type ServerlessSpec } from './settings.js';
 
-export type ServerlessOptions = CreatedOptions<ServerlessCacheSettings>;
+export type ServerlessOptions = CreatedOptions<ServerlessSpec>;
 
 export const SERVERLESS = {
   factory: {
@@ -44,9 +44,9 @@ export const SERVERLESS = {
   describe: (cache) => ({ cacheAuth: cache.cacheAuth, durability: 'none' }),
   create: (scope, id, cache, { network, removalPolicy }): CacheTarget =>
     new ServerlessValkey(scope, id, {
-      settings: cache,
+      spec: cache,
       network,
       executor: SERVERLESS.executor,
       removalPolicy,
     }),
-} satisfies CacheKindModule<ServerlessCacheSettings, Resolved<ServerlessCacheSettings>>;
+} satisfies CacheKindModule<ServerlessSpec, Resolved<ServerlessSpec>>;

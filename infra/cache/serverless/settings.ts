@@ -1,4 +1,4 @@
-/** The ElastiCache Serverless kind's settings: its users' rules, defaults and checks. */
+/** The ElastiCache Serverless kind's spec: its users' rules, defaults and checks. */
 import { FUNCTIONS_RULES_SCRIPT, INSTALLER_RULES_SCRIPT } from '../../../src/access-rules.js';
 import type { Ensure, EnsureInt, Resolved } from '../../resolved.js';
 import { type CacheAuth, checkCacheAuth } from '../auth.js';
@@ -16,7 +16,7 @@ export const SERVERLESS_INSTALLER_ACCESS_STRING = INSTALLER_RULES_SCRIPT;
  * functions write (no key of theirs has a TTL, SPEC §11): at the storage limit writes fail.
  * It offers no durability.
  */
-export interface ServerlessCacheSettings {
+export interface ServerlessSpec {
   readonly kind: 'serverless';
   /** How the functions authenticate (`-c cacheAuth`). Default `'password'`. */
   readonly cacheAuth?: CacheAuth;
@@ -34,10 +34,10 @@ export interface ServerlessCacheSettings {
 
 /** The Serverless cache's defaults and checks. */
 export function resolveServerless(
-  input: ServerlessCacheSettings,
+  input: ServerlessSpec,
   ensure: Ensure,
   int: EnsureInt,
-): Resolved<ServerlessCacheSettings> {
+): Resolved<ServerlessSpec> {
   const cache = {
     kind: input.kind,
     cacheAuth: input.cacheAuth ?? 'password',

@@ -6,7 +6,7 @@
  * secret's answer are the local target's anyway).
  */
 import type { Template } from 'aws-cdk-lib/assertions';
-import type { CacheKind, CacheSettings } from '../../../infra/settings.js';
+import type { CacheKind, CacheSpec } from '../../../infra/settings.js';
 import { synthStack } from '../../infra/support/synth.js';
 import { MODULE_PATH } from '../module.js';
 
@@ -14,7 +14,7 @@ import { MODULE_PATH } from '../module.js';
 export const EXISTING_SECRET_ARN =
   'arn:aws:secretsmanager:eu-west-1:123456789012:secret:ExistingSecret-AbCdEf';
 
-const DEFAULTS: Readonly<Record<CacheKind, CacheSettings>> = {
+const DEFAULTS: Readonly<Record<CacheKind, CacheSpec>> = {
   elasticache: { kind: 'elasticache' },
   serverless: { kind: 'serverless' },
   existing: {
