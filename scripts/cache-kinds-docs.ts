@@ -41,7 +41,9 @@ export function kindsTable(columns: KindColumns = registryColumns()): string[] {
   const header = columns.map(({ kind }) =>
     kind === DEFAULT_CACHE_KIND ? `\`${kind}\` (default)` : `\`${kind}\``,
   );
-  const choices = header.map((kind) => `\`-c cache=${kind.replace(/^`/, '')}`);
+  const choices = columns.map(({ kind }) =>
+    kind === DEFAULT_CACHE_KIND ? `\`-c cache=${kind}\` (default)` : `\`-c cache=${kind}\``,
+  );
   return [
     `${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}.`,
     '',
