@@ -1,6 +1,7 @@
 /** `echomq-lambda/cdk`: the EchoMq construct and what its props are made of (SPEC §12). */
 
 export { SETTINGS, type SettingName, type SettingValues } from '../src/settings-table.js';
+export { EchoMqCache } from './cache/echomq-cache.js';
 export type * from './cache/registry.js';
 export { CACHE_KINDS } from './cache/registry.js';
 export {
@@ -9,19 +10,18 @@ export {
   type EchoMqOptions,
   type EchoMqProps,
   type EchoMqSqs,
-} from './echomq.js';
-export { EchoMqCache } from './echomq-cache.js';
+} from './constructs/echomq.js';
 export type {
   EchoMqHttp,
   EchoMqNewHttpApi,
   EchoMqOnFunctionUrl,
   EchoMqOnHttpApi,
   EchoMqOnRestApi,
-} from './http-face.js';
-export type { EchoMqRedelivery } from './queue-redelivery.js';
+} from './constructs/http-face.js';
+export type { EchoMqRedelivery } from './constructs/queue-redelivery.js';
 export {
   type ApiAuth,
   type HttpOptions,
   InvalidDeploymentError,
   type SqsOptions,
-} from './settings.js';
+} from './deployment/deployment.js';

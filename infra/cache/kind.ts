@@ -8,11 +8,11 @@ import type { RemovalPolicy } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type { Construct } from 'constructs';
 import type { ExecutorChoice } from '../../src/config.js';
-import type { Ensure, EnsureInt } from '../resolved.js';
+import type { Ensure, EnsureInt } from '../shared/resolved.js';
 import type { CacheTarget } from './cache.js';
 import type { CacheNetwork } from './network.js';
 
-/** Reads one context value in the form a setting wants (infra/context.ts makes these). */
+/** Reads one context value in the form a setting wants (infra/deployment/context.ts makes these). */
 export interface ContextReaders {
   text(key: string): string | undefined;
   number(key: string): number | undefined;
@@ -77,7 +77,7 @@ export interface CacheKindModule<Input extends { readonly kind: string }, Resolv
   /**
    * How users choose the kind in code: one method, named as `EchoMqCache` offers it (for
    * example `memoryDb`), whose TSDoc is the factory's, making the kind's spec from its
-   * options. `EchoMqCache` is made of these (infra/echomq-cache.ts).
+   * options. `EchoMqCache` is made of these (echomq-cache.ts).
    */
   readonly factory: { readonly [name: string]: (options: never) => PlacedCache<Input> };
   /** The kind's column of the kinds table in docs/deploy.md. */

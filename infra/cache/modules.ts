@@ -6,9 +6,9 @@ import { CACHE_REGISTRY, type CacheKind } from './registry.js';
 type Registry = typeof CACHE_REGISTRY;
 
 /** The spec of one kind, as given. */
-export type CacheSpecOf<K extends CacheKind> = Parameters<Registry[K]['resolve']>[0];
+type CacheSpecOf<K extends CacheKind> = Parameters<Registry[K]['resolve']>[0];
 /** The spec of one kind, defaults applied. */
-export type ResolvedCacheOf<K extends CacheKind> = ReturnType<Registry[K]['resolve']>;
+type ResolvedCacheOf<K extends CacheKind> = ReturnType<Registry[K]['resolve']>;
 
 export type CacheSpec = { [K in CacheKind]: CacheSpecOf<K> }[CacheKind];
 export type ResolvedCache = { [K in CacheKind]: ResolvedCacheOf<K> }[CacheKind];

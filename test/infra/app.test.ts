@@ -3,9 +3,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEchoMqApp } from '../../infra/echomq-app.js';
-import { InvalidDeploymentError } from '../../infra/settings.js';
-import { synthSummary } from '../../infra/synth-summary.js';
+import { createEchoMqApp } from '../../infra/app/echomq-app.js';
+import { synthSummary } from '../../infra/app/synth-summary.js';
+import { InvalidDeploymentError } from '../../infra/deployment/deployment.js';
 import { standInBundles, temporaryDir } from './support/synth.js';
 
 const saved = { ...process.env };

@@ -2,8 +2,8 @@
 // provisioned pollers, FIFO, the runtime, and the checks that refuse what cannot work.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parameterGroupFamily } from '../../infra/cache/elasticache/parameters.js';
-import { deploymentFromContext } from '../../infra/context.js';
-import { resolveDeployment } from '../../infra/settings.js';
+import { deploymentFromContext } from '../../infra/deployment/context.js';
+import { resolveDeployment } from '../../infra/deployment/deployment.js';
 import { awsSolutionsFindings, serverlessFindings } from './support/nag.js';
 import { type Synthesized, synthStack } from './support/synth.js';
 import { environmentOf, onlyResource, projectFunctions, resourcesOf } from './support/template.js';

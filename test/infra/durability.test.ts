@@ -2,8 +2,8 @@
 // acknowledgement the functions get, the alarms and graphs the log adds, and the refusals
 // where AWS does not offer it (engine, node type, Serverless).
 import { beforeAll, describe, expect, it } from 'vitest';
-import { deploymentFromContext } from '../../infra/context.js';
-import { resolveDeployment } from '../../infra/settings.js';
+import { deploymentFromContext } from '../../infra/deployment/context.js';
+import { resolveDeployment } from '../../infra/deployment/deployment.js';
 import { awsSolutionsFindings, serverlessFindings } from './support/nag.js';
 import { type Synthesized, synthStack } from './support/synth.js';
 import {

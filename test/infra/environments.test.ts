@@ -1,8 +1,8 @@
 // Every environment the app synthesizes, across a context matrix (each cache kind × settings),
 // is one the functions' own loadConfig accepts, or synthesis refuses, naming the setting.
 import { describe, expect, it } from 'vitest';
-import { deploymentFromContext } from '../../infra/context.js';
-import { InvalidDeploymentError } from '../../infra/settings.js';
+import { deploymentFromContext } from '../../infra/deployment/context.js';
+import { InvalidDeploymentError } from '../../infra/deployment/deployment.js';
 import { loadConfig } from '../../src/index.js';
 import { MODULE_PATH } from '../support/servers.js';
 import { synthStack } from './support/synth.js';

@@ -2,12 +2,10 @@
 // granted elasticache:Connect on that cache and that user only and told what to sign tokens
 // for, no password for them; the installer keeps its password; cdk-nag still passes.
 import { describe, expect, it } from 'vitest';
-import { deploymentFromContext } from '../../infra/context.js';
-import {
-  DEFAULT_ACCESS_STRING,
-  resolveDeployment,
-  SERVERLESS_ACCESS_STRING,
-} from '../../infra/settings.js';
+import { DEFAULT_ACCESS_STRING } from '../../infra/cache/elasticache/spec.js';
+import { SERVERLESS_ACCESS_STRING } from '../../infra/cache/serverless/spec.js';
+import { deploymentFromContext } from '../../infra/deployment/context.js';
+import { resolveDeployment } from '../../infra/deployment/deployment.js';
 import { awsSolutionsFindings, serverlessFindings } from './support/nag.js';
 import { synthStack } from './support/synth.js';
 import {

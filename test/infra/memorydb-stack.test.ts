@@ -4,10 +4,10 @@
 // for memorydb, and cdk-nag as on the other kinds.
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { deploymentFromContext } from '../../infra/context.js';
-import { FENCE_RESOURCE_TYPE } from '../../infra/fence-installer.js';
+import { FENCE_RESOURCE_TYPE } from '../../infra/constructs/fence-installer.js';
+import { deploymentFromContext } from '../../infra/deployment/context.js';
+import { resolveDeployment } from '../../infra/deployment/deployment.js';
 import { EchoMqCache } from '../../infra/index.js';
-import { resolveDeployment } from '../../infra/settings.js';
 import { FUNCTIONS_RULES_FUNCTION, INSTALLER_RULES_FUNCTION } from '../../src/access-rules.js';
 import { composeEchoMq } from './support/construct.js';
 import { awsSolutionsFindings, serverlessFindings } from './support/nag.js';

@@ -1,8 +1,9 @@
 // cache=serverless: ElastiCache Serverless for Valkey, synthesized once, checked where it
 // differs from the node-based default; and the dashboard every stack carries.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FENCE_RESOURCE_TYPE } from '../../infra/fence-installer.js';
-import { resolveDeployment, SERVERLESS_ACCESS_STRING } from '../../infra/settings.js';
+import { SERVERLESS_ACCESS_STRING } from '../../infra/cache/serverless/spec.js';
+import { FENCE_RESOURCE_TYPE } from '../../infra/constructs/fence-installer.js';
+import { resolveDeployment } from '../../infra/deployment/deployment.js';
 import { FUNCTIONS_RULES_SCRIPT, INSTALLER_RULES_SCRIPT } from '../../src/access-rules.js';
 import { awsSolutionsFindings, serverlessFindings } from './support/nag.js';
 import { type Synthesized, synthStack } from './support/synth.js';

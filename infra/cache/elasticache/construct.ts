@@ -11,7 +11,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elasticache from 'aws-cdk-lib/aws-elasticache';
 import type { Construct } from 'constructs';
 import type { ExecutorChoice } from '../../../src/config.js';
-import { keptAs } from '../../removal.js';
+import { keptAs } from '../../shared/removal.js';
 import type { CacheIamAuth, CacheMetrics } from '../cache.js';
 import { cacheIamAuth } from '../iam-auth.js';
 import type { CacheNetwork } from '../network.js';
@@ -20,7 +20,7 @@ import { createRbacUsers, rbacIdPrefix } from '../rbac.js';
 import { cfnDurability } from './durability.js';
 import { replicationGroupMetrics } from './metrics.js';
 import { noEvictionParameterGroup } from './parameters.js';
-import { type ElastiCacheSpec, INSTALLER_ACCESS_STRING } from './settings.js';
+import { type ElastiCacheSpec, INSTALLER_ACCESS_STRING } from './spec.js';
 
 export interface ElastiCacheValkeyProps {
   readonly spec: Required<ElastiCacheSpec>;

@@ -1,12 +1,12 @@
 /** ElastiCache for Valkey, node-based: the function family (FCALL), durability on 9.x. */
 
-import type { Resolved } from '../../resolved.js';
+import type { Resolved } from '../../shared/resolved.js';
 import type { CacheAuth } from '../auth.js';
 import type { CacheTarget } from '../cache.js';
 import { type CacheKindModule, type CreatedOptions, placed } from '../kind.js';
 import { ElastiCacheValkey } from './construct.js';
 import type { Durability } from './durability.js';
-import { type ElastiCacheSpec, resolveElastiCache } from './settings.js';
+import { type ElastiCacheSpec, resolveElastiCache } from './spec.js';
 
 export type ElastiCacheOptions = CreatedOptions<ElastiCacheSpec>;
 

@@ -14,7 +14,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IDependable } from 'constructs';
 import type { ExecutorChoice } from '../../../src/config.js';
-import type { Resolved } from '../../resolved.js';
+import type { Resolved } from '../../shared/resolved.js';
 import {
   type CacheConnectionEnvironment,
   type CacheIamAuth,

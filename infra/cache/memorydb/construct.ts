@@ -10,7 +10,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as memorydb from 'aws-cdk-lib/aws-memorydb';
 import type { Construct } from 'constructs';
 import type { ExecutorChoice } from '../../../src/config.js';
-import { keepByFinalSnapshot } from '../../removal.js';
+import { keepByFinalSnapshot } from '../../shared/removal.js';
 import type { CacheIamAuth, CacheMetrics } from '../cache.js';
 import { CLUSTER_PARAMETERS } from '../elasticache/parameters.js';
 import { iamConnect } from '../iam-auth.js';
@@ -18,7 +18,7 @@ import type { CacheNetwork } from '../network.js';
 import { OwnedCache } from '../owned.js';
 import { rbacIdPrefix } from '../rbac.js';
 import { memoryDbMetrics } from './metrics.js';
-import type { ResolvedMemoryDb } from './settings.js';
+import type { ResolvedMemoryDb } from './spec.js';
 import { createMemoryDbUsers } from './users.js';
 
 export interface MemoryDbValkeyProps {
@@ -27,7 +27,7 @@ export interface MemoryDbValkeyProps {
   readonly executor: ExecutorChoice;
   /**
    * On delete or replacement. Default (and `SNAPSHOT`): deleted with a final snapshot;
-   * `RETAIN` keeps the cluster (and what it needs, kept-references.ts); `DESTROY` deletes it.
+   * `RETAIN` keeps the cluster (and what it needs, constructs/kept-references.ts); `DESTROY` deletes it.
    */
   readonly removalPolicy?: RemovalPolicy | undefined;
 }

@@ -7,7 +7,7 @@ import type { CacheAuth } from '../auth.js';
 import type { CacheTarget } from '../cache.js';
 import { type CacheKindModule, type CreatedOptions, placed } from '../kind.js';
 import { MemoryDbValkey } from './construct.js';
-import { type MemoryDbSpec, type ResolvedMemoryDb, resolveMemoryDb } from './settings.js';
+import { type MemoryDbSpec, type ResolvedMemoryDb, resolveMemoryDb } from './spec.js';
 
 export type { MemoryDbSpec, ResolvedMemoryDb };
 

@@ -35,8 +35,8 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { INSTALLER_RULES_NATIVE } from '../../../src/access-rules.js';
 import type { ExecutorChoice } from '../../../src/config.js';
-import { packageDir } from '../../package-dir.js';
-import { keptAs } from '../../removal.js';
+import { packageDir } from '../../shared/package-dir.js';
+import { keptAs } from '../../shared/removal.js';
 import type { CacheConnectionEnvironment } from '../cache.js';
 import type { CacheNetwork } from '../network.js';
 import { OwnedCache } from '../owned.js';
@@ -45,7 +45,7 @@ import { addNodeEndpoints } from './endpoints.js';
 import { placeNodes } from './layout.js';
 import { instanceArchitecture, moduleArchitecture } from './module-artifact.js';
 import { createNodeSecrets } from './node-secrets.js';
-import type { ResolvedSelfManaged } from './settings.js';
+import type { ResolvedSelfManaged } from './spec.js';
 import { nodeUserData } from './user-data.js';
 
 export interface SelfManagedValkeyProps {

@@ -1,18 +1,18 @@
 /**
  * A Valkey cluster on EC2 that loads the EchoMQ module: the native family (EMQ.ADMIT) with its
- * per-write fence and paused guard. Its spec is declared in settings.ts,
+ * per-write fence and paused guard. Its spec is declared in spec.ts,
  * which the construct reads too.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ARM64_MODULE, HOST_MODULE } from '../../../module/artifacts.js';
 import { FUNCTIONS_RULES_NATIVE } from '../../../src/access-rules.js';
-import { packageDir } from '../../package-dir.js';
+import { packageDir } from '../../shared/package-dir.js';
 import type { CacheTarget } from '../cache.js';
 import { type CacheKindModule, type CreatedOptions, placed } from '../kind.js';
 import { SelfManagedValkey } from './construct.js';
 import { instanceArchitecture } from './module-artifact.js';
-import type { ResolvedSelfManaged, SelfManagedSpec } from './settings.js';
+import type { ResolvedSelfManaged, SelfManagedSpec } from './spec.js';
 
 export type { ResolvedSelfManaged, SelfManagedSpec };
 

@@ -11,14 +11,14 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elasticache from 'aws-cdk-lib/aws-elasticache';
 import type { Construct } from 'constructs';
 import type { ExecutorChoice } from '../../../src/config.js';
-import { keepByFinalSnapshot } from '../../removal.js';
+import { keepByFinalSnapshot } from '../../shared/removal.js';
 import type { CacheIamAuth, CacheMetrics } from '../cache.js';
 import { cacheIamAuth } from '../iam-auth.js';
 import type { CacheNetwork } from '../network.js';
 import { OwnedCache } from '../owned.js';
 import { createRbacUsers, rbacIdPrefix } from '../rbac.js';
 import { serverlessMetrics } from './metrics.js';
-import { SERVERLESS_INSTALLER_ACCESS_STRING, type ServerlessSpec } from './settings.js';
+import { SERVERLESS_INSTALLER_ACCESS_STRING, type ServerlessSpec } from './spec.js';
 
 export interface ServerlessValkeyProps {
   readonly spec: Required<ServerlessSpec>;
@@ -26,7 +26,7 @@ export interface ServerlessValkeyProps {
   readonly executor: ExecutorChoice;
   /**
    * On delete or replacement. Default (and `SNAPSHOT`): deleted with a final snapshot;
-   * `RETAIN` keeps the cache (and what it needs, kept-references.ts); `DESTROY` deletes it.
+   * `RETAIN` keeps the cache (and what it needs, constructs/kept-references.ts); `DESTROY` deletes it.
    */
   readonly removalPolicy?: RemovalPolicy | undefined;
 }

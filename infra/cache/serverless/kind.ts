@@ -1,11 +1,11 @@
 /** ElastiCache Serverless for Valkey: the script family (EVALSHA), no WAIT, no durability. */
 
-import type { Resolved } from '../../resolved.js';
+import type { Resolved } from '../../shared/resolved.js';
 import type { CacheAuth } from '../auth.js';
 import type { CacheTarget } from '../cache.js';
 import { type CacheKindModule, type CreatedOptions, placed } from '../kind.js';
 import { ServerlessValkey } from './construct.js';
-import { resolveServerless, type ServerlessSpec } from './settings.js';
+import { resolveServerless, type ServerlessSpec } from './spec.js';
 
 export type ServerlessOptions = CreatedOptions<ServerlessSpec>;
 

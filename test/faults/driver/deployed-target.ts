@@ -8,7 +8,8 @@
  */
 import { onFenceEvent } from '../../../functions/fence/on-event.js';
 import { setLogSink } from '../../../functions/shared/log.js';
-import type { CacheKind, EchoMqDeployment } from '../../../infra/settings.js';
+import type { CacheKind } from '../../../infra/cache/registry.js';
+import type { EchoMqDeployment } from '../../../infra/deployment/deployment.js';
 import { type Connection, connect } from '../../../src/index.js';
 import { createEvent } from '../../infra/support/cfn-events.js';
 import {

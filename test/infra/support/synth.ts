@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll } from 'vitest';
-import { EchoMqAppStack, type EchoMqAppStackProps } from '../../../infra/app-stack.js';
-import { BUNDLES } from '../../../infra/bundles.js';
-import type { EchoMqDeployment } from '../../../infra/settings.js';
+import { EchoMqAppStack, type EchoMqAppStackProps } from '../../../infra/app/app-stack.js';
+import { BUNDLES } from '../../../infra/deployment/bundles.js';
+import type { EchoMqDeployment } from '../../../infra/deployment/deployment.js';
 
 /** A fixed environment, so nothing depends on the machine's AWS configuration. */
 export const TEST_ENV = { account: '123456789012', region: 'eu-west-1' } as const;

@@ -14,7 +14,8 @@
  * Written against what the template holds, not against infra's constants.
  */
 import type { Template } from 'aws-cdk-lib/assertions';
-import type { CacheKind, EchoMqDeployment } from '../../../infra/settings.js';
+import type { CacheKind } from '../../../infra/cache/registry.js';
+import type { EchoMqDeployment } from '../../../infra/deployment/deployment.js';
 import { synthStack } from '../../infra/support/synth.js';
 import {
   environmentOf,

@@ -6,7 +6,8 @@
  * secret's answer are the local target's anyway).
  */
 import type { Template } from 'aws-cdk-lib/assertions';
-import type { CacheKind, CacheSpec } from '../../../infra/settings.js';
+import type { CacheSpec } from '../../../infra/cache/modules.js';
+import type { CacheKind } from '../../../infra/cache/registry.js';
 import { synthStack } from '../../infra/support/synth.js';
 import { MODULE_PATH } from '../module.js';
 
