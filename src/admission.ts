@@ -34,8 +34,6 @@ import { EmqError, InvalidInputError, UnavailableError } from './outcomes.js';
 import { resendUntil } from './resend-span.js';
 import { nodeNameOf } from './transport.js';
 
-export type { AdmissionResult, Admitted } from './admission-calls.js';
-
 export interface EnqueueRequest {
   /** The queue: 1 to 64 of `A-Z a-z 0-9 . _ -`. */
   readonly queue: string;

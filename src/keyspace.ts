@@ -120,7 +120,7 @@ export function recordField(namespace: KeyNamespace, key: string): string {
 }
 
 /** How many record slots a queue has (docs/wire.md). */
-export const RECORD_SLOTS = 4;
+const RECORD_SLOTS = 4;
 
 /** A queue's record slots `emq:{q}:dedupe:0` .. `:3`, where its idempotency records live. */
 export function recordSlotKeys(queue: string): readonly string[] {

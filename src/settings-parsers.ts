@@ -30,7 +30,7 @@ export const EXECUTORS = ['auto', 'native', 'function', 'script'] as const;
 export type ExecutorChoice = (typeof EXECUTORS)[number];
 
 /** The AWS services whose caches take IAM tokens: the service each token is signed for. */
-export const IAM_SERVICES = ['elasticache', 'memorydb'] as const;
+const IAM_SERVICES = ['elasticache', 'memorydb'] as const;
 export type IamService = (typeof IAM_SERVICES)[number];
 
 /** ElastiCache or MemoryDB IAM authentication: what each token is signed for (EMQ_USERNAME is the user id). */

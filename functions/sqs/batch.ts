@@ -6,16 +6,11 @@
  * group goes on, as SQS's own redrive would move it aside.
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import {
-  ADMISSION_PASSES,
-  type AdmissionResult,
-  type AdmissionTarget,
-  EmqError,
-  enqueueMany,
-  mendedByReconnecting,
-  type RequestOrFault,
-  resendUntil,
-} from '../../src/index.js';
+import { type AdmissionTarget, enqueueMany, type RequestOrFault } from '../../src/admission.js';
+import type { AdmissionResult } from '../../src/admission-calls.js';
+import { mendedByReconnecting } from '../../src/outcome-rules.js';
+import { EmqError } from '../../src/outcomes.js';
+import { ADMISSION_PASSES, resendUntil } from '../../src/resend-span.js';
 import { oneWrite } from '../shared/log.js';
 import { batchResponse, mustRetry, type RecordDisposition } from './disposition.js';
 import { type DeadLetter, type DeadLetterResult, type DlqSender, sendDeadLetters } from './dlq.js';

@@ -10,8 +10,8 @@ import { functionAdmit } from '../../src/families/function.js';
 import { LIBRARY_SOURCE, SCRIPT_SOURCE } from '../../src/families/library.js';
 import { nativeAdmit } from '../../src/families/native.js';
 import { scriptAdmit } from '../../src/families/script.js';
+import { install } from '../../src/fence.js';
 import { mintId } from '../../src/ids.js';
-import { install } from '../../src/index.js';
 import { jobKey, pendingKey, recordField, recordSlotKeys } from '../../src/keyspace.js';
 import { connectTo, withFencedServers } from '../support/emq.js';
 import {

@@ -10,7 +10,7 @@ import { signIamToken, TOKEN_REFRESH_AFTER_MS } from '../../functions/shared/iam
 import { type LogSink, setLogSink } from '../../functions/shared/log.js';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
 import { configure } from '../../src/config.js';
-import { install } from '../../src/index.js';
+import { install } from '../../src/fence.js';
 import { fixture } from '../fixtures/http/events.js';
 import {
   clearEmqEnv,

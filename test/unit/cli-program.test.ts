@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Io } from '../../cli/io.js';
 import { run } from '../../cli/program.js';
 import { isJobId, jobIdAt } from '../../src/ids.js';
-import { assertCallerIdTime } from '../../src/index.js';
+import { assertCallerIdTime } from '../../src/keyspace.js';
 
 interface Captured {
   readonly io: Io;

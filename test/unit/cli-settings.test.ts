@@ -17,15 +17,10 @@ import {
   RULES,
   settingsHelp,
 } from '../../cli/settings.js';
+import { DEFAULTS } from '../../src/config.js';
 import { isJobId, jobIdAt, mintId } from '../../src/ids.js';
-import {
-  assertCallerIdTime,
-  assertIdempotencyKey,
-  assertQueue,
-  ConfigError,
-  DEFAULTS,
-  loadConfig,
-} from '../../src/index.js';
+import { ConfigError, loadConfig } from '../../src/index.js';
+import { assertCallerIdTime, assertIdempotencyKey, assertQueue } from '../../src/keyspace.js';
 
 /** The values the core lists when it refuses one: its own words, read back. */
 function coreChoices(variable: string): string[] {

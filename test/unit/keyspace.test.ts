@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { jobIdAt } from '../../src/ids.js';
+import { InvalidInputError } from '../../src/index.js';
 import {
   assertCallerIdTime,
   assertIdempotencyKey,
   assertJobId,
   assertQueue,
-  InvalidInputError,
-} from '../../src/index.js';
-import {
   jobKey,
   pendingKey,
   queueSlot,

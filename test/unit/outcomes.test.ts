@@ -2,8 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   ConfigError,
   ConflictError,
-  causeOf,
-  classifyFailure,
   EmqError,
   FenceError,
   InvalidInputError,
@@ -12,6 +10,7 @@ import {
   UnavailableError,
   UnconfirmedError,
 } from '../../src/index.js';
+import { causeOf, classifyFailure } from '../../src/outcome-rules.js';
 import { OUTCOMES } from '../../src/outcomes.js';
 
 class ReplyError extends Error {}

@@ -11,11 +11,10 @@ import {
   type AdmissionResult,
   ConfigError,
   loadConfig,
-  resendUntil,
   UnavailableError,
   UnconfirmedError,
 } from '../../src/index.js';
-import { resendSpanMs } from '../../src/resend-span.js';
+import { resendSpanMs, resendUntil } from '../../src/resend-span.js';
 import {
   SETTING_NAMES,
   SETTINGS,
