@@ -16,7 +16,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { Queue } from 'bullmq';
 import { Valkey } from 'iovalkey';
-import { install } from '../src/fence.js';
+import { install } from '../src/connection/fence.js';
 import { type Connection, connect } from '../src/index.js';
 import { measureBundles } from './bundles.js';
 import { CAPACITY_IN_FLIGHT, CAPACITY_SIZES } from './capacity.js';

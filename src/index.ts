@@ -6,13 +6,16 @@
  * (functions/), the `emq` CLI, tests, the bench and the local stack import the rest of src/ by
  * path, so an internal can change without a breaking release.
  */
-
-export { type EnqueueRequest, enqueue, enqueueMany, type RequestOrFault } from './admission.js';
-export type { AdmissionResult, Admitted } from './admission-calls.js';
-export { type Config, type Env, loadConfig } from './config.js';
-export { type Connection, type ConnectOptions, connect } from './connector.js';
-export { mintId } from './ids.js';
+export {
+  type EnqueueRequest,
+  enqueue,
+  enqueueMany,
+  type RequestOrFault,
+} from './admission/admission.js';
+export type { AdmissionResult, Admitted } from './admission/admission-calls.js';
+export { type Connection, type ConnectOptions, connect } from './connection/connector.js';
 export { type JobRow, listPending, type PendingPage, readJob } from './jobs.js';
+export { mintId } from './keyspace/ids.js';
 export {
   ConfigError,
   ConflictError,
@@ -30,4 +33,5 @@ export {
   UnconfirmedError,
   type WriteStatus,
   type Written,
-} from './outcomes.js';
+} from './outcomes/outcomes.js';
+export { type Config, type Env, loadConfig } from './settings/config.js';

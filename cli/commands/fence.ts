@@ -3,10 +3,10 @@
  * primary (SPEC §6). Both connect without the fence check, which is what they inspect.
  */
 import { Command } from 'commander';
-import { DEFAULTS } from '../../src/config.js';
+import { evictsJobs, install } from '../../src/connection/fence.js';
+import { type FenceReading, readNodes } from '../../src/connection/node-reading.js';
 import { LIBRARY_VERSION } from '../../src/families/library.js';
-import { evictsJobs, install } from '../../src/fence.js';
-import { type FenceReading, readNodes } from '../../src/node-reading.js';
+import { DEFAULTS } from '../../src/settings/config.js';
 import { type ConnectionFlags, withConnection, withConnectionFlags } from '../connection.js';
 import { EXIT_FAILED, EXIT_OK, exitCodesText } from '../failures.js';
 import type { CommandResult, OutputFlags } from '../output.js';

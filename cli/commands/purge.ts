@@ -5,7 +5,7 @@
  */
 import { Command } from 'commander';
 import { purgeRecords } from '../../src/jobs.js';
-import { assertQueue } from '../../src/keyspace.js';
+import { assertQueue } from '../../src/keyspace/keyspace.js';
 import {
   type ConnectionFlags,
   READ_ONLY,

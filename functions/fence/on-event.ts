@@ -8,10 +8,10 @@
  */
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
-import { type Env, loadConfig } from '../../src/config.js';
-import { type Connection, connect } from '../../src/connector.js';
-import { install, verify } from '../../src/fence.js';
-import { EmqError, FenceError } from '../../src/outcomes.js';
+import { type Connection, connect } from '../../src/connection/connector.js';
+import { install, verify } from '../../src/connection/fence.js';
+import { EmqError, FenceError } from '../../src/outcomes/outcomes.js';
+import { type Env, loadConfig } from '../../src/settings/config.js';
 import { errorFields, log } from '../shared/log.js';
 import { openCredentials } from '../shared/open-credentials.js';
 

@@ -10,9 +10,9 @@ import {
   type Prepared,
   prepare,
   type RequestOrFault,
-} from '../../src/admission.js';
-import type { Config } from '../../src/config.js';
-import { EmqError, InvalidInputError } from '../../src/outcomes.js';
+} from '../../src/admission/admission.js';
+import { EmqError, InvalidInputError } from '../../src/outcomes/outcomes.js';
+import type { Config } from '../../src/settings/config.js';
 import { decodeBase64 } from '../shared/base64.js';
 import { MAX_REQUEST_BYTES } from './event.js';
 

@@ -6,9 +6,13 @@
  * item's id and whether it may have been written, so that following its advice (send the
  * batch again, each listed item with its id) never admits a job twice.
  */
-import { type AdmissionTarget, type Admitting, admitPrepared } from '../../src/admission.js';
-import type { AdmissionResult } from '../../src/admission-calls.js';
-import { EmqError, RetryableError } from '../../src/outcomes.js';
+import {
+  type AdmissionTarget,
+  type Admitting,
+  admitPrepared,
+} from '../../src/admission/admission.js';
+import type { AdmissionResult } from '../../src/admission/admission-calls.js';
+import { EmqError, RetryableError } from '../../src/outcomes/outcomes.js';
 import { checkedBatch } from './batch-body.js';
 import {
   type HttpResponse,

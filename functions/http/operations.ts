@@ -5,10 +5,10 @@
  * every operation, its call typed with the path's variables. (The Lambda entry is handler.ts.)
  */
 import type { Operation, OperationId } from '../../openapi/operations.js';
-import { type AdmissionTarget, type Admitting, enqueue } from '../../src/admission.js';
+import { type AdmissionTarget, type Admitting, enqueue } from '../../src/admission/admission.js';
 import { readJob } from '../../src/jobs.js';
-import { assertJobId, assertQueue } from '../../src/keyspace.js';
-import { InvalidInputError } from '../../src/outcomes.js';
+import { assertJobId, assertQueue } from '../../src/keyspace/keyspace.js';
+import { InvalidInputError } from '../../src/outcomes/outcomes.js';
 import { serveBatch } from './batch.js';
 import type { HttpRequest } from './event.js';
 import { admittedResponse, jobLocation, jobResponse, problemResponse } from './responses.js';

@@ -4,9 +4,14 @@
  * three fronts (payload 1.0 and 2.0, Function URLs).
  */
 import { isUtf8 } from 'node:buffer';
-import type { Admitted } from '../../src/admission-calls.js';
+import type { Admitted } from '../../src/admission/admission-calls.js';
 import type { JobRow } from '../../src/jobs.js';
-import { EmqError, type ErrorCode, RetryableError, type Written } from '../../src/outcomes.js';
+import {
+  EmqError,
+  type ErrorCode,
+  RetryableError,
+  type Written,
+} from '../../src/outcomes/outcomes.js';
 import { BatchRefusal, type ItemFault } from './batch-body.js';
 
 export interface HttpResponse {

@@ -6,11 +6,15 @@
  * group goes on, as SQS's own redrive would move it aside.
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { type AdmissionTarget, enqueueMany, type RequestOrFault } from '../../src/admission.js';
-import type { AdmissionResult } from '../../src/admission-calls.js';
-import { mendedByReconnecting } from '../../src/outcome-rules.js';
-import { EmqError } from '../../src/outcomes.js';
-import { ADMISSION_PASSES, resendUntil } from '../../src/resend-span.js';
+import {
+  type AdmissionTarget,
+  enqueueMany,
+  type RequestOrFault,
+} from '../../src/admission/admission.js';
+import type { AdmissionResult } from '../../src/admission/admission-calls.js';
+import { mendedByReconnecting } from '../../src/outcomes/outcome-rules.js';
+import { EmqError } from '../../src/outcomes/outcomes.js';
+import { ADMISSION_PASSES, resendUntil } from '../../src/settings/resend-span.js';
 import { oneWrite } from '../shared/log.js';
 import { batchResponse, mustRetry, type RecordDisposition } from './disposition.js';
 import { type DeadLetter, type DeadLetterResult, type DlqSender, sendDeadLetters } from './dlq.js';

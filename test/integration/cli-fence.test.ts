@@ -2,7 +2,7 @@
 // server-wide state), one without the module (script family), and one 3-primary cluster.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIBRARY_VERSION } from '../../src/families/library.js';
-import { wireKey } from '../../src/keyspace.js';
+import { wireKey } from '../../src/keyspace/keyspace.js';
 import { assertBuilt, emq } from '../support/cli.js';
 import {
   type ClusterHandle,

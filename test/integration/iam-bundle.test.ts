@@ -4,7 +4,7 @@
 import type { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signIamToken } from '../../functions/shared/iam-token.js';
-import { install } from '../../src/fence.js';
+import { install } from '../../src/connection/fence.js';
 import { enqueue } from '../../src/index.js';
 import { fixture, type HttpEventJson, lambdaContext } from '../fixtures/http/events.js';
 import { ADMIN, usersWithAdmin } from '../support/admin-user.js';

@@ -1,7 +1,6 @@
 // Every refusal of SPEC §4 leaves the dataset byte-for-byte as it was and maps to its class.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { install } from '../../src/fence.js';
-import { mintId } from '../../src/ids.js';
+import { install } from '../../src/connection/fence.js';
 import {
   ConfigError,
   type Connection,
@@ -13,7 +12,8 @@ import {
   PausedError,
   RefusedError,
 } from '../../src/index.js';
-import { classifyFailure } from '../../src/outcome-rules.js';
+import { mintId } from '../../src/keyspace/ids.js';
+import { classifyFailure } from '../../src/outcomes/outcome-rules.js';
 import { connectTo, startFencedServer } from '../support/emq.js';
 import { digestOf, randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
 

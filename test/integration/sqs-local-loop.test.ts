@@ -18,7 +18,7 @@ import { resetContainer } from '../../functions/shared/connection.js';
 import { setLogSink } from '../../functions/shared/log.js';
 import { handler } from '../../functions/sqs/handler.js';
 import { type LocalSqs, startLocalSqs } from '../../scripts/local/sqs-loop.js';
-import { install } from '../../src/fence.js';
+import { install } from '../../src/connection/fence.js';
 import { readJob } from '../../src/index.js';
 import { connectTo, jobsOf } from '../support/emq.js';
 import { DEFAULT_EVENT_SOURCE } from '../support/functions.js';

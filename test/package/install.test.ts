@@ -8,9 +8,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moduleArchitecture } from '../../infra/cache/selfmanaged/module-artifact.js';
-import { DEFAULTS } from '../../src/config.js';
-import { isJobId } from '../../src/ids.js';
-import { OUTCOMES } from '../../src/outcomes.js';
+import { isJobId } from '../../src/keyspace/ids.js';
+import { OUTCOMES } from '../../src/outcomes/outcomes.js';
+import { DEFAULTS } from '../../src/settings/config.js';
 import { type InstalledPackage, installPackage } from '../support/package.js';
 import { randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
 

@@ -10,7 +10,7 @@
  * repeated until it holds, installing again whenever a primary lacks the copy (INSTALL is
  * idempotent: it writes the same value).
  */
-import { install } from '../../src/fence.js';
+import { install } from '../../src/connection/fence.js';
 import { connect } from '../../src/index.js';
 import { withProbe } from './probe.js';
 import type { ClusterHandle, ServerHandle } from './types.js';

@@ -17,10 +17,14 @@ import {
   RULES,
   settingsHelp,
 } from '../../cli/settings.js';
-import { DEFAULTS } from '../../src/config.js';
-import { isJobId, jobIdAt, mintId } from '../../src/ids.js';
 import { ConfigError, loadConfig } from '../../src/index.js';
-import { assertCallerIdTime, assertIdempotencyKey, assertQueue } from '../../src/keyspace.js';
+import { isJobId, jobIdAt, mintId } from '../../src/keyspace/ids.js';
+import {
+  assertCallerIdTime,
+  assertIdempotencyKey,
+  assertQueue,
+} from '../../src/keyspace/keyspace.js';
+import { DEFAULTS } from '../../src/settings/config.js';
 
 /** The values the core lists when it refuses one: its own words, read back. */
 function coreChoices(variable: string): string[] {

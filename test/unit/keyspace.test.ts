@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { jobIdAt } from '../../src/ids.js';
 import { InvalidInputError } from '../../src/index.js';
+import { jobIdAt } from '../../src/keyspace/ids.js';
 import {
   assertCallerIdTime,
   assertIdempotencyKey,
@@ -13,7 +13,7 @@ import {
   recordSlotKeys,
   slotOf,
   wireKey,
-} from '../../src/keyspace.js';
+} from '../../src/keyspace/keyspace.js';
 
 function codeOf(fn: () => unknown): string | undefined {
   try {

@@ -10,8 +10,8 @@ import {
   UnavailableError,
   UnconfirmedError,
 } from '../../src/index.js';
-import { causeOf, classifyFailure } from '../../src/outcome-rules.js';
-import { OUTCOMES } from '../../src/outcomes.js';
+import { causeOf, classifyFailure } from '../../src/outcomes/outcome-rules.js';
+import { OUTCOMES } from '../../src/outcomes/outcomes.js';
 
 class ReplyError extends Error {}
 function errnoError(code: string): Error {

@@ -4,8 +4,8 @@
  * and what it expects. The value itself is never echoed: it may be a URL with credentials or a
  * password.
  */
-import { assertQueue } from './keyspace.js';
-import { ConfigError, EmqError } from './outcomes.js';
+import { assertQueue } from '../keyspace/keyspace.js';
+import { ConfigError, EmqError } from '../outcomes/outcomes.js';
 
 /** Reads one variable: its trimmed value, undefined when unset or empty. */
 export type Read = (name: string) => string | undefined;

@@ -5,8 +5,8 @@
  */
 import { hash } from 'node:crypto';
 import calculateSlot from 'cluster-key-slot';
+import { InvalidInputError } from '../outcomes/outcomes.js';
 import { isJobId, jobIdTime } from './ids.js';
-import { InvalidInputError } from './outcomes.js';
 
 /** The wire identity's key. Its own hash tag: every primary holds a node-local copy (SPEC §6). */
 export const wireKey = '{emq}:version';
