@@ -2,7 +2,7 @@
  * Reads the deployment's choices from CDK context (`-c key=value` or cdk.json "context") into
  * settings, collecting every problem, including keys that do not fit the chosen cache or auth.
  */
-import { boundsOf, SETTING_NAMES } from '../src/settings-table.js';
+import { boundsOf, SETTING_NAMES } from '../src/settings/settings-table.js';
 import { CACHE_KINDS, CACHE_REGISTRY, type CacheKind, cacheKind } from './cache/registry.js';
 import { closestKey, unknownKeys } from './context-keys.js';
 import { type EchoMqSettings, RUNTIMES, type RuntimeName } from './settings.js';

@@ -5,7 +5,7 @@
  */
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import type { ExecutorChoice } from '../src/config.js';
+import type { ExecutorChoice } from '../src/settings/config.js';
 import type { ElastiCacheSettings } from './cache/elasticache/settings.js';
 import type { ExistingIamAuth } from './cache/existing/kind.js';
 import type { MemoryDbCacheSettings } from './cache/memorydb/kind.js';

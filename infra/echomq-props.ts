@@ -8,7 +8,7 @@ import type { RemovalPolicy } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
-import type { SettingValues } from '../src/settings-table.js';
+import type { SettingValues } from '../src/settings/settings-table.js';
 import type { EchoMqCache } from './echomq-cache.js';
 import type { EchoMqHttp } from './http-face.js';
 import type { EchoMqRedelivery } from './queue-redelivery.js';

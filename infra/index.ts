@@ -1,6 +1,6 @@
 /** `echomq-lambda/cdk`: the EchoMq construct and what its props are made of (SPEC §12). */
 
-export { SETTINGS, type SettingName, type SettingValues } from '../src/settings-table.js';
+export { SETTINGS, type SettingName, type SettingValues } from '../src/settings/settings-table.js';
 export type { ExistingIamAuth } from './cache/existing/kind.js';
 export { CACHE_KINDS, type CacheKind } from './cache/registry.js';
 export {

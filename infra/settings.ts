@@ -7,7 +7,7 @@
  */
 
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { SETTING_NAMES, SETTINGS, type SettingValues } from '../src/settings-table.js';
+import { SETTING_NAMES, SETTINGS, type SettingValues } from '../src/settings/settings-table.js';
 import { checkAckReplicas, defaultAckReplicas } from './ack-settings.js';
 import { defaultBundleDir } from './bundle-dir.js';
 import { missingBundles } from './bundles.js';

@@ -7,7 +7,7 @@ import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type { IDependable } from 'constructs';
-import type { ExecutorChoice } from '../../src/config.js';
+import type { ExecutorChoice } from '../../src/settings/config.js';
 
 /** The EMQ_* variables that say where Valkey is and how to talk to it; never a password. */
 export interface CacheConnectionEnvironment {

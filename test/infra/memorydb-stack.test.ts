@@ -8,7 +8,10 @@ import { settingsFromContext } from '../../infra/context.js';
 import { FENCE_RESOURCE_TYPE } from '../../infra/fence-installer.js';
 import { EchoMqCache } from '../../infra/index.js';
 import { resolveSettings } from '../../infra/settings.js';
-import { FUNCTIONS_RULES_FUNCTION, INSTALLER_RULES_FUNCTION } from '../../src/access-rules.js';
+import {
+  FUNCTIONS_RULES_FUNCTION,
+  INSTALLER_RULES_FUNCTION,
+} from '../../src/families/access-rules.js';
 import { composeEchoMq } from './support/construct.js';
 import { awsSolutionsFindings, serverlessFindings } from './support/nag.js';
 import { type Synthesized, synthStack } from './support/synth.js';

@@ -19,7 +19,7 @@ import {
   resolveSettings,
   SELFMANAGED_ACCESS_STRING,
 } from '../../infra/settings.js';
-import { FUNCTIONS_RULES_NATIVE } from '../../src/access-rules.js';
+import { FUNCTIONS_RULES_NATIVE } from '../../src/families/access-rules.js';
 import { MODULE_PATH } from '../support/servers.js';
 import { standInBundles, synthStack, TEST_ENV, temporaryDir } from './support/synth.js';
 import { resourcesOf } from './support/template.js';

@@ -11,8 +11,8 @@ import {
   normaliseUrl,
   resolveSettings,
 } from '../../infra/settings.js';
-import { DEFAULTS } from '../../src/config.js';
-import { SETTING_NAMES } from '../../src/settings-table.js';
+import { DEFAULTS } from '../../src/settings/config.js';
+import { SETTING_NAMES } from '../../src/settings/settings-table.js';
 import { standInBundles, temporaryDir } from './support/synth.js';
 
 /** Each construct setting's default in the functions' own DEFAULTS. */

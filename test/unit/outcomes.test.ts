@@ -2,8 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   ConfigError,
   ConflictError,
-  causeOf,
-  classifyFailure,
   EmqError,
   FenceError,
   InvalidInputError,
@@ -12,7 +10,8 @@ import {
   UnavailableError,
   UnconfirmedError,
 } from '../../src/index.js';
-import { OUTCOMES } from '../../src/outcomes.js';
+import { causeOf, classifyFailure } from '../../src/outcomes/outcome-rules.js';
+import { OUTCOMES } from '../../src/outcomes/outcomes.js';
 
 class ReplyError extends Error {}
 function errnoError(code: string): Error {

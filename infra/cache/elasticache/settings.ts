@@ -1,5 +1,8 @@
 /** The node-based ElastiCache kind's settings: its users' rules, defaults and checks. */
-import { FUNCTIONS_RULES_FUNCTION, INSTALLER_RULES_FUNCTION } from '../../../src/access-rules.js';
+import {
+  FUNCTIONS_RULES_FUNCTION,
+  INSTALLER_RULES_FUNCTION,
+} from '../../../src/families/access-rules.js';
 import type { Ensure, EnsureInt, Resolved } from '../../resolved.js';
 import { type CacheAuth, checkCacheAuth } from '../auth.js';
 import {

@@ -4,7 +4,7 @@
  * primary loads the EchoMQ module, else the function family, decided at connect. Its settings
  * are declared beside the construct that reads them (../existing.ts).
  */
-import { EXECUTORS } from '../../../src/config.js';
+import { EXECUTORS } from '../../../src/settings/config.js';
 import { normaliseUrl } from '../endpoint-url.js';
 import type { CacheKindModule } from '../kind.js';
 import {

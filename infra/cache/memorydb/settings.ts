@@ -5,7 +5,10 @@
  * FUNCTION and FCALL (its restricted commands are the ACL, CONFIG, MODULE, persistence and
  * slot-assignment ones), so the functions run the function family, under its rules.
  */
-import { FUNCTIONS_RULES_FUNCTION, INSTALLER_RULES_FUNCTION } from '../../../src/access-rules.js';
+import {
+  FUNCTIONS_RULES_FUNCTION,
+  INSTALLER_RULES_FUNCTION,
+} from '../../../src/families/access-rules.js';
 import type { Ensure, EnsureInt, Resolved } from '../../resolved.js';
 import { type CacheAuth, checkCacheAuth } from '../auth.js';
 

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ARM64_MODULE, HOST_MODULE } from '../../../module/artifacts.js';
-import { FUNCTIONS_RULES_NATIVE } from '../../../src/access-rules.js';
+import { FUNCTIONS_RULES_NATIVE } from '../../../src/families/access-rules.js';
 import { packageDir } from '../../package-dir.js';
 import type { CacheKindModule } from '../kind.js';
 import { SelfManagedValkey } from './construct.js';
