@@ -4,15 +4,9 @@
  */
 import type { Command } from 'commander';
 import { openCredentials } from '../functions/shared/open-credentials.js';
-import {
-  type Config,
-  ConfigError,
-  type Connection,
-  connect,
-  DEFAULTS,
-  type Env,
-  loadConfig,
-} from '../src/index.js';
+import { type Connection, connect } from '../src/connection/connector.js';
+import { ConfigError } from '../src/outcomes/outcomes.js';
+import { type Config, DEFAULTS, type Env, loadConfig } from '../src/settings/config.js';
 import { diagnose } from './diagnose.js';
 import { usageFailure } from './failures.js';
 import type { Io } from './io.js';

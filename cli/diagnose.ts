@@ -6,7 +6,7 @@
  * is a cluster node.
  */
 import { connect as connectTcp } from 'node:net';
-import { EmqError } from '../src/index.js';
+import { EmqError } from '../src/outcomes/outcomes.js';
 import { CliFailure, EXIT_FAILED } from './failures.js';
 
 export interface Attempt {

@@ -9,7 +9,8 @@
  *   2  usage: the arguments or settings given to the CLI are wrong; nothing was attempted.
  */
 import { CommanderError } from 'commander';
-import { classifyFailure, EmqError, InvalidInputError } from '../src/index.js';
+import { classifyFailure } from '../src/outcomes/outcome-rules.js';
+import { EmqError, InvalidInputError } from '../src/outcomes/outcomes.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;

@@ -4,17 +4,15 @@
  * loadConfig itself accepts, so the help says what the code checks (a unit test,
  * cli-settings.test.ts, fails when the two drift).
  */
+import { JOB_ID_LENGTH, JOB_ID_PREFIX } from '../src/keyspace/ids.js';
 import {
   CALLER_ID_MAX_FUTURE_MS,
-  ConfigError,
-  DEFAULTS,
-  type ExecutorChoice,
-  JOB_ID_LENGTH,
-  JOB_ID_PREFIX,
-  loadConfig,
   MAX_IDEMPOTENCY_KEY_BYTES,
   MAX_QUEUE_BYTES,
-} from '../src/index.js';
+} from '../src/keyspace/keyspace.js';
+import { ConfigError } from '../src/outcomes/outcomes.js';
+import { DEFAULTS, loadConfig } from '../src/settings/config.js';
+import type { ExecutorChoice } from '../src/settings/settings-parsers.js';
 
 /**
  * What each choice of EMQ_EXECUTOR (the setting that picks the family) is. The help lists

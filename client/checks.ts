@@ -3,8 +3,8 @@
  * patterns of the OpenAPI document and the core's id check: a refusal here is the same
  * refusal, without a round trip and without a retry.
  */
-import { isJobId } from '../src/ids.js';
-import { SETTINGS } from '../src/settings-table.js';
+import { isJobId } from '../src/keyspace/ids.js';
+import { SETTINGS } from '../src/settings/settings-table.js';
 import { IdempotencyKeyPattern, QueuePattern } from './contract.js';
 import { type EmqClientError, invalid, tooLarge } from './errors.js';
 

@@ -2,7 +2,7 @@
  * `echomq-lambda/client`: the producer's side of the two faces (SPEC §12). Re-exports only.
  * It knows the HTTP contract and how ids are minted, never Valkey.
  */
-export { mintId } from '../src/ids.js';
+export { mintId } from '../src/keyspace/ids.js';
 export type { BatchJob, BatchOutcome, EnqueueOptions } from './batch.js';
 export { MAX_BATCH_BYTES, MAX_BATCH_JOBS } from './batch-split.js';
 export type { Payload } from './checks.js';

@@ -14,7 +14,7 @@ import type {
   SendMessageBatchRequestEntry,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { mintId } from '../src/ids.js';
+import { mintId } from '../src/keyspace/ids.js';
 import { checkId, checkQueue, type Payload } from './checks.js';
 import { invalid } from './errors.js';
 

@@ -1,6 +1,6 @@
 /** `echomq-lambda/cdk`: the EchoMq construct and what its props are made of (SPEC §12). */
 
-export { SETTINGS, type SettingName, type SettingValues } from '../src/settings-table.js';
+export { SETTINGS, type SettingName, type SettingValues } from '../src/settings/settings-table.js';
 export { EchoMqCache } from './cache/echomq-cache.js';
 export type * from './cache/registry.js';
 export { CACHE_KINDS } from './cache/registry.js';

@@ -1,12 +1,12 @@
 /**
  * Writes the settings tables of docs/configuration.md (every EMQ_* variable) and docs/deploy.md
- * (the construct's settings) from the rows of src/settings-table.ts, between each page's begin
- * and end markers; the prose around them is the page's own. Run it after changing a row:
+ * (the construct's settings) from the rows of src/settings/settings-table.ts, between each page's
+ * begin and end markers; the prose around them is the page's own. Run it after changing a row:
  * `npx tsx scripts/settings-docs.ts`; a test fails while a page and the rows differ.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { FIELDS, type Field, ROWS, type Setting } from '../src/settings-table.js';
+import { FIELDS, type Field, ROWS, type Setting } from '../src/settings/settings-table.js';
 
 /** The rows the tables are made of, by name (the settings table; a test passes others). */
 export type Rows = Readonly<Record<string, Setting<unknown>>>;
@@ -30,7 +30,7 @@ export function tableRows(): Rows {
 }
 
 export const BEGIN =
-  '<!-- begin settings table: generated from src/settings-table.ts by scripts/settings-docs.ts, do not edit -->';
+  '<!-- begin settings table: generated from src/settings/settings-table.ts by scripts/settings-docs.ts, do not edit -->';
 export const END = '<!-- end settings table -->';
 
 /** `text` with the lines between its markers (the settings table's, unless told) replaced by `table`. */

@@ -5,13 +5,13 @@
  * primary (it runs the call's code and writes nothing), and WAIT where acknowledgements ask it.
  */
 import type { Cluster, Valkey } from 'iovalkey';
-import { type Connection, type ConnectOptions, connect } from './connector.js';
+import { type Connection, type ConnectOptions, connect } from './connection/connector.js';
+import { type FenceReading, readNodes } from './connection/node-reading.js';
+import { nodeClientOf } from './connection/transport.js';
 import { MINTED_ID } from './families/family.js';
-import { queueSlot, trustedPendingKey, trustedRecordSlotKeys } from './keyspace.js';
-import { type FenceReading, readNodes } from './node-reading.js';
-import { classifyFailure } from './outcome-rules.js';
-import type { EmqError } from './outcomes.js';
-import { nodeClientOf } from './transport.js';
+import { queueSlot, trustedPendingKey, trustedRecordSlotKeys } from './keyspace/keyspace.js';
+import { classifyFailure } from './outcomes/outcome-rules.js';
+import type { EmqError } from './outcomes/outcomes.js';
 
 /** What one of the doctor's checks found (`emq doctor` prints one line, or JSON item, each). */
 export interface Finding {

@@ -4,11 +4,11 @@
  * purges a bounded number on every call; this sweeps a whole queue, a bounded step at a time).
  */
 import type { Cluster, Valkey } from 'iovalkey';
-import type { Connection } from './connector.js';
+import type { Connection } from './connection/connector.js';
 import { KeyedCommand } from './families/command.js';
 import { SCRIPT_SHA } from './families/library.js';
-import { jobKey, pendingKey, recordSlotKeys } from './keyspace.js';
-import { classifyFailure } from './outcome-rules.js';
+import { jobKey, pendingKey, recordSlotKeys } from './keyspace/keyspace.js';
+import { classifyFailure } from './outcomes/outcome-rules.js';
 
 export interface JobRow {
   readonly state: string;

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Valkey } from 'iovalkey';
-import { mintId } from '../../src/ids.js';
+import { mintId } from '../../src/keyspace/ids.js';
 import { type BenchCase, PAYLOAD, type ServerName } from '../case.js';
 
 const QUEUE = 'bench-floor';

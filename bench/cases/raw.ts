@@ -5,7 +5,7 @@
  * function family runs.
  */
 import type { Valkey } from 'iovalkey';
-import { mintId } from '../../src/ids.js';
+import { mintId } from '../../src/keyspace/ids.js';
 import { type BenchCase, PAYLOAD, type ServerName } from '../case.js';
 
 const QUEUE = 'bench-raw';

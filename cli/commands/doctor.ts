@@ -6,7 +6,8 @@
  */
 import { Command } from 'commander';
 import { openCredentials } from '../../functions/shared/open-credentials.js';
-import { type Config, checkTarget, type Finding } from '../../src/index.js';
+import { checkTarget, type Finding } from '../../src/doctor.js';
+import type { Config } from '../../src/settings/config.js';
 import { type ConnectionFlags, configFrom, withConnectionFlags } from '../connection.js';
 import { diagnose } from '../diagnose.js';
 import { EXIT_FAILED, EXIT_OK, exitCodesText, reportOf } from '../failures.js';

@@ -1,12 +1,12 @@
 /** `emq enqueue <queue> [payload | -]`: admits one job, as the HTTP face's POST and PUT do. */
 import { Command, Option } from 'commander';
+import { enqueue } from '../../src/admission/admission.js';
 import {
   assertCallerIdTime,
   assertIdempotencyKey,
   assertJobId,
   assertQueue,
-  enqueue,
-} from '../../src/index.js';
+} from '../../src/keyspace/keyspace.js';
 import {
   type ConnectionFlags,
   configFrom,

@@ -3,14 +3,10 @@
  * primary (SPEC §6). Both connect without the fence check, which is what they inspect.
  */
 import { Command } from 'commander';
-import {
-  DEFAULTS,
-  evictsJobs,
-  type FenceReading,
-  install,
-  LIBRARY_VERSION,
-  readNodes,
-} from '../../src/index.js';
+import { evictsJobs, install } from '../../src/connection/fence.js';
+import { type FenceReading, readNodes } from '../../src/connection/node-reading.js';
+import { LIBRARY_VERSION } from '../../src/families/library.js';
+import { DEFAULTS } from '../../src/settings/config.js';
 import { type ConnectionFlags, withConnection, withConnectionFlags } from '../connection.js';
 import { EXIT_FAILED, EXIT_OK, exitCodesText } from '../failures.js';
 import type { CommandResult, OutputFlags } from '../output.js';

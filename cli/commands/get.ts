@@ -1,6 +1,7 @@
 /** `emq get <queue> <id>`: reads a job row back, as the HTTP face's GET does. */
 import { Command } from 'commander';
-import { assertJobId, assertQueue, readJob } from '../../src/index.js';
+import { readJob } from '../../src/jobs.js';
+import { assertJobId, assertQueue } from '../../src/keyspace/keyspace.js';
 import {
   type ConnectionFlags,
   READ_ONLY,

@@ -5,7 +5,7 @@
  * its mint time.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { createIdMinter, jobIdTime } from '../../src/index.js';
+import { createIdMinter, jobIdTime } from '../../src/keyspace/ids.js';
 import { EXIT_OK, EXIT_USAGE } from '../failures.js';
 import type { CommandResult, OutputFlags } from '../output.js';
 import type { Session } from '../session.js';

@@ -1,6 +1,7 @@
 /** `emq pending <queue> [--limit N]`: the first pending job ids of a queue. */
 import { Command, InvalidArgumentError } from 'commander';
-import { assertQueue, listPending } from '../../src/index.js';
+import { listPending } from '../../src/jobs.js';
+import { assertQueue } from '../../src/keyspace/keyspace.js';
 import {
   type ConnectionFlags,
   READ_ONLY,

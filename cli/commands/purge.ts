@@ -4,7 +4,8 @@
  * Live records stay, so nothing a retry relies on is lost.
  */
 import { Command } from 'commander';
-import { assertQueue, purgeRecords } from '../../src/index.js';
+import { purgeRecords } from '../../src/jobs.js';
+import { assertQueue } from '../../src/keyspace/keyspace.js';
 import {
   type ConnectionFlags,
   READ_ONLY,

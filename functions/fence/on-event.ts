@@ -8,16 +8,10 @@
  */
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
-import {
-  type Connection,
-  connect,
-  EmqError,
-  type Env,
-  FenceError,
-  install,
-  loadConfig,
-  verify,
-} from '../../src/index.js';
+import { type Connection, connect } from '../../src/connection/connector.js';
+import { install, verify } from '../../src/connection/fence.js';
+import { EmqError, FenceError } from '../../src/outcomes/outcomes.js';
+import { type Env, loadConfig } from '../../src/settings/config.js';
 import { errorFields, log } from '../shared/log.js';
 import { openCredentials } from '../shared/open-credentials.js';
 

@@ -6,14 +6,13 @@
  */
 import { isUtf8 } from 'node:buffer';
 import {
-  type Config,
-  EmqError,
   type EnqueueRequest,
-  InvalidInputError,
   type Prepared,
   prepare,
   type RequestOrFault,
-} from '../../src/index.js';
+} from '../../src/admission/admission.js';
+import { EmqError, InvalidInputError } from '../../src/outcomes/outcomes.js';
+import type { Config } from '../../src/settings/config.js';
 import { decodeBase64 } from '../shared/base64.js';
 import { MAX_REQUEST_BYTES } from './event.js';
 

@@ -7,13 +7,12 @@
  * batch again, each listed item with its id) never admits a job twice.
  */
 import {
-  type AdmissionResult,
   type AdmissionTarget,
   type Admitting,
   admitPrepared,
-  EmqError,
-  RetryableError,
-} from '../../src/index.js';
+} from '../../src/admission/admission.js';
+import type { AdmissionResult } from '../../src/admission/admission-calls.js';
+import { EmqError, RetryableError } from '../../src/outcomes/outcomes.js';
 import { checkedBatch } from './batch-body.js';
 import {
   type HttpResponse,

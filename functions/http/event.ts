@@ -4,7 +4,7 @@
  * defensively: a direct invoke can send anything, and a malformed event must answer 400,
  * never crash the container.
  */
-import { InvalidInputError } from '../../src/index.js';
+import { InvalidInputError } from '../../src/outcomes/outcomes.js';
 import { decodeBase64, decodedLength } from '../shared/base64.js';
 
 /**

@@ -5,15 +5,10 @@
  * every operation, its call typed with the path's variables. (The Lambda entry is handler.ts.)
  */
 import type { Operation, OperationId } from '../../openapi/operations.js';
-import {
-  type AdmissionTarget,
-  type Admitting,
-  assertJobId,
-  assertQueue,
-  enqueue,
-  InvalidInputError,
-  readJob,
-} from '../../src/index.js';
+import { type AdmissionTarget, type Admitting, enqueue } from '../../src/admission/admission.js';
+import { readJob } from '../../src/jobs.js';
+import { assertJobId, assertQueue } from '../../src/keyspace/keyspace.js';
+import { InvalidInputError } from '../../src/outcomes/outcomes.js';
 import { serveBatch } from './batch.js';
 import type { HttpRequest } from './event.js';
 import { admittedResponse, jobLocation, jobResponse, problemResponse } from './responses.js';

@@ -4,7 +4,8 @@
  * and code (a message can name a host).
  */
 
-import { causeOf, EmqError } from '../../src/index.js';
+import { causeOf } from '../../src/outcomes/outcome-rules.js';
+import { EmqError } from '../../src/outcomes/outcomes.js';
 import { errorFields, type Fields, type Level, log } from '../shared/log.js';
 import { metricsFields } from '../shared/metrics.js';
 import { routeName } from './routes.js';

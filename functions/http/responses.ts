@@ -4,14 +4,14 @@
  * three fronts (payload 1.0 and 2.0, Function URLs).
  */
 import { isUtf8 } from 'node:buffer';
+import type { Admitted } from '../../src/admission/admission-calls.js';
+import type { JobRow } from '../../src/jobs.js';
 import {
-  type Admitted,
   EmqError,
   type ErrorCode,
-  type JobRow,
   RetryableError,
   type Written,
-} from '../../src/index.js';
+} from '../../src/outcomes/outcomes.js';
 import { BatchRefusal, type ItemFault } from './batch-body.js';
 
 export interface HttpResponse {

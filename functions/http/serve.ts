@@ -5,7 +5,8 @@
  * request's log line.
  */
 import type { Operation } from '../../openapi/operations.js';
-import { type AdmissionTarget, EmqError, UnavailableError } from '../../src/index.js';
+import type { AdmissionTarget } from '../../src/admission/admission.js';
+import { EmqError, UnavailableError } from '../../src/outcomes/outcomes.js';
 import type { BatchCounts } from './batch.js';
 import { type EventFormat, type ReadEvent, readEvent } from './event.js';
 import { operate } from './operations.js';

@@ -3,15 +3,10 @@
  * A failed open is not cached: the next invocation tries again. With IAM authentication the
  * connection is moved onto a fresh token (or rebuilt) before it is handed out.
  */
-import {
-  type AdmissionTarget,
-  type Config,
-  type Connection,
-  causeOf,
-  classifyFailure,
-  connect,
-  loadConfig,
-} from '../../src/index.js';
+import type { AdmissionTarget } from '../../src/admission/admission.js';
+import { type Connection, connect } from '../../src/connection/connector.js';
+import { causeOf, classifyFailure } from '../../src/outcomes/outcome-rules.js';
+import { type Config, loadConfig } from '../../src/settings/config.js';
 import { IamSession } from './iam-session.js';
 import { errorFields, log } from './log.js';
 import { readCredentials } from './secrets.js';

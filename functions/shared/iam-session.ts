@@ -8,13 +8,10 @@
  * timers, and the first thing a thawed one does is serve, so that is when the token is checked.
  */
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
-import {
-  type Connection,
-  type IamAuthConfig,
-  reconnecting,
-  renewCredentials,
-  UnavailableError,
-} from '../../src/index.js';
+import type { Connection } from '../../src/connection/connector.js';
+import { reconnecting, renewCredentials } from '../../src/connection/credentials.js';
+import { UnavailableError } from '../../src/outcomes/outcomes.js';
+import type { IamAuthConfig } from '../../src/settings/settings-parsers.js';
 import { IamTokenSource } from './iam-token.js';
 import { errorFields, log } from './log.js';
 

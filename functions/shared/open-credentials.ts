@@ -4,7 +4,7 @@
  * One-shot: nothing is renewed, the connection closes long before its token would matter.
  */
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { Config } from '../../src/index.js';
+import type { Config } from '../../src/settings/config.js';
 import { IamSession } from './iam-session.js';
 import { readCredentials } from './secrets.js';
 

@@ -3,7 +3,7 @@
  * secret is JSON `{"username": "...", "password": "..."}`; nothing of it is ever logged.
  */
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { ConfigError, UnavailableError } from '../../src/index.js';
+import { ConfigError, UnavailableError } from '../../src/outcomes/outcomes.js';
 
 export interface Credentials {
   readonly username: string | undefined;

@@ -7,15 +7,14 @@
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import {
-  ADMISSION_PASSES,
-  type AdmissionResult,
   type AdmissionTarget,
-  EmqError,
   enqueueMany,
-  mendedByReconnecting,
   type RequestOrFault,
-  resendUntil,
-} from '../../src/index.js';
+} from '../../src/admission/admission.js';
+import type { AdmissionResult } from '../../src/admission/admission-calls.js';
+import { mendedByReconnecting } from '../../src/outcomes/outcome-rules.js';
+import { EmqError } from '../../src/outcomes/outcomes.js';
+import { ADMISSION_PASSES, resendUntil } from '../../src/settings/resend-span.js';
 import { oneWrite } from '../shared/log.js';
 import { batchResponse, mustRetry, type RecordDisposition } from './disposition.js';
 import { type DeadLetter, type DeadLetterResult, type DlqSender, sendDeadLetters } from './dlq.js';

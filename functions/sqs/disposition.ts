@@ -3,7 +3,8 @@
  * SQS must deliver again are batch item failures; everything else counts as handled.
  */
 import type { SQSBatchResponse } from 'aws-lambda';
-import type { Admitted, EmqError } from '../../src/index.js';
+import type { Admitted } from '../../src/admission/admission-calls.js';
+import type { EmqError } from '../../src/outcomes/outcomes.js';
 
 export type RecordDisposition =
   /** Enqueued, or a duplicate of a job already admitted: handled. */

@@ -10,7 +10,7 @@ import type {
   SendMessageBatchRequestEntry,
 } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
-import type { EmqError } from '../../src/index.js';
+import type { EmqError } from '../../src/outcomes/outcomes.js';
 import { deadLetterAttributes } from './dlq-attributes.js';
 
 /** What the DLQ needs of an SQS client (an SQSClient satisfies it; tests fake it). */

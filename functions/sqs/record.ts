@@ -4,7 +4,8 @@
  * are the core's to judge.
  */
 import type { SQSMessageAttribute, SQSRecord } from 'aws-lambda';
-import { type EnqueueRequest, InvalidInputError } from '../../src/index.js';
+import type { EnqueueRequest } from '../../src/admission/admission.js';
+import { InvalidInputError } from '../../src/outcomes/outcomes.js';
 import { decodeBase64 } from '../shared/base64.js';
 import {
   ENCODING_ATTRIBUTE,

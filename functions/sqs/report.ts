@@ -9,8 +9,8 @@
  * at volume one INFO line per record costs more in CloudWatch Logs than the SQS requests.
  */
 
-import type { EmqError } from '../../src/index.js';
-import { causeOf } from '../../src/index.js';
+import { causeOf } from '../../src/outcomes/outcome-rules.js';
+import type { EmqError } from '../../src/outcomes/outcomes.js';
 import { type Fields, type Level, log, logs } from '../shared/log.js';
 import { emitMetrics, metricsFields } from '../shared/metrics.js';
 import { type DispositionKind, mustRetry, type RecordDisposition } from './disposition.js';

@@ -7,7 +7,7 @@ import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type { IDependable } from 'constructs';
-import type { ExecutorChoice } from '../../src/config.js';
+import type { ExecutorChoice } from '../../src/settings/config.js';
 
 /** The EMQ_* variables that say where Valkey is and how to talk to it; never a password. */
 export interface CacheConnectionEnvironment {
@@ -19,7 +19,7 @@ export interface CacheConnectionEnvironment {
   readonly EMQ_SECRET_ARN?: string;
 }
 
-/** The EMQ_* variables of IAM authentication (src/config.ts): what the functions sign tokens for. */
+/** The EMQ_* variables of IAM authentication (src/settings/config.ts): what the functions sign tokens for. */
 export interface IamConnectionEnvironment {
   readonly EMQ_IAM_AUTH: 'true';
   /** The IAM-enabled user's id (its user name is the same). */

@@ -7,7 +7,7 @@
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type { Construct } from 'constructs';
-import type { ExecutorChoice } from '../../src/config.js';
+import type { ExecutorChoice } from '../../src/settings/config.js';
 import type { Ensure, EnsureInt } from '../shared/resolved.js';
 import type { CacheTarget } from './cache.js';
 import type { CacheNetwork } from './network.js';

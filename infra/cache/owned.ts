@@ -8,7 +8,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IDependable } from 'constructs';
-import type { ExecutorChoice } from '../../src/config.js';
+import type { ExecutorChoice } from '../../src/settings/config.js';
 import {
   type CacheConnectionEnvironment,
   type CacheTarget,

@@ -8,7 +8,7 @@ import type { RemovalPolicy } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
-import type { SettingValues } from '../../src/settings-table.js';
+import type { SettingValues } from '../../src/settings/settings-table.js';
 import type { EchoMqCache } from '../cache/echomq-cache.js';
 import type { RuntimeName, SqsOptions } from '../deployment/deployment.js';
 import type { EchoMqHttp } from './http-face.js';
@@ -67,7 +67,7 @@ export interface EchoMqProps {
   readonly http?: EchoMqHttp | false;
   /** The SQS face's queues and options; `false`: no SQS face. Default: a new queue and DLQ. */
   readonly sqs?: EchoMqSqs | false;
-  /** The EMQ_* settings (src/settings-table.ts): defaultQueue, ackReplicas, ... */
+  /** The EMQ_* settings (src/settings/settings-table.ts): defaultQueue, ackReplicas, ... */
   readonly settings?: SettingValues;
   /**
    * What becomes of the cache and queues the construct creates on delete or replacement.

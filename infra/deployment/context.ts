@@ -2,7 +2,7 @@
  * Reads the deployment from CDK context (`-c key=value` or cdk.json "context"), collecting
  * every problem, including keys that do not fit the chosen cache or auth.
  */
-import { boundsOf, SETTING_NAMES } from '../../src/settings-table.js';
+import { boundsOf, SETTING_NAMES } from '../../src/settings/settings-table.js';
 import { cacheKind } from '../cache/modules.js';
 import {
   CACHE_KINDS,

@@ -8,7 +8,7 @@
  */
 
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { SETTING_NAMES, SETTINGS, type SettingValues } from '../../src/settings-table.js';
+import { SETTING_NAMES, SETTINGS, type SettingValues } from '../../src/settings/settings-table.js';
 import type { CacheSpec, ResolvedCache } from '../cache/modules.js';
 import { DEFAULT_CACHE_KIND } from '../cache/registry.js';
 import type { Resolved } from '../shared/resolved.js';
@@ -64,7 +64,7 @@ export interface EchoMqDeployment {
   readonly bundleDir?: string;
   /**
    * The EMQ_* settings every function receives: one field per row of the settings table
-   * (src/settings-table.ts: env name, default, bounds). Default: each row's default, but
+   * (src/settings/settings-table.ts: env name, default, bounds). Default: each row's default, but
    * `ackReplicas`, which defaults by the cache (ack-replicas.ts) where the table's 0 would
    * leave a replica-backed write unconfirmed.
    */

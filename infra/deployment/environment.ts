@@ -1,17 +1,17 @@
 /**
- * The functions' EMQ_* environment: the tunables from the settings table (src/settings-table.ts),
+ * The functions' EMQ_* environment: the tunables from the settings table (src/settings/settings-table.ts),
  * and the runtime's own loadConfig as the judge of it at synthesis, so an environment that
  * synthesizes is one every function accepts at cold start.
  */
 import { Token } from 'aws-cdk-lib';
-import { loadConfig } from '../../src/config.js';
-import { ConfigError } from '../../src/outcomes.js';
+import { ConfigError } from '../../src/outcomes/outcomes.js';
+import { loadConfig } from '../../src/settings/config.js';
 import {
   SETTING_NAMES,
   SETTINGS,
   type SettingValues,
   settingOfEnv,
-} from '../../src/settings-table.js';
+} from '../../src/settings/settings-table.js';
 
 /** Every tunable with its value, for the functions of one face (`sqs` adds the SQS-only rows). */
 export function emqEnvironment(

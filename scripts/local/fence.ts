@@ -1,7 +1,8 @@
 /** Installs the wire identity on the fresh servers, as an operator's `emq fence install` does. */
 
+import { install } from '../../src/connection/fence.js';
 import type { FamilyName } from '../../src/families/family.js';
-import { connect, install, loadConfig } from '../../src/index.js';
+import { connect, loadConfig } from '../../src/index.js';
 
 export interface FenceInstalled {
   readonly wire: string;

@@ -3,7 +3,7 @@
  * local stack. EMQ_VALKEY_BIN names a directory holding both (for example the one
  * `bash scripts/install-valkey.sh --version 9.1 --print-path` prints); unset, they come from
  * PATH. This is the one place that variable is read: it picks a tool for the developer's
- * machine, not a setting of the product, so it is not part of src/config.ts.
+ * machine, not a setting of the product, so it is not part of src/settings/config.ts.
  */
 import { join } from 'node:path';
 

@@ -3,7 +3,7 @@
 // it re-reads its cached copy); once restored, everything lands, once.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { resetContainer } from '../../functions/shared/connection.js';
-import { slotOf, wireKey } from '../../src/keyspace.js';
+import { slotOf, wireKey } from '../../src/keyspace/keyspace.js';
 import { clearEmqEnv } from '../fixtures/http/invoke.js';
 import { connectTo } from '../support/emq.js';
 import { type ClusterHandle, type ServerHandle, startCluster } from '../support/servers.js';

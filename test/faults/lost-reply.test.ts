@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpServices, serve } from '../../functions/http/serve.js';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
-import { mintId } from '../../src/ids.js';
 import { type Connection, type ConnectOptions, connect } from '../../src/index.js';
+import { mintId } from '../../src/keyspace/ids.js';
 import { fixture, withHeader } from '../fixtures/http/events.js';
 import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
 import { admissionOf, connectTo, jobsOf, withFencedServers } from '../support/emq.js';

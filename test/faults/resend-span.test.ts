@@ -9,7 +9,7 @@ import { type HttpServices, serve } from '../../functions/http/serve.js';
 import { setLogSink } from '../../functions/shared/log.js';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
 import { type Config, ConfigError, type Connection, connect, loadConfig } from '../../src/index.js';
-import { resendSpanMs } from '../../src/resend-span.js';
+import { resendSpanMs } from '../../src/settings/resend-span.js';
 import { fixture, withBody, withHeader } from '../fixtures/http/events.js';
 import { sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
 import { admissionOf, connectTo, startFencedServer } from '../support/emq.js';

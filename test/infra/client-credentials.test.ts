@@ -2,7 +2,7 @@
 // reconnects use the new one, and open connections re-authenticate with it.
 import type { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renewClientPassword, setClientPassword } from '../../src/credentials.js';
+import { renewClientPassword, setClientPassword } from '../../src/connection/credentials.js';
 import { ADMIN, usersWithAdmin } from '../support/admin-user.js';
 import {
   type ClusterHandle,

@@ -8,8 +8,8 @@ import { normaliseUrl } from '../../infra/cache/endpoint-url.js';
 import { missingBundles } from '../../infra/deployment/bundles.js';
 import { deploymentFromContext } from '../../infra/deployment/context.js';
 import { InvalidDeploymentError, resolveDeployment } from '../../infra/deployment/deployment.js';
-import { DEFAULTS } from '../../src/config.js';
-import { SETTING_NAMES } from '../../src/settings-table.js';
+import { DEFAULTS } from '../../src/settings/config.js';
+import { SETTING_NAMES } from '../../src/settings/settings-table.js';
 import { standInBundles, temporaryDir } from './support/synth.js';
 
 /** Each construct setting's default in the functions' own DEFAULTS. */

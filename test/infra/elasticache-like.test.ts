@@ -11,7 +11,8 @@ import {
   DEFAULT_ACCESS_STRING,
   INSTALLER_ACCESS_STRING,
 } from '../../infra/cache/elasticache/spec.js';
-import { type Connection, connect, enqueue, LIBRARY_VERSION, readJob } from '../../src/index.js';
+import { LIBRARY_VERSION } from '../../src/families/library.js';
+import { type Connection, connect, enqueue, readJob } from '../../src/index.js';
 import { ADMIN, usersWithAdmin } from '../support/admin-user.js';
 import { type ClusterHandle, randomQueue, startCluster } from '../support/servers.js';
 import { createEvent } from './support/cfn-events.js';

@@ -3,9 +3,9 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ACCESS_STRING } from '../../infra/cache/elasticache/spec.js';
 import { FENCE_RESOURCE_TYPE } from '../../infra/constructs/fence-installer.js';
-import { INSTALLER_RULES_FUNCTION } from '../../src/access-rules.js';
+import { INSTALLER_RULES_FUNCTION } from '../../src/families/access-rules.js';
 import { loadConfig } from '../../src/index.js';
-import { VARIABLES } from '../../src/settings-table.js';
+import { VARIABLES } from '../../src/settings/settings-table.js';
 import { acknowledgmentsIn, awsSolutionsFindings, serverlessFindings } from './support/nag.js';
 import { type Synthesized, synthStack } from './support/synth.js';
 import {

@@ -8,7 +8,10 @@ import { FENCE_RESOURCE_TYPE } from '../../infra/constructs/fence-installer.js';
 import { deploymentFromContext } from '../../infra/deployment/context.js';
 import { resolveDeployment } from '../../infra/deployment/deployment.js';
 import { EchoMqCache } from '../../infra/index.js';
-import { FUNCTIONS_RULES_FUNCTION, INSTALLER_RULES_FUNCTION } from '../../src/access-rules.js';
+import {
+  FUNCTIONS_RULES_FUNCTION,
+  INSTALLER_RULES_FUNCTION,
+} from '../../src/families/access-rules.js';
 import { composeEchoMq } from './support/construct.js';
 import { awsSolutionsFindings, serverlessFindings } from './support/nag.js';
 import { type Synthesized, synthStack } from './support/synth.js';

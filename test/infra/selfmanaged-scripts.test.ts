@@ -5,14 +5,8 @@
 // and a wait condition signal that carries the CA the functions trust.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SELFMANAGED_ACCESS_STRING } from '../../infra/cache/selfmanaged/kind.js';
-import {
-  type Connection,
-  connect,
-  enqueue,
-  install,
-  loadConfig,
-  readJob,
-} from '../../src/index.js';
+import { install } from '../../src/connection/fence.js';
+import { type Connection, connect, enqueue, loadConfig, readJob } from '../../src/index.js';
 import { randomQueue } from '../support/servers.js';
 import {
   ADMIN,

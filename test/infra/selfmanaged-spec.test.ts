@@ -17,7 +17,7 @@ import {
 } from '../../infra/cache/selfmanaged/module-artifact.js';
 import { deploymentFromContext } from '../../infra/deployment/context.js';
 import { resolveDeployment } from '../../infra/deployment/deployment.js';
-import { FUNCTIONS_RULES_NATIVE } from '../../src/access-rules.js';
+import { FUNCTIONS_RULES_NATIVE } from '../../src/families/access-rules.js';
 import { MODULE_PATH } from '../support/servers.js';
 import { standInBundles, synthStack, TEST_ENV, temporaryDir } from './support/synth.js';
 import { resourcesOf } from './support/template.js';

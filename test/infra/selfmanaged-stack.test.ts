@@ -8,7 +8,7 @@ import {
   SelfManagedValkey,
 } from '../../infra/cache/selfmanaged/construct.js';
 import { FENCE_RESOURCE_TYPE } from '../../infra/constructs/fence-installer.js';
-import { FUNCTIONS_RULES_NATIVE, INSTALLER_RULES_NATIVE } from '../../src/access-rules.js';
+import { FUNCTIONS_RULES_NATIVE, INSTALLER_RULES_NATIVE } from '../../src/families/access-rules.js';
 import { loadConfig } from '../../src/index.js';
 import { MODULE_PATH } from '../support/servers.js';
 import { acknowledgmentsIn, awsSolutionsFindings, serverlessFindings } from './support/nag.js';
@@ -334,7 +334,7 @@ describe('functions', () => {
     }
   });
 
-  it('get settings that src/config.ts accepts', () => {
+  it('get settings that src/settings/config.ts accepts', () => {
     const ca = Buffer.from('-----BEGIN CERTIFICATE-----\nstand-in\n-----END CERTIFICATE-----\n');
     const standIns: Record<string, string> = {
       EMQ_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:emq-AbCdEf',

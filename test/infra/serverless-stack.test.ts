@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SERVERLESS_ACCESS_STRING } from '../../infra/cache/serverless/spec.js';
 import { FENCE_RESOURCE_TYPE } from '../../infra/constructs/fence-installer.js';
 import { resolveDeployment } from '../../infra/deployment/deployment.js';
-import { FUNCTIONS_RULES_SCRIPT, INSTALLER_RULES_SCRIPT } from '../../src/access-rules.js';
+import { FUNCTIONS_RULES_SCRIPT, INSTALLER_RULES_SCRIPT } from '../../src/families/access-rules.js';
 import { awsSolutionsFindings, serverlessFindings } from './support/nag.js';
 import { type Synthesized, synthStack } from './support/synth.js';
 import {

@@ -4,7 +4,8 @@
 // never a 500. The server answers such a WAIT with UNBLOCKED; one that reaches the node after
 // the demotion is refused with "WAIT cannot be used with replica instances".
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { enqueue, install, UnconfirmedError } from '../../src/index.js';
+import { install } from '../../src/connection/fence.js';
+import { enqueue, UnconfirmedError } from '../../src/index.js';
 import { connectTo } from '../support/emq.js';
 import { type ReplicatedHandle, randomQueue, startReplicated } from '../support/servers.js';
 import { waitFor } from '../support/wait.js';

@@ -7,14 +7,9 @@ import { handler as httpHandler } from '../../functions/http/handler.js';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { setLogSink } from '../../functions/shared/log.js';
 import { handler as sqsHandler } from '../../functions/sqs/handler.js';
-import { mintId } from '../../src/ids.js';
-import {
-  type Connection,
-  enqueue,
-  enqueueMany,
-  install,
-  UnconfirmedError,
-} from '../../src/index.js';
+import { install } from '../../src/connection/fence.js';
+import { type Connection, enqueue, enqueueMany, UnconfirmedError } from '../../src/index.js';
+import { mintId } from '../../src/keyspace/ids.js';
 import { fixture, lambdaContext, withBody, withPath } from '../fixtures/http/events.js';
 import { clearEmqEnv, configureContainer, invoke } from '../fixtures/http/invoke.js';
 import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';

@@ -8,7 +8,7 @@ import { handler } from '../../functions/http/handler.js';
 import { containerAdmission, resetContainer } from '../../functions/shared/connection.js';
 import { type LogSink, setLogSink } from '../../functions/shared/log.js';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
-import { mintId } from '../../src/ids.js';
+import { mintId } from '../../src/keyspace/ids.js';
 import {
   fixture,
   type HttpEventJson,

@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { install } from '../../src/index.js';
+import { install } from '../../src/connection/fence.js';
 import { assertBuilt, emq, STACK_FRAME } from '../support/cli.js';
 import { connectTo } from '../support/emq.js';
 import {

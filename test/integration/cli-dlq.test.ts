@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { type Message, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeadLetter } from '../../cli/commands/dlq.js';
-import { install } from '../../src/index.js';
+import { install } from '../../src/connection/fence.js';
 import { sqsEvent, sqsRecord, stringAttribute } from '../fixtures/sqs/records.js';
 import { assertBuilt, emq } from '../support/cli.js';
 import { connectTo, jobsOf } from '../support/emq.js';

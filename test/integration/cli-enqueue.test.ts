@@ -1,8 +1,9 @@
 // `emq enqueue` against a real server with the module: what it writes, what it prints, and
 // the exit code of each outcome (0 enqueued or duplicate, 1 refused or failed, 2 usage).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintId } from '../../src/ids.js';
-import { type Connection, install, readJob } from '../../src/index.js';
+import { install } from '../../src/connection/fence.js';
+import { type Connection, readJob } from '../../src/index.js';
+import { mintId } from '../../src/keyspace/ids.js';
 import { assertBuilt, emq, STACK_FRAME } from '../support/cli.js';
 import { connectTo, jobsOf } from '../support/emq.js';
 import { freePort, randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';

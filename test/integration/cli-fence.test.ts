@@ -1,8 +1,8 @@
 // `emq fence check | install` on real servers: a fresh standalone server per test (the fence is
 // server-wide state), one without the module (script family), and one 3-primary cluster.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIBRARY_VERSION } from '../../src/index.js';
-import { wireKey } from '../../src/keyspace.js';
+import { LIBRARY_VERSION } from '../../src/families/library.js';
+import { wireKey } from '../../src/keyspace/keyspace.js';
 import { assertBuilt, emq } from '../support/cli.js';
 import {
   type ClusterHandle,

@@ -1,8 +1,9 @@
 // `emq get` against a real server: the row as text, as JSON (the HTTP face's shape), as raw
 // bytes, and the exit codes of a missing job and a malformed id.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintId } from '../../src/ids.js';
-import { type Connection, enqueue, install } from '../../src/index.js';
+import { install } from '../../src/connection/fence.js';
+import { type Connection, enqueue } from '../../src/index.js';
+import { mintId } from '../../src/keyspace/ids.js';
 import { assertBuilt, emq } from '../support/cli.js';
 import { connectTo } from '../support/emq.js';
 import { randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';

@@ -1,8 +1,9 @@
 // `emq pending` on a real server: ids in id order, the limit, the count of the rest, and a
 // pending key of the wrong type.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Connection, enqueue, install } from '../../src/index.js';
-import { pendingKey } from '../../src/keyspace.js';
+import { install } from '../../src/connection/fence.js';
+import { type Connection, enqueue } from '../../src/index.js';
+import { pendingKey } from '../../src/keyspace/keyspace.js';
 import { assertBuilt, emq } from '../support/cli.js';
 import { connectTo } from '../support/emq.js';
 import {

@@ -5,8 +5,8 @@
 // deployed one does. Each test ends by counting the jobs in Valkey.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmqClientError, MAX_BATCH_BYTES } from '../../client/index.js';
-import { mintId } from '../../src/ids.js';
 import { type Connection, readJob } from '../../src/index.js';
+import { mintId } from '../../src/keyspace/ids.js';
 import {
   FRONTS,
   whilePaused as paused,

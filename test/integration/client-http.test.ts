@@ -7,8 +7,8 @@
 // own never makes a second one. Batches: client-http-batch.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmqClientError } from '../../client/index.js';
-import { mintId } from '../../src/ids.js';
 import { type Connection, readJob } from '../../src/index.js';
+import { mintId } from '../../src/keyspace/ids.js';
 import {
   FRONTS,
   lossyProxy,

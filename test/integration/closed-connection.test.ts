@@ -4,13 +4,8 @@
 // once), or answered retryable, well before the command timeout: never after waiting it out.
 import type { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type AdmissionResult,
-  type Connection,
-  EmqError,
-  enqueueMany,
-  install,
-} from '../../src/index.js';
+import { install } from '../../src/connection/fence.js';
+import { type AdmissionResult, type Connection, EmqError, enqueueMany } from '../../src/index.js';
 import { connectTo, jobsOf, startFencedServer } from '../support/emq.js';
 import {
   type ReplicatedHandle,

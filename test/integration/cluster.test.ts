@@ -2,16 +2,11 @@
 // every node with no MOVED redirection.
 import type { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintId } from '../../src/ids.js';
-import {
-  type Connection,
-  EmqError,
-  enqueueMany,
-  install,
-  readJob,
-  readNodes,
-} from '../../src/index.js';
-import { queueSlot } from '../../src/keyspace.js';
+import { install } from '../../src/connection/fence.js';
+import { readNodes } from '../../src/connection/node-reading.js';
+import { type Connection, EmqError, enqueueMany, readJob } from '../../src/index.js';
+import { mintId } from '../../src/keyspace/ids.js';
+import { queueSlot } from '../../src/keyspace/keyspace.js';
 import { connectTo, jobsOf } from '../support/emq.js';
 import { type ClusterHandle, randomQueue, startCluster } from '../support/servers.js';
 

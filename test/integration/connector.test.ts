@@ -1,14 +1,9 @@
 // The connector opens only where the fence holds this host's wire identity (SPEC §6).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ConfigError,
-  connect,
-  FenceError,
-  install,
-  LIBRARY_VERSION,
-  readNodes,
-  UnavailableError,
-} from '../../src/index.js';
+import { install } from '../../src/connection/fence.js';
+import { readNodes } from '../../src/connection/node-reading.js';
+import { LIBRARY_VERSION } from '../../src/families/library.js';
+import { ConfigError, connect, FenceError, UnavailableError } from '../../src/index.js';
 import { startRoundTripProxy } from '../fixtures/sqs/round-trip-proxy.js';
 import { connectTo } from '../support/emq.js';
 import { freePort, type ServerHandle, startStandalone } from '../support/servers.js';

@@ -1,8 +1,8 @@
 // Both families write the same bytes: SPEC §3-4 conformance on a server that loads the module.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintId } from '../../src/ids.js';
 import { type Connection, enqueue, readJob } from '../../src/index.js';
+import { mintId } from '../../src/keyspace/ids.js';
 import { connectTo, startFencedServer } from '../support/emq.js';
 import { randomQueue, type ServerHandle } from '../support/servers.js';
 

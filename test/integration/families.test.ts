@@ -4,15 +4,15 @@
 // they are compared masked), and every refusal leaves the dataset as it was (DEBUG DIGEST).
 import type { Cluster, Command, Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { payloadDigest } from '../../src/admission.js';
+import { payloadDigest } from '../../src/admission/admission.js';
+import { install } from '../../src/connection/fence.js';
 import type { AdmissionArgs, AdmitCall, IdSource } from '../../src/families/family.js';
 import { functionAdmit } from '../../src/families/function.js';
 import { LIBRARY_SOURCE, SCRIPT_SOURCE } from '../../src/families/library.js';
 import { nativeAdmit } from '../../src/families/native.js';
 import { scriptAdmit } from '../../src/families/script.js';
-import { mintId } from '../../src/ids.js';
-import { install } from '../../src/index.js';
-import { jobKey, pendingKey, recordField, recordSlotKeys } from '../../src/keyspace.js';
+import { mintId } from '../../src/keyspace/ids.js';
+import { jobKey, pendingKey, recordField, recordSlotKeys } from '../../src/keyspace/keyspace.js';
 import { connectTo, withFencedServers } from '../support/emq.js';
 import {
   type ClusterHandle,

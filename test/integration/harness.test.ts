@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { valkeyVersionLine } from '../../scripts/valkey/cli.js';
-import { wireKey } from '../../src/keyspace.js';
+import { wireKey } from '../../src/keyspace/keyspace.js';
 import { alive } from '../support/alive.js';
 import { installFenceEverywhere } from '../support/fence-ready.js';
 import { moduleArgs } from '../support/module.js';

@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/http/handler.js';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { type LogSink, setLogSink } from '../../functions/shared/log.js';
-import { mintId } from '../../src/ids.js';
-import { type Connection, install, readJob } from '../../src/index.js';
+import { install } from '../../src/connection/fence.js';
+import { type Connection, readJob } from '../../src/index.js';
+import { mintId } from '../../src/keyspace/ids.js';
 import {
   FORMATS,
   fixture,

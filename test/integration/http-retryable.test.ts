@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/http/handler.js';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { type LogSink, setLogSink } from '../../functions/shared/log.js';
-import { mintId } from '../../src/ids.js';
-import { install } from '../../src/index.js';
+import { install } from '../../src/connection/fence.js';
+import { mintId } from '../../src/keyspace/ids.js';
 import {
   FIXTURE_IDEMPOTENCY_KEY,
   fixture,

@@ -6,8 +6,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/http/handler.js';
 import { containerConnection, resetContainer } from '../../functions/shared/connection.js';
 import { type LogSink, setLogSink } from '../../functions/shared/log.js';
-import { mintId } from '../../src/ids.js';
-import { type Connection, install } from '../../src/index.js';
+import { install } from '../../src/connection/fence.js';
+import type { Connection } from '../../src/index.js';
+import { mintId } from '../../src/keyspace/ids.js';
 import {
   FIXTURE_BINARY_BODY,
   FIXTURE_IDEMPOTENCY_KEY,

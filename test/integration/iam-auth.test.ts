@@ -9,8 +9,8 @@ import { setIamSessionOptions } from '../../functions/shared/iam-session.js';
 import { signIamToken, TOKEN_REFRESH_AFTER_MS } from '../../functions/shared/iam-token.js';
 import { type LogSink, setLogSink } from '../../functions/shared/log.js';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
-import { configure } from '../../src/config.js';
-import { install } from '../../src/index.js';
+import { install } from '../../src/connection/fence.js';
+import { configure } from '../../src/settings/config.js';
 import { fixture } from '../fixtures/http/events.js';
 import {
   clearEmqEnv,

@@ -4,7 +4,8 @@
 import type { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signIamToken } from '../../functions/shared/iam-token.js';
-import { enqueue, install } from '../../src/index.js';
+import { install } from '../../src/connection/fence.js';
+import { enqueue } from '../../src/index.js';
 import { fixture, type HttpEventJson, lambdaContext } from '../fixtures/http/events.js';
 import { ADMIN, usersWithAdmin } from '../support/admin-user.js';
 import { bundlePath, freshBundle, run } from '../support/bundles.js';

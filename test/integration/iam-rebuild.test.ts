@@ -8,7 +8,7 @@ import { containerConnection, resetContainer } from '../../functions/shared/conn
 import { setIamSessionOptions } from '../../functions/shared/iam-session.js';
 import { signIamToken, TOKEN_REFRESH_AFTER_MS } from '../../functions/shared/iam-token.js';
 import { type LogSink, setLogSink } from '../../functions/shared/log.js';
-import { install } from '../../src/index.js';
+import { install } from '../../src/connection/fence.js';
 import { type ReplyDropProxy, startReplyDropProxy } from '../faults/support/reply-drop-proxy.js';
 import { fixture } from '../fixtures/http/events.js';
 import { clearEmqEnv, invoke } from '../fixtures/http/invoke.js';

@@ -3,7 +3,6 @@
 // duplicate), one key raced with two bodies (one job, one 422), a consumed job never
 // re-admitted, and a write held past its timeout then retried leaving exactly one job.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintId } from '../../src/ids.js';
 import {
   ConflictError,
   type Connection,
@@ -11,6 +10,7 @@ import {
   enqueueMany,
   UnavailableError,
 } from '../../src/index.js';
+import { mintId } from '../../src/keyspace/ids.js';
 import { connectTo, jobsOf, recordOf, startFencedServer } from '../support/emq.js';
 import { digestOf, randomQueue, type ServerHandle } from '../support/servers.js';
 

@@ -12,7 +12,7 @@ import { resetContainer } from '../../functions/shared/connection.js';
 import { setLogSink } from '../../functions/shared/log.js';
 import { handler as sqsHandler } from '../../functions/sqs/handler.js';
 import type { CacheKind } from '../../infra/cache/registry.js';
-import { mintId } from '../../src/ids.js';
+import { mintId } from '../../src/keyspace/ids.js';
 import { fixture, lambdaContext, withBody, withPath } from '../fixtures/http/events.js';
 import { clearEmqEnv, invoke } from '../fixtures/http/invoke.js';
 import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';

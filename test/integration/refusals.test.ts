@@ -1,19 +1,19 @@
 // Every refusal of SPEC §4 leaves the dataset byte-for-byte as it was and maps to its class.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintId } from '../../src/ids.js';
+import { install } from '../../src/connection/fence.js';
 import {
   ConfigError,
   type Connection,
-  classifyFailure,
   connect,
   type EmqError,
   enqueue,
   FenceError,
   InvalidInputError,
-  install,
   PausedError,
   RefusedError,
 } from '../../src/index.js';
+import { mintId } from '../../src/keyspace/ids.js';
+import { classifyFailure } from '../../src/outcomes/outcome-rules.js';
 import { connectTo, startFencedServer } from '../support/emq.js';
 import { digestOf, randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
 

@@ -1,7 +1,8 @@
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintId } from '../../src/ids.js';
-import { install, readJob } from '../../src/index.js';
+import { install } from '../../src/connection/fence.js';
+import { readJob } from '../../src/index.js';
+import { mintId } from '../../src/keyspace/ids.js';
 import { sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
 import { bundlePath, freshBundle, run } from '../support/bundles.js';
 import { connectTo, jobsOf } from '../support/emq.js';

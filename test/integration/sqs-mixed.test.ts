@@ -4,9 +4,9 @@
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
-import { mintId } from '../../src/ids.js';
 import { type Connection, enqueue, readJob } from '../../src/index.js';
-import { slotOf, wireKey } from '../../src/keyspace.js';
+import { mintId } from '../../src/keyspace/ids.js';
+import { slotOf, wireKey } from '../../src/keyspace/keyspace.js';
 import { captureLogs, recordLines } from '../fixtures/sqs/logs.js';
 import { queueOn } from '../fixtures/sqs/placement.js';
 import { binaryAttribute, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';

@@ -3,8 +3,8 @@
 import type { SQSRecord } from 'aws-lambda';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
-import { jobIdAt, mintId } from '../../src/ids.js';
 import { type Connection, UnavailableError } from '../../src/index.js';
+import { jobIdAt, mintId } from '../../src/keyspace/ids.js';
 import { captureLogs, recordLines } from '../fixtures/sqs/logs.js';
 import { queueOn } from '../fixtures/sqs/placement.js';
 import { redelivered, sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';

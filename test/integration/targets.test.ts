@@ -15,7 +15,10 @@ import { resetContainer } from '../../functions/shared/connection.js';
 import { setLogSink } from '../../functions/shared/log.js';
 import { readCredentials } from '../../functions/shared/secrets.js';
 import type { CacheKind } from '../../infra/cache/registry.js';
-import { FUNCTIONS_RULES_FUNCTION, INSTALLER_RULES_FUNCTION } from '../../src/access-rules.js';
+import {
+  FUNCTIONS_RULES_FUNCTION,
+  INSTALLER_RULES_FUNCTION,
+} from '../../src/families/access-rules.js';
 import { mintId } from '../../src/index.js';
 import { fixture } from '../fixtures/http/events.js';
 import { clearEmqEnv, invoke } from '../fixtures/http/invoke.js';

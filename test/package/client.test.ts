@@ -48,13 +48,19 @@ afterAll(async () => {
 /**
  * The consumer's program, run once per endpoint. Before each call through a 503 it takes the
  * fence away (with the package's own core, as an operator's mistake would), and its fetch puts
- * the fence back once it has seen the 503, so the client's retry is what admits the jobs.
+ * the fence back once it has seen the 503 (with the package's \`emq install\`, as the operator
+ * would), so the client's retry is what admits the jobs.
  */
-const PROGRAM = `import { SQSClient } from '@aws-sdk/client-sqs';
-import { connect, install } from 'echomq-lambda';
+const PROGRAM = `import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { connect } from 'echomq-lambda';
 import { EchoMqClient, EmqClientError, sendJobs, sqsEntry } from 'echomq-lambda/client';
 
 const [endpoint, valkey, queue, sqsEndpoint, queueUrl] = process.argv.slice(2);
+const emq = fileURLToPath(new URL('node_modules/.bin/emq', import.meta.url));
+const install = () => promisify(execFile)(emq, ['install', '--url', valkey]);
 const admin = await connect({ urls: [valkey], cluster: false, checkFence: false });
 const statuses = [];
 const client = new EchoMqClient({
@@ -64,7 +70,7 @@ const client = new EchoMqClient({
   fetch: async (url, init) => {
     const response = await fetch(url, init);
     statuses.push(response.status);
-    if (response.status === 503) await install(admin);
+    if (response.status === 503) await install();
     return response;
   },
 });

@@ -8,9 +8,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moduleArchitecture } from '../../infra/cache/selfmanaged/module-artifact.js';
-import { DEFAULTS } from '../../src/config.js';
-import { isJobId } from '../../src/ids.js';
-import { OUTCOMES } from '../../src/outcomes.js';
+import { isJobId } from '../../src/keyspace/ids.js';
+import { OUTCOMES } from '../../src/outcomes/outcomes.js';
+import { DEFAULTS } from '../../src/settings/config.js';
 import { type InstalledPackage, installPackage } from '../support/package.js';
 import { randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
 
@@ -144,13 +144,14 @@ describe('the tarball', () => {
 describe('installed', () => {
   it('imports the core in plain Node, which admits a job on a real server', async () => {
     const queue = randomQueue('pkg');
+    // The operator installs the library with the installed bin; the core entry is the producer's.
+    const emq = join(installed.dir, 'node_modules', '.bin', 'emq');
+    const installing = await installed.run(emq, ['install', '--url', server.url]);
+    expect({ code: installing.code, stderr: installing.stderr }).toEqual({ code: 0, stderr: '' });
     const out = await node(
       'core.mjs',
-      `import { EmqError, OUTCOMES, connect, enqueue, install, listPending, loadConfig, mintId, readJob } from 'echomq-lambda';
+      `import { EmqError, OUTCOMES, connect, enqueue, listPending, loadConfig, mintId, readJob } from 'echomq-lambda';
 const [url, queue] = process.argv.slice(2);
-const installer = await connect({ urls: [url], cluster: false, checkFence: false });
-await install(installer);
-await installer.close();
 const connection = await connect({ urls: [url], cluster: false });
 try {
   const admitted = await enqueue(connection, { queue, payload: 'from the installed package' });

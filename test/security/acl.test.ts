@@ -135,7 +135,7 @@ async function connectReads(kind: ServerKind, target: Target, user: string): Pro
     await as(node, user, async (client) => {
       const reads: string[][] = [
         ['INFO', 'memory'],
-        // Only the native family asks which EMQ.ADMIT a node has (src/fence.ts).
+        // Only the native family asks which EMQ.ADMIT a node has (src/connection/fence.ts).
         ...(kind.family === 'native' ? [['COMMAND', 'INFO', 'EMQ.ADMIT']] : []),
         ['GET', FENCE_KEY],
         ...(target.kind === 'cluster' ? [] : [['INFO', 'cluster']]),

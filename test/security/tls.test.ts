@@ -3,12 +3,12 @@
 // executors; it refuses a server its CA did not sign; a plain-text client gets nowhere; and
 // the built HTTP function trusts a private CA through NODE_EXTRA_CA_CERTS alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { install } from '../../src/connection/fence.js';
 import {
   type Connection,
   type ConnectOptions,
   connect,
   enqueue,
-  install,
   readJob,
   UnavailableError,
 } from '../../src/index.js';

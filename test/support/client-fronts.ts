@@ -4,7 +4,7 @@
  */
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { EchoMqClient, type RetryOptions } from '../../client/index.js';
-import { mintId } from '../../src/ids.js';
+import { mintId } from '../../src/keyspace/ids.js';
 import type { HttpFront } from './functions.js';
 import type { ServerHandle } from './servers.js';
 

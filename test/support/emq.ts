@@ -1,13 +1,8 @@
 // Connections to harness servers through the package's own connector, closed after each file.
 import { afterAll, beforeAll } from 'vitest';
-import {
-  type AdmissionTarget,
-  type Config,
-  type Connection,
-  type ConnectOptions,
-  connect,
-} from '../../src/index.js';
-import { type KeyNamespace, recordHash, recordSlotKeys } from '../../src/keyspace.js';
+import type { AdmissionTarget } from '../../src/admission/admission.js';
+import { type Config, type Connection, type ConnectOptions, connect } from '../../src/index.js';
+import { type KeyNamespace, recordHash, recordSlotKeys } from '../../src/keyspace/keyspace.js';
 import { installFenceEverywhere } from './fence-ready.js';
 import { startCluster, startStandalone } from './servers.js';
 import type { ClusterHandle, ServerHandle } from './types.js';

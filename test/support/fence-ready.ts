@@ -10,7 +10,8 @@
  * repeated until it holds, installing again whenever a primary lacks the copy (INSTALL is
  * idempotent: it writes the same value).
  */
-import { connect, install } from '../../src/index.js';
+import { install } from '../../src/connection/fence.js';
+import { connect } from '../../src/index.js';
 import { withProbe } from './probe.js';
 import type { ClusterHandle, ServerHandle } from './types.js';
 import { waitFor } from './wait.js';

@@ -2,7 +2,7 @@
 // the constants infra deploys (the constants are the source of truth).
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import * as rules from '../../src/access-rules.js';
+import * as rules from '../../src/families/access-rules.js';
 
 const page = readFileSync(new URL('../../docs/security.md', import.meta.url), 'utf8');
 const quoted = new Set(page.split('\n'));

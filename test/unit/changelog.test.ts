@@ -2,8 +2,8 @@
 // and the `emq` library version this code runs, so a change of either needs a release entry.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DEFAULTS } from '../../src/config.js';
 import { LIBRARY_VERSION } from '../../src/families/library.js';
+import { DEFAULTS } from '../../src/settings/config.js';
 
 const read = (name: string) => readFileSync(new URL(`../../${name}`, import.meta.url), 'utf8');
 const { version } = JSON.parse(read('package.json')) as { version: string };

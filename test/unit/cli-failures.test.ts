@@ -27,7 +27,7 @@ import {
   UnavailableError,
   UnconfirmedError,
 } from '../../src/index.js';
-import { OUTCOMES } from '../../src/outcomes.js';
+import { OUTCOMES } from '../../src/outcomes/outcomes.js';
 
 /** One error of every code the core has, and the exit code the CLI must end with. */
 const EVERY_CODE: Record<ErrorCode, readonly [EmqError, ExitCode]> = {

@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Io } from '../../cli/io.js';
 import { run } from '../../cli/program.js';
-import { isJobId, jobIdAt } from '../../src/ids.js';
-import { assertCallerIdTime } from '../../src/index.js';
+import { isJobId, jobIdAt } from '../../src/keyspace/ids.js';
+import { assertCallerIdTime } from '../../src/keyspace/keyspace.js';
 
 interface Captured {
   readonly io: Io;

@@ -17,15 +17,14 @@ import {
   RULES,
   settingsHelp,
 } from '../../cli/settings.js';
-import { isJobId, jobIdAt, mintId } from '../../src/ids.js';
+import { ConfigError, loadConfig } from '../../src/index.js';
+import { isJobId, jobIdAt, mintId } from '../../src/keyspace/ids.js';
 import {
   assertCallerIdTime,
   assertIdempotencyKey,
   assertQueue,
-  ConfigError,
-  DEFAULTS,
-  loadConfig,
-} from '../../src/index.js';
+} from '../../src/keyspace/keyspace.js';
+import { DEFAULTS } from '../../src/settings/config.js';
 
 /** The values the core lists when it refuses one: its own words, read back. */
 function coreChoices(variable: string): string[] {

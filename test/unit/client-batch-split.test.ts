@@ -20,7 +20,7 @@ import {
   MAX_BATCH_BYTES,
   MAX_BATCH_JOBS,
 } from '../../client/index.js';
-import { mintId } from '../../src/ids.js';
+import { mintId } from '../../src/keyspace/ids.js';
 
 type Sent = { readonly bytes: number; readonly eventBytes: number; readonly items: BatchItem[] };
 

@@ -4,7 +4,7 @@
 // reads it. Only the jobs that may pass are sent again, each with its key or id.
 import { describe, expect, it } from 'vitest';
 import { EchoMqClient } from '../../client/index.js';
-import { mintId } from '../../src/ids.js';
+import { mintId } from '../../src/keyspace/ids.js';
 import { assertMatchesContract } from '../support/openapi.js';
 
 type Item = { payload: string; idempotencyKey?: string; id?: string };

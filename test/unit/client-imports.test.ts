@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 const DIR = fileURLToPath(new URL('../../client/', import.meta.url));
 const FILES = readdirSync(DIR).filter((name) => name.endsWith('.ts'));
 /** The core's files the client loads: id minting, and the settings' rows (data, no I/O). */
-const CORE = ['../src/ids.js', '../src/settings-table.js'];
+const CORE = ['../src/keyspace/ids.js', '../src/settings/settings-table.js'];
 
 /** Every static import of a file that is loaded at run time: `import type` is erased. */
 function runtimeImports(source: string): string[] {
@@ -20,7 +20,7 @@ function runtimeImports(source: string): string[] {
 
 describe('client/', () => {
   it.each(FILES)(
-    '%s imports only its own files, src/ids.ts, the settings table and node: at load time',
+    '%s imports only its own files, src/keyspace/ids.ts, the settings table and node: at load time',
     (file) => {
       const source = readFileSync(`${DIR}${file}`, 'utf8');
       const outside = runtimeImports(source).filter(

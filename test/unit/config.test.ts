@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { configure, EXECUTORS } from '../../src/config.js';
-import { ConfigError, DEFAULTS, loadConfig } from '../../src/index.js';
+import { ConfigError, loadConfig } from '../../src/index.js';
+import { configure, DEFAULTS, EXECUTORS } from '../../src/settings/config.js';
 
 describe('loadConfig', () => {
   it('applies the documented defaults to an empty environment: DEFAULTS, the one set', () => {

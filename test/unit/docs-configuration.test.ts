@@ -1,6 +1,6 @@
 // The settings tables of docs/configuration.md and docs/deploy.md are generated from the rows of
-// src/settings-table.ts (scripts/settings-docs.ts). This holds the pages to the generator, the
-// rows to what loadConfig reads (observed, not listed by hand), and the documented defaults to
+// src/settings/settings-table.ts (scripts/settings-docs.ts). This holds the pages to the generator,
+// the rows to what loadConfig reads (observed, not listed by hand), and the documented defaults to
 // what loadConfig does with them.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -14,9 +14,9 @@ import {
   variablesTable,
   withTable,
 } from '../../scripts/settings-docs.js';
-import { type Env, EXECUTORS, loadConfig } from '../../src/config.js';
-import { wholeNumber } from '../../src/settings-parsers.js';
-import { SETTING_NAMES, VARIABLES } from '../../src/settings-table.js';
+import { type Env, EXECUTORS, loadConfig } from '../../src/settings/config.js';
+import { wholeNumber } from '../../src/settings/settings-parsers.js';
+import { SETTING_NAMES, VARIABLES } from '../../src/settings/settings-table.js';
 import { tableUnder } from '../support/markdown.js';
 
 const root = new URL('../../', import.meta.url);

@@ -14,9 +14,9 @@ import { run } from '../../cli/program.js';
 import { MAX_BATCH_BODY_BYTES, MAX_BATCH_JOBS } from '../../functions/http/batch-body.js';
 import { CONTEXT_KEYS } from '../../infra/deployment/context.js';
 import { USAGE } from '../../scripts/local/options.js';
-import { DEFAULTS } from '../../src/config.js';
-import { MAX_IDEMPOTENCY_KEY_BYTES } from '../../src/keyspace.js';
-import { OUTCOMES } from '../../src/outcomes.js';
+import { MAX_IDEMPOTENCY_KEY_BYTES } from '../../src/keyspace/keyspace.js';
+import { OUTCOMES } from '../../src/outcomes/outcomes.js';
+import { DEFAULTS } from '../../src/settings/config.js';
 import { tableUnder } from '../support/markdown.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -188,14 +188,14 @@ function codeText(): string {
 describe('docs/reliability.md, the outcome table', () => {
   const rows = tableUnder(text('docs/reliability.md'), '## Outcomes', 'docs/reliability.md');
 
-  it('has one row per code of src/outcomes.ts', () => {
+  it('has one row per code of src/outcomes/outcomes.ts', () => {
     expect(rows.map(([code]) => code?.replace(/`/g, '')).sort()).toEqual(
       Object.keys(OUTCOMES).sort(),
     );
   });
 
   it.each(rows)(
-    '%s says what src/outcomes.ts says',
+    '%s says what src/outcomes/outcomes.ts says',
     (code, outcomeClass, retryable, status, retryAfter, sqs) => {
       const outcome = Object.entries(OUTCOMES).find(([name]) => `\`${name}\`` === code)?.[1];
       expect(outcome).toBeDefined();

@@ -7,10 +7,10 @@ import {
   MAX_BATCH_JOBS,
   parseBatch,
 } from '../../functions/http/batch-body.js';
-import { configure } from '../../src/config.js';
-import { jobIdAt, mintId } from '../../src/ids.js';
 import { InvalidInputError } from '../../src/index.js';
-import { recordField } from '../../src/keyspace.js';
+import { jobIdAt, mintId } from '../../src/keyspace/ids.js';
+import { recordField } from '../../src/keyspace/keyspace.js';
+import { configure } from '../../src/settings/config.js';
 
 const REQUEST_ID = '0f4c2e8a-5b1d-4c3e-9a7f-0000000000bb';
 const CONFIG = configure({ maxPayloadBytes: 16 });

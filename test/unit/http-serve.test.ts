@@ -4,8 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { report } from '../../functions/http/report.js';
 import { type HttpServices, serve } from '../../functions/http/serve.js';
 import { type LogSink, setLogSink } from '../../functions/shared/log.js';
-import { configure } from '../../src/config.js';
 import { ConfigError, UnavailableError } from '../../src/index.js';
+import { configure } from '../../src/settings/config.js';
 import {
   FIXTURE_TEXT_BODY,
   type FixtureName,

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isJobId, jobIdAt, mintId } from '../../src/ids.js';
-import { createIdMinter, jobIdTime } from '../../src/index.js';
+import { createIdMinter, isJobId, jobIdAt, jobIdTime, mintId } from '../../src/keyspace/ids.js';
 
 const T0 = Date.UTC(2026, 10, 30, 12, 0, 0);
 

@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { jobIdAt } from '../../src/ids.js';
+import { InvalidInputError } from '../../src/index.js';
+import { jobIdAt } from '../../src/keyspace/ids.js';
 import {
   assertCallerIdTime,
   assertIdempotencyKey,
   assertJobId,
   assertQueue,
-  InvalidInputError,
-} from '../../src/index.js';
-import {
   jobKey,
   pendingKey,
   queueSlot,
@@ -15,7 +13,7 @@ import {
   recordSlotKeys,
   slotOf,
   wireKey,
-} from '../../src/keyspace.js';
+} from '../../src/keyspace/keyspace.js';
 
 function codeOf(fn: () => unknown): string | undefined {
   try {

@@ -1,9 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import {
   ConfigError,
   ConflictError,
-  causeOf,
-  classifyFailure,
   EmqError,
   FenceError,
   InvalidInputError,
@@ -12,7 +12,8 @@ import {
   UnavailableError,
   UnconfirmedError,
 } from '../../src/index.js';
-import { OUTCOMES } from '../../src/outcomes.js';
+import { causeOf, classifyFailure } from '../../src/outcomes/outcome-rules.js';
+import { OUTCOMES } from '../../src/outcomes/outcomes.js';
 
 class ReplyError extends Error {}
 function errnoError(code: string): Error {
@@ -220,6 +221,15 @@ describe('the error family', () => {
     expect(new UnconfirmedError('x', { jobId: 'JOB0KHTOWnGLuC', written: 'yes' }).jobId).toBe(
       'JOB0KHTOWnGLuC',
     );
+  });
+
+  it('has every code in the OpenAPI document, so the client and callers know each one', () => {
+    const document = parse(
+      readFileSync(new URL('../../openapi/openapi.yaml', import.meta.url), 'utf8'),
+    ) as { components: { schemas: { ProblemCode: { enum: string[] } } } };
+    const documented = document.components.schemas.ProblemCode.enum;
+    const missing = Object.keys(OUTCOMES).filter((code) => !documented.includes(code));
+    expect(missing, 'add each to ProblemCode in openapi/openapi.yaml').toEqual([]);
   });
 
   it('names each error after its class', () => {

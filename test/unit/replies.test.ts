@@ -2,7 +2,7 @@
 // after the deadline, while the connection's timer had not yet run (a process starved of CPU),
 // settles the write as the timeout would have: a late answer is never taken for a success.
 import { describe, expect, it } from 'vitest';
-import { Deadlines, Write } from '../../src/replies.js';
+import { Deadlines, Write } from '../../src/connection/replies.js';
 
 describe('Write', () => {
   it('takes replies that arrive before the deadline', async () => {

@@ -1,27 +1,26 @@
-// The resend span (src/resend-span.ts) and the rules that read it: loadConfig, and the
+// The resend span (src/settings/resend-span.ts) and the rules that read it: loadConfig, and the
 // construct through it, refuse a dedupe TTL shorter than the span; and what earlier attempts
-// of an admission tell about its answer (src/attempts.ts).
+// of an admission tell about its answer (src/admission/attempts.ts).
 
 import { describe, expect, it } from 'vitest';
 import { settingsProblems } from '../../infra/deployment/environment.js';
-import type { Item } from '../../src/admission-calls.js';
-import { Attempts } from '../../src/attempts.js';
+import type { Item } from '../../src/admission/admission-calls.js';
+import { Attempts } from '../../src/admission/attempts.js';
 import type { IdSource } from '../../src/families/family.js';
 import {
   type AdmissionResult,
   ConfigError,
   loadConfig,
-  resendUntil,
   UnavailableError,
   UnconfirmedError,
 } from '../../src/index.js';
-import { resendSpanMs } from '../../src/resend-span.js';
+import { resendSpanMs, resendUntil } from '../../src/settings/resend-span.js';
 import {
   SETTING_NAMES,
   SETTINGS,
   type SettingName,
   type SettingValues,
-} from '../../src/settings-table.js';
+} from '../../src/settings/settings-table.js';
 
 describe('the resend span', () => {
   it('is two passes of the connect timeout and the command timeout', () => {

@@ -1,8 +1,8 @@
-// The settings table (src/settings-table.ts) is the one source of every EMQ_* variable: these
-// hold the facts its derivations rely on, and that loadConfig walks it row by row.
+// The settings table (src/settings/settings-table.ts) is the one source of every EMQ_* variable:
+// these hold the facts its derivations rely on, and that loadConfig walks it row by row.
 import { describe, expect, it } from 'vitest';
-import { DEFAULTS, LIMITS, loadConfig } from '../../src/config.js';
-import { wholeNumber } from '../../src/settings-parsers.js';
+import { DEFAULTS, LIMITS, loadConfig } from '../../src/settings/config.js';
+import { wholeNumber } from '../../src/settings/settings-parsers.js';
 import {
   FIELDS,
   ROWS,
@@ -10,7 +10,7 @@ import {
   SETTINGS,
   settingOfEnv,
   VARIABLES,
-} from '../../src/settings-table.js';
+} from '../../src/settings/settings-table.js';
 
 describe('the settings table', () => {
   it('gives every whole-number row bounds, and bounds to no other row', () => {

@@ -3,8 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setLogSink } from '../../functions/shared/log.js';
 import { handleSqsBatch, type SqsBatchDeps } from '../../functions/sqs/batch.js';
 import type { DlqSender } from '../../functions/sqs/dlq.js';
-import { configure } from '../../src/config.js';
 import { type Config, ConfigError, type Connection, UnavailableError } from '../../src/index.js';
+import { configure } from '../../src/settings/config.js';
 import { sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
 
 const DLQ = 'https://sqs.us-east-2.amazonaws.com/123456789012/emq-dead';

@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { requestOf } from '../../functions/sqs/record.js';
-import { configure } from '../../src/config.js';
-import { jobIdAt, mintId } from '../../src/ids.js';
-import { type EnqueueRequest, InvalidInputError, prepare } from '../../src/index.js';
+import { prepare } from '../../src/admission/admission.js';
+import { type EnqueueRequest, InvalidInputError } from '../../src/index.js';
+import { jobIdAt, mintId } from '../../src/keyspace/ids.js';
+import { configure } from '../../src/settings/config.js';
 import { binaryAttribute, sqsRecord, stringAttribute } from '../fixtures/sqs/records.js';
 
 const standard: SQSEvent = JSON.parse(

@@ -1,5 +1,8 @@
 /** The node-based ElastiCache kind's spec: its users' rules, defaults and checks. */
-import { FUNCTIONS_RULES_FUNCTION, INSTALLER_RULES_FUNCTION } from '../../../src/access-rules.js';
+import {
+  FUNCTIONS_RULES_FUNCTION,
+  INSTALLER_RULES_FUNCTION,
+} from '../../../src/families/access-rules.js';
 import type { Ensure, EnsureInt, Resolved } from '../../shared/resolved.js';
 import { type CacheAuth, checkCacheAuth } from '../auth.js';
 import {
@@ -12,7 +15,7 @@ import {
 /**
  * The ACL rules of the functions' ElastiCache (node-based) user: the function family of the
  * `emq` library on the queue keys with its inner commands, the connector's checks, WAIT and
- * the reads (src/access-rules.ts explains each grant; the ACL tests apply this very string).
+ * the reads (src/families/access-rules.ts explains each grant; the ACL tests apply this very string).
  */
 export const DEFAULT_ACCESS_STRING = FUNCTIONS_RULES_FUNCTION;
 

@@ -2,7 +2,7 @@
  * A Valkey endpoint the construct does not own: any Valkey 7.2 or later, MemoryDB included. The
  * functions run the executor the spec names (`auto` by default: the native family where
  * every primary loads the EchoMQ module, else the function family, decided at connect); the
- * operator's user needs that family's rules (src/access-rules.ts). The construct opens egress
+ * operator's user needs that family's rules (src/families/access-rules.ts). The construct opens egress
  * to the endpoint's ports, admits the functions in the cache's security group where it is
  * given, and lets the functions read the secret or sign IAM tokens for the user. The installer
  * installs as the `installer` user it is given (the installer's rules); without one it
@@ -13,7 +13,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IDependable } from 'constructs';
-import type { ExecutorChoice } from '../../../src/config.js';
+import type { ExecutorChoice } from '../../../src/settings/config.js';
 import type { Resolved } from '../../shared/resolved.js';
 import {
   type CacheConnectionEnvironment,

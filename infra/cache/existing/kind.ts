@@ -6,7 +6,7 @@
  */
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import { EXECUTORS, type ExecutorChoice } from '../../../src/config.js';
+import { EXECUTORS, type ExecutorChoice } from '../../../src/settings/config.js';
 import { normaliseUrl } from '../endpoint-url.js';
 import type { CacheKindModule, PlacedCache } from '../kind.js';
 import {

@@ -9,7 +9,7 @@ import { type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as memorydb from 'aws-cdk-lib/aws-memorydb';
 import type { Construct } from 'constructs';
-import type { ExecutorChoice } from '../../../src/config.js';
+import type { ExecutorChoice } from '../../../src/settings/config.js';
 import { keepByFinalSnapshot } from '../../shared/removal.js';
 import type { CacheIamAuth, CacheMetrics } from '../cache.js';
 import { CLUSTER_PARAMETERS } from '../elasticache/parameters.js';

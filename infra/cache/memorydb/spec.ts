@@ -5,11 +5,14 @@
  * FUNCTION and FCALL (its restricted commands are the ACL, CONFIG, MODULE, persistence and
  * slot-assignment ones), so the functions run the function family, under its rules.
  */
-import { FUNCTIONS_RULES_FUNCTION, INSTALLER_RULES_FUNCTION } from '../../../src/access-rules.js';
+import {
+  FUNCTIONS_RULES_FUNCTION,
+  INSTALLER_RULES_FUNCTION,
+} from '../../../src/families/access-rules.js';
 import type { Ensure, EnsureInt, Resolved } from '../../shared/resolved.js';
 import { type CacheAuth, checkCacheAuth } from '../auth.js';
 
-/** The functions' MemoryDB user: the function family's rules (src/access-rules.ts). */
+/** The functions' MemoryDB user: the function family's rules (src/families/access-rules.ts). */
 export const MEMORYDB_ACCESS_STRING = FUNCTIONS_RULES_FUNCTION;
 
 /** The installer's MemoryDB user (identity and library); not a setting. */

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ARM64_MODULE, HOST_MODULE } from '../../../module/artifacts.js';
-import { FUNCTIONS_RULES_NATIVE } from '../../../src/access-rules.js';
+import { FUNCTIONS_RULES_NATIVE } from '../../../src/families/access-rules.js';
 import { packageDir } from '../../shared/package-dir.js';
 import type { CacheTarget } from '../cache.js';
 import { type CacheKindModule, type CreatedOptions, placed } from '../kind.js';
@@ -16,7 +16,7 @@ import type { ResolvedSelfManaged, SelfManagedSpec } from './spec.js';
 
 export type { ResolvedSelfManaged, SelfManagedSpec };
 
-/** The functions' rules on a cluster that loads the module: the native family (src/access-rules.ts). */
+/** The functions' rules on a cluster that loads the module: the native family (src/families/access-rules.ts). */
 export const SELFMANAGED_ACCESS_STRING = FUNCTIONS_RULES_NATIVE;
 
 export type SelfManagedOptions = CreatedOptions<SelfManagedSpec>;

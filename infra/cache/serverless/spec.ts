@@ -1,5 +1,8 @@
 /** The ElastiCache Serverless kind's spec: its users' rules, defaults and checks. */
-import { FUNCTIONS_RULES_SCRIPT, INSTALLER_RULES_SCRIPT } from '../../../src/access-rules.js';
+import {
+  FUNCTIONS_RULES_SCRIPT,
+  INSTALLER_RULES_SCRIPT,
+} from '../../../src/families/access-rules.js';
 import type { Ensure, EnsureInt, Resolved } from '../../shared/resolved.js';
 import { type CacheAuth, checkCacheAuth } from '../auth.js';
 

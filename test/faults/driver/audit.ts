@@ -4,7 +4,7 @@
  * pending set; no row exists that no request explains.
  */
 import type { Connection } from '../../../src/index.js';
-import { jobKey } from '../../../src/keyspace.js';
+import { jobKey } from '../../../src/keyspace/keyspace.js';
 import { jobsOf } from '../../support/emq.js';
 import { type Ledger, type LogicalRequest, tagOf } from './ledger.js';
 

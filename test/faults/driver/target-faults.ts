@@ -4,7 +4,7 @@
  * them, and the condition that ends a fault held open: every face has heard "retry".
  */
 import type { Connection } from '../../../src/index.js';
-import { slotOf, wireKey } from '../../../src/keyspace.js';
+import { slotOf, wireKey } from '../../../src/keyspace/keyspace.js';
 import { parseClusterNodes } from '../../support/cluster-nodes.js';
 import { LOOPBACK } from '../../support/ports.js';
 import { stringReply } from '../../support/probe.js';

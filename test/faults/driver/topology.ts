@@ -4,7 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Connection } from '../../../src/index.js';
-import { queueSlot } from '../../../src/keyspace.js';
+import { queueSlot } from '../../../src/keyspace/keyspace.js';
 import { connectTo } from '../../support/emq.js';
 import { installFenceEverywhere } from '../../support/fence-ready.js';
 import { type ClusterHandle, randomQueue, type ServerHandle } from '../../support/servers.js';

@@ -4,7 +4,7 @@
  * writes; invalid ones break each rule of SPEC §1, §2 and §5 one way or another.
  */
 import fc from 'fast-check';
-import { jobIdAt } from '../../../src/ids.js';
+import { jobIdAt } from '../../../src/keyspace/ids.js';
 import { randomQueue } from '../../support/servers.js';
 
 /** The payload cap the fuzzed functions run with: small, so bodies past it are cheap. */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Valkey } from 'iovalkey';
 import { valkeyBinary } from '../../../scripts/valkey/binaries.js';
-import { INSTALLER_RULES_NATIVE } from '../../../src/access-rules.js';
+import { INSTALLER_RULES_NATIVE } from '../../../src/families/access-rules.js';
 import { alive } from '../../support/alive.js';
 import { freePorts, LOOPBACK, MODULE_PATH } from '../../support/servers.js';
 

@@ -6,16 +6,17 @@
  * attempts (and sending again after a reconnect) are admission.ts's.
  */
 import { Command, ReplyError } from 'iovalkey';
-import type { Connection } from './connector.js';
+import type { Connection } from '../connection/connector.js';
+import { nodeNameOf, type Reply, sendToNode } from '../connection/transport.js';
 import {
   type AdmissionArgs,
   CALLER_ID,
   type IdSource,
   MAX_ADMISSIONS_PER_CALL,
   MINTED_ID,
-} from './families/family.js';
-import { trustedJobKey, trustedQueueKeys } from './keyspace.js';
-import { classifyFailure } from './outcome-rules.js';
+} from '../families/family.js';
+import { trustedJobKey, trustedQueueKeys } from '../keyspace/keyspace.js';
+import { classifyFailure } from '../outcomes/outcome-rules.js';
 import {
   ConflictError,
   type EmqError,
@@ -23,8 +24,7 @@ import {
   UnconfirmedError,
   type WriteStatus,
   type Written,
-} from './outcomes.js';
-import { nodeNameOf, type Reply, sendToNode } from './transport.js';
+} from '../outcomes/outcomes.js';
 
 /** A job admitted: its queue, its id, and whether this call wrote it or found it. */
 export interface Admitted {

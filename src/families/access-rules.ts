@@ -11,8 +11,8 @@
  *   CLUSTER SLOTS / INFO / MYID (slot map, cluster ready check, node id; iovalkey 0.4.0
  *   sends no CLUSTER SHARDS), COMMAND INFO (which EMQ.* commands a node knows: native family
  *   only; under EMQ_EXECUTOR=auto a user refused it is of the function family, or of the
- *   script family where it holds SCRIPT EXISTS, src/node-reading.ts), a GET of `{emq}:version`
- *   readable only (`%R~`), and the library check: FCALL_RO `emq_version` (function,
+ *   script family where it holds SCRIPT EXISTS, src/connection/node-reading.ts), a GET of
+ *   `{emq}:version` readable only (`%R~`), and the library check: FCALL_RO `emq_version` (function,
  *   native), SCRIPT EXISTS of the script's SHA-1, with SCRIPT LOAD where it is missing (script),
  *   EMQ.WIRE (the module's readonly identity read, native);
  * - WAIT (EMQ_ACK_REPLICAS), which names no key; never in the script family (Serverless has

@@ -4,11 +4,11 @@
  * COMMAND). fence.ts judges what is read.
  */
 import type { Cluster, Valkey } from 'iovalkey';
-import type { ExecutorChoice } from './config.js';
-import { LIBRARY_VERSION, SCRIPT_SHA } from './families/library.js';
-import { slotOf, wireKey } from './keyspace.js';
-import { classifyFailure } from './outcome-rules.js';
-import { ConfigError } from './outcomes.js';
+import { LIBRARY_VERSION, SCRIPT_SHA } from '../families/library.js';
+import { slotOf, wireKey } from '../keyspace/keyspace.js';
+import { classifyFailure } from '../outcomes/outcome-rules.js';
+import { ConfigError } from '../outcomes/outcomes.js';
+import type { ExecutorChoice } from '../settings/config.js';
 import { nodeClientOf } from './transport.js';
 
 /** What reading and installing need of a connection (a Connection satisfies it). */
@@ -245,8 +245,8 @@ interface Known {
 
 /**
  * Which of the calls the families need a node knows (COMMAND INFO), for `auto`. Only the
- * native family's users hold COMMAND INFO (src/access-rules.ts): a user refused it was given
- * the function or the script family, and which one is told by SCRIPT EXISTS, a command every
+ * native family's users hold COMMAND INFO (src/families/access-rules.ts): a user refused it was
+ * given the function or the script family, and which one is told by SCRIPT EXISTS, a command every
  * target has and only the script family's users hold. So `auto` works under each deployed
  * user's rights and sends no target a command it lacks.
  */

@@ -1,9 +1,9 @@
 /**
  * How long one invocation may go on sending one admission, and so how long its idempotency
  * record must live at least (SPEC §5): a record that expires before the last send of the same
- * call turns that send into a second job. The admission code keeps to this span (admission.ts
- * sends nothing again past resendUntil), and loadConfig refuses an EMQ_DEDUPE_TTL_MS shorter
- * than it, so the two cannot drift: both read this one function.
+ * call turns that send into a second job. The admission code keeps to this span
+ * (src/admission/admission.ts sends nothing again past resendUntil), and loadConfig refuses an
+ * EMQ_DEDUPE_TTL_MS shorter than it, so the two cannot drift: both read this one function.
  */
 import type { Config } from './config.js';
 

@@ -8,18 +8,10 @@
  * and whether it may have been written, so a face can tell a caller how to retry safely).
  */
 import { hash, randomUUID } from 'node:crypto';
-import {
-  type AdmissionResult,
-  type Admitted,
-  admitRound,
-  type Item,
-  propose,
-} from './admission-calls.js';
-import { Attempts } from './attempts.js';
-import type { Config } from './config.js';
-import type { Connection } from './connector.js';
-import { CALLER_ID, MINTED_ID } from './families/family.js';
-import { healed, noteUse, whenReady } from './healing.js';
+import type { Connection } from '../connection/connector.js';
+import { healed, noteUse, whenReady } from '../connection/healing.js';
+import { nodeNameOf } from '../connection/transport.js';
+import { CALLER_ID, MINTED_ID } from '../families/family.js';
 import {
   assertCallerIdTime,
   assertIdempotencyKey,
@@ -28,13 +20,19 @@ import {
   type KeyNamespace,
   recordField,
   trustedQueueKeys,
-} from './keyspace.js';
-import { classifyFailure, mendedByReconnecting, timedOut } from './outcome-rules.js';
-import { EmqError, InvalidInputError, UnavailableError } from './outcomes.js';
-import { resendUntil } from './resend-span.js';
-import { nodeNameOf } from './transport.js';
-
-export type { AdmissionResult, Admitted } from './admission-calls.js';
+} from '../keyspace/keyspace.js';
+import { classifyFailure, mendedByReconnecting, timedOut } from '../outcomes/outcome-rules.js';
+import { EmqError, InvalidInputError, UnavailableError } from '../outcomes/outcomes.js';
+import type { Config } from '../settings/config.js';
+import { resendUntil } from '../settings/resend-span.js';
+import {
+  type AdmissionResult,
+  type Admitted,
+  admitRound,
+  type Item,
+  propose,
+} from './admission-calls.js';
+import { Attempts } from './attempts.js';
 
 export interface EnqueueRequest {
   /** The queue: 1 to 64 of `A-Z a-z 0-9 . _ -`. */
@@ -69,7 +67,7 @@ export interface Admitting {
   /**
    * From when (Date.now() ms) nothing is sent again, only first sends: a face that calls the
    * core again for the same requests gives every call one time, so all their sends stay within
-   * the resend span (resend-span.ts). Default: resendUntil from this call's start.
+   * the resend span (src/settings/resend-span.ts). Default: resendUntil from this call's start.
    */
   readonly resendUntilMs?: number | undefined;
   /** An earlier call's results for the same requests, by index (attempts.ts). Default: none. */

@@ -154,9 +154,9 @@ export function refusedRight(
 
 /**
  * What a NOPERM on an admission or a read means. Each family's users hold exactly that
- * family's calls (src/access-rules.ts), so the usual cause is a host sending another family's
- * calls than the user was given; the user and the command, as the server names them, say
- * which. A NOPERM on an install step is a missing right instead (fence.ts).
+ * family's calls (src/families/access-rules.ts), so the usual cause is a host sending another
+ * family's calls than the user was given; the user and the command, as the server names them,
+ * say which. A NOPERM on an install step is a missing right instead (src/connection/fence.ts).
  */
 function refusedToUser(text: string): string {
   const named = NOPERM_NAMING.exec(text);

@@ -5,7 +5,7 @@
  * a ConfigError naming the variable, never echoing it (only the timings that refuse a
  * too-short EMQ_DEDUPE_TTL_MS are named: they hold no secret).
  */
-import { ConfigError } from './outcomes.js';
+import { ConfigError } from '../outcomes/outcomes.js';
 import { ADMISSION_PASSES, resendSpanMs } from './resend-span.js';
 import type { Bounds, Read } from './settings-parsers.js';
 import {

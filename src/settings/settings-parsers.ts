@@ -4,8 +4,8 @@
  * and what it expects. The value itself is never echoed: it may be a URL with credentials or a
  * password.
  */
-import { assertQueue } from './keyspace.js';
-import { ConfigError, EmqError } from './outcomes.js';
+import { assertQueue } from '../keyspace/keyspace.js';
+import { ConfigError, EmqError } from '../outcomes/outcomes.js';
 
 /** Reads one variable: its trimmed value, undefined when unset or empty. */
 export type Read = (name: string) => string | undefined;
@@ -30,7 +30,7 @@ export const EXECUTORS = ['auto', 'native', 'function', 'script'] as const;
 export type ExecutorChoice = (typeof EXECUTORS)[number];
 
 /** The AWS services whose caches take IAM tokens: the service each token is signed for. */
-export const IAM_SERVICES = ['elasticache', 'memorydb'] as const;
+const IAM_SERVICES = ['elasticache', 'memorydb'] as const;
 export type IamService = (typeof IAM_SERVICES)[number];
 
 /** ElastiCache or MemoryDB IAM authentication: what each token is signed for (EMQ_USERNAME is the user id). */

@@ -5,18 +5,18 @@
  * to open says what an operator must change (credentials, cluster mode) where that is known.
  */
 import { Cluster, type Valkey } from 'iovalkey';
+import type { Family } from '../families/family.js';
+import { functionFamily } from '../families/function.js';
+import { SCRIPT_SOURCE } from '../families/library.js';
+import { nativeFamily } from '../families/native.js';
+import { scriptFamily } from '../families/script.js';
+import * as ids from '../keyspace/ids.js';
+import { classifyFailure } from '../outcomes/outcome-rules.js';
+import { ConfigError, type EmqError } from '../outcomes/outcomes.js';
+import { type Config, configure } from '../settings/config.js';
 import { type ClientTls, closeClient, newClient, openWithin } from './clients.js';
-import { type Config, configure } from './config.js';
-import type { Family } from './families/family.js';
-import { functionFamily } from './families/function.js';
-import { SCRIPT_SOURCE } from './families/library.js';
-import { nativeFamily } from './families/native.js';
-import { scriptFamily } from './families/script.js';
 import { checkNodes, loadScripts } from './fence.js';
-import * as ids from './ids.js';
 import { type FenceReading, readNodes } from './node-reading.js';
-import { classifyFailure } from './outcome-rules.js';
-import { ConfigError, type EmqError } from './outcomes.js';
 import { nodeClientOf, nodeNameOf } from './transport.js';
 import { type SentCredentials, sentCredentials } from './url-credentials.js';
 

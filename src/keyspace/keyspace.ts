@@ -5,8 +5,8 @@
  */
 import { hash } from 'node:crypto';
 import calculateSlot from 'cluster-key-slot';
+import { InvalidInputError } from '../outcomes/outcomes.js';
 import { isJobId, jobIdTime } from './ids.js';
-import { InvalidInputError } from './outcomes.js';
 
 /** The wire identity's key. Its own hash tag: every primary holds a node-local copy (SPEC §6). */
 export const wireKey = '{emq}:version';
@@ -120,7 +120,7 @@ export function recordField(namespace: KeyNamespace, key: string): string {
 }
 
 /** How many record slots a queue has (docs/wire.md). */
-export const RECORD_SLOTS = 4;
+const RECORD_SLOTS = 4;
 
 /** A queue's record slots `emq:{q}:dedupe:0` .. `:3`, where its idempotency records live. */
 export function recordSlotKeys(queue: string): readonly string[] {

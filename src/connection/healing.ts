@@ -1,10 +1,10 @@
 /**
  * A warm container's connection through Lambda's lifecycle. Between invocations the process is
- * frozen: no timer runs, no socket event is read, and the server may close the connection or
- * change its topology meanwhile. So an admission (admission.ts) asks here, not the client's
- * state at face value: it reads the slot map again on first use after a gap, waits for a
- * connection that is reconnecting instead of failing at once, and before sending a call again
- * after a failure that a reconnect mends, waits for the reconnect (and a fresh slot map).
+ * frozen: no timer runs, no socket event is read, and the server may close the connection or change
+ * its topology meanwhile. So an admission (src/admission/admission.ts) asks here, not the client's
+ * state at face value: it reads the slot map again on first use after a gap, waits for a connection
+ * that is reconnecting instead of failing at once, and before sending a call again after a failure
+ * that a reconnect mends, waits for the reconnect (and a fresh slot map).
  */
 import { Cluster, type Valkey } from 'iovalkey';
 import { refreshTopology } from './transport.js';

@@ -5,8 +5,8 @@
  */
 import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import { Cluster, type ClusterOptions, type RedisOptions, Valkey } from 'iovalkey';
-import type { Config } from './config.js';
-import { ConfigError, UnavailableError } from './outcomes.js';
+import { ConfigError, UnavailableError } from '../outcomes/outcomes.js';
+import type { Config } from '../settings/config.js';
 import { sentCredentials } from './url-credentials.js';
 
 /** TLS settings beyond the configuration's CA (a client certificate, a server name). */

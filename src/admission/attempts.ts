@@ -7,9 +7,9 @@
  * The answer is then what the first attempt would have said, `enqueued`, not `duplicate`. A
  * caller's own id proves nothing (a replay of it names the same id): it stays `duplicate`.
  */
+import { MINTED_ID } from '../families/family.js';
+import { EmqError } from '../outcomes/outcomes.js';
 import type { AdmissionResult, Item } from './admission-calls.js';
-import { MINTED_ID } from './families/family.js';
-import { EmqError } from './outcomes.js';
 
 /** The earlier attempts of every admission of one batch, by the request's index. */
 export class Attempts {

@@ -5,11 +5,11 @@
  * identity where one is loaded, and a memory policy that evicts nothing an admission writes.
  * The nodes are read by node-reading.ts.
  */
-import { LIBRARY_SOURCE, LIBRARY_VERSION, SCRIPT_SOURCE } from './families/library.js';
-import { wireKey } from './keyspace.js';
+import { LIBRARY_SOURCE, LIBRARY_VERSION, SCRIPT_SOURCE } from '../families/library.js';
+import { wireKey } from '../keyspace/keyspace.js';
+import { classifyFailure, refusedRight } from '../outcomes/outcome-rules.js';
+import { ConfigError, type EmqError, FenceError } from '../outcomes/outcomes.js';
 import { type FenceReading, type FenceTarget, readNodes } from './node-reading.js';
-import { classifyFailure, refusedRight } from './outcome-rules.js';
-import { ConfigError, type EmqError, FenceError } from './outcomes.js';
 
 /**
  * Throws unless every primary can serve this host: a retryable FenceError naming the first node

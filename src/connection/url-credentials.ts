@@ -3,7 +3,7 @@
  * ones written in the URL. One rule for the client's options and for the message that names
  * the user a server refused.
  */
-import type { Config } from './config.js';
+import type { Config } from '../settings/config.js';
 
 export interface SentCredentials {
   readonly username: string | undefined;
