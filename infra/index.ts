@@ -1,34 +1,27 @@
 /** `echomq-lambda/cdk`: the EchoMq construct and what its props are made of (SPEC §12). */
 
 export { SETTINGS, type SettingName, type SettingValues } from '../src/settings/settings-table.js';
-export type { ExistingIamAuth } from './cache/existing/kind.js';
-export { CACHE_KINDS, type CacheKind } from './cache/registry.js';
+export { EchoMqCache } from './cache/echomq-cache.js';
+export type * from './cache/registry.js';
+export { CACHE_KINDS } from './cache/registry.js';
 export {
   EchoMq,
   type EchoMqFunctionProps,
   type EchoMqOptions,
   type EchoMqProps,
   type EchoMqSqs,
-} from './echomq.js';
-export {
-  EchoMqCache,
-  type ElastiCacheOptions,
-  type ExistingOptions,
-  type MemoryDbOptions,
-  type SelfManagedOptions,
-  type ServerlessOptions,
-} from './echomq-cache.js';
+} from './constructs/echomq.js';
 export type {
   EchoMqHttp,
   EchoMqNewHttpApi,
   EchoMqOnFunctionUrl,
   EchoMqOnHttpApi,
   EchoMqOnRestApi,
-} from './http-face.js';
-export type { EchoMqRedelivery } from './queue-redelivery.js';
+} from './constructs/http-face.js';
+export type { EchoMqRedelivery } from './constructs/queue-redelivery.js';
 export {
   type ApiAuth,
-  type HttpSettings,
-  InvalidSettingsError,
-  type SqsSettings,
-} from './settings.js';
+  type HttpOptions,
+  InvalidDeploymentError,
+  type SqsOptions,
+} from './deployment/deployment.js';

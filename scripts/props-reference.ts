@@ -9,13 +9,18 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Node } from 'typescript/unstable/ast';
 import {
+  isArrowFunction,
   isIdentifier,
   isInterfaceDeclaration,
+  isObjectLiteralExpression,
+  isPropertyAssignment,
   isPropertySignatureDeclaration,
   isTypeAliasDeclaration,
   isTypeLiteralNode,
+  isTypeReferenceNode,
 } from 'typescript/unstable/ast/is';
 import { API } from 'typescript/unstable/sync';
+import { CACHE_KINDS } from '../infra/cache/registry.js';
 
 export const PAGE = fileURLToPath(new URL('../docs/props.md', import.meta.url));
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -31,6 +36,10 @@ interface Section {
   readonly omit?: readonly string[];
 }
 
+/**
+ * The sections before the factories of `EchoMqCache`, which follow in the registry's order
+ * (each kind's `factory` in infra/cache/<kind>/kind.ts: its name, TSDoc and options type).
+ */
 const SECTIONS: readonly Section[] = [
   {
     title: 'EchoMqProps',
@@ -40,12 +49,12 @@ const SECTIONS: readonly Section[] = [
   {
     title: 'EchoMqHttp',
     about:
-      'The `http` prop: where the HTTP face is served (one of these, or `HttpSettings` alone for a new HTTP API), with `HttpSettings` beside it.',
+      'The `http` prop: where the HTTP face is served (one of these, or `HttpOptions` alone for a new HTTP API), with `HttpOptions` beside it.',
     from: ['EchoMqOnHttpApi', 'EchoMqOnRestApi', 'EchoMqOnFunctionUrl'],
   },
   {
     title: 'EchoMqSqs',
-    about: 'The `sqs` prop: the queues of the SQS face, with `SqsSettings` beside them.',
+    about: 'The `sqs` prop: the queues of the SQS face, with `SqsOptions` beside them.',
     from: ['EchoMqSqs'],
   },
   {
@@ -54,9 +63,9 @@ const SECTIONS: readonly Section[] = [
     from: ['EchoMqOptions'],
   },
   {
-    title: 'HttpSettings',
+    title: 'HttpOptions',
     about: '`http`: the HTTP function and the API the construct makes.',
-    from: ['HttpSettings'],
+    from: ['HttpOptions'],
   },
   {
     title: 'ApiAuth',
@@ -64,41 +73,14 @@ const SECTIONS: readonly Section[] = [
     from: ['ApiAuth'],
   },
   {
-    title: 'SqsSettings',
+    title: 'SqsOptions',
     about: '`sqs`: the SQS function and the queues the construct makes.',
-    from: ['SqsSettings'],
+    from: ['SqsOptions'],
   },
-  {
-    title: 'ElastiCacheOptions',
-    about:
-      '`EchoMqCache.elastiCache(options)`: a node-based ElastiCache for Valkey replication group.',
-    from: ['ElastiCacheSettings', 'Placement'],
-    omit: ['kind'],
-  },
-  {
-    title: 'ServerlessOptions',
-    about: '`EchoMqCache.serverless(options)`: an ElastiCache Serverless for Valkey cache.',
-    from: ['ServerlessCacheSettings', 'Placement'],
-    omit: ['kind'],
-  },
-  {
-    title: 'SelfManagedOptions',
-    about:
-      '`EchoMqCache.selfManaged(options)`: a Valkey cluster on EC2 that loads the EchoMQ module.',
-    from: ['SelfManagedCacheSettings', 'Placement'],
-    omit: ['kind'],
-  },
-  {
-    title: 'MemoryDbOptions',
-    about: '`EchoMqCache.memoryDb(options)`: a MemoryDB for Valkey cluster.',
-    from: ['MemoryDbCacheSettings', 'Placement'],
-    omit: ['kind'],
-  },
-  {
-    title: 'ExistingOptions',
-    about: '`EchoMqCache.existing(options)`: a Valkey or MemoryDB that exists.',
-    from: ['ExistingOptions'],
-  },
+];
+
+/** The sections after the factories. */
+const LAST_SECTIONS: readonly Section[] = [
   {
     title: 'ExistingIamAuth',
     about: '`ExistingOptions.iam`: ElastiCache IAM authentication.',
@@ -168,6 +150,71 @@ function cell(text: string): string {
   return text.replace(/\|/g, '\\|');
 }
 
+/** Every node under `node`, depth first. */
+function descendants(node: Node): Node[] {
+  const found: Node[] = [];
+  node.forEachChild((child) => {
+    found.push(child, ...descendants(child));
+    return undefined;
+  });
+  return found;
+}
+
+/**
+ * The factory sections of one kind's module: each method of its `factory`, with the members of
+ * its options type.
+ */
+function factorySections(
+  source: Node,
+  text: string,
+  expand: (name: string) => string[],
+): Section[] {
+  return descendants(source)
+    .filter((node) => isPropertyAssignment(node) && node.name.getText() === 'factory')
+    .flatMap((node) => (isPropertyAssignment(node) ? [node.initializer] : []))
+    .filter(isObjectLiteralExpression)
+    .flatMap((factory) => factory.properties.filter(isPropertyAssignment))
+    .flatMap((method) => {
+      const make = method.initializer;
+      const type = isArrowFunction(make) ? make.parameters[0]?.type : undefined;
+      if (type === undefined || !isTypeReferenceNode(type)) return [];
+      const options = type.typeName.getText();
+      const doc = commentOf(method, text).replace(/\s+/g, ' ');
+      return [
+        {
+          title: options,
+          about: `\`EchoMqCache.${method.name.getText()}(options)\`: ${doc}`,
+          from: expand(options),
+          omit: ['kind'],
+        },
+      ];
+    });
+}
+
+/**
+ * The declarations whose members make up a type: an interface is itself; an alias is the
+ * declarations its type names (type arguments first), where infra/ declares them.
+ */
+function membersFrom(name: string, find: (name: string) => Node | undefined): string[] {
+  const node = find(name);
+  if (node === undefined) return [];
+  if (!isTypeAliasDeclaration(node)) return [name];
+  const names: string[] = [];
+  const visit = (type: Node): void => {
+    if (isTypeReferenceNode(type)) {
+      for (const argument of type.typeArguments ?? []) visit(argument);
+      names.push(...membersFrom(type.typeName.getText(), find));
+      return;
+    }
+    type.forEachChild((child) => {
+      visit(child);
+      return undefined;
+    });
+  };
+  visit(node.type);
+  return names;
+}
+
 /** The page's text for the sources as they are. */
 export function propsReference(): string {
   const api = new API({ cwd: ROOT });
@@ -183,8 +230,8 @@ export function propsReference(): string {
         const source = program.getSourceFile(file);
         return source === undefined ? [] : [source];
       });
-    const declaration = (name: string): { node: Node; text: string } => {
-      const found = sources.flatMap((source) =>
+    const declarations = (name: string) =>
+      sources.flatMap((source) =>
         source.statements
           .filter(
             (statement) =>
@@ -193,6 +240,8 @@ export function propsReference(): string {
           )
           .map((node) => ({ node: node as Node, text: source.text })),
       );
+    const declaration = (name: string): { node: Node; text: string } => {
+      const found = declarations(name);
       const [only, ...others] = found;
       if (only === undefined || others.length > 0) {
         throw new Error(`infra/ declares ${found.length} types named ${name}, not one`);
@@ -206,7 +255,14 @@ export function propsReference(): string {
       "Generated from the props' TSDoc by `scripts/props-reference.ts`: do not edit. The `settings`",
       'prop takes the `EMQ_*` tunables by their camel-case names ([configuration.md](configuration.md)).',
     ];
-    for (const section of SECTIONS) {
+    const find = (name: string) => declarations(name)[0]?.node;
+    const factories = CACHE_KINDS.flatMap((kind) => {
+      const path = `${ROOT}infra/cache/${kind}/kind.ts`;
+      const source = sources.find((file) => file.fileName === path);
+      if (source === undefined) throw new Error(`no ${path}`);
+      return factorySections(source, source.text, (name) => membersFrom(name, find));
+    });
+    for (const section of [...SECTIONS, ...factories, ...LAST_SECTIONS]) {
       const rows = section.from
         .flatMap((name) => {
           const { node, text } = declaration(name);

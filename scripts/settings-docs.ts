@@ -33,12 +33,19 @@ export const BEGIN =
   '<!-- begin settings table: generated from src/settings/settings-table.ts by scripts/settings-docs.ts, do not edit -->';
 export const END = '<!-- end settings table -->';
 
-/** `text` with the lines between its markers replaced by `table`. */
-export function withTable(text: string, table: readonly string[], where: string): string {
+/** `text` with the lines between its markers (the settings table's, unless told) replaced by `table`. */
+export function withTable(
+  text: string,
+  table: readonly string[],
+  where: string,
+  markers: { readonly begin: string; readonly end: string } = { begin: BEGIN, end: END },
+): string {
   const lines = text.split('\n');
-  const begin = lines.indexOf(BEGIN);
-  const end = lines.indexOf(END);
-  if (begin === -1 || end < begin) throw new Error(`${where} has no "${BEGIN}" ... "${END}"`);
+  const begin = lines.indexOf(markers.begin);
+  const end = lines.indexOf(markers.end);
+  if (begin === -1 || end < begin) {
+    throw new Error(`${where} has no "${markers.begin}" ... "${markers.end}"`);
+  }
   return [...lines.slice(0, begin + 1), ...table, ...lines.slice(end)].join('\n');
 }
 
@@ -106,7 +113,11 @@ function code(value: string | number): string {
   return `\`${value}\``;
 }
 
-function markdown(header: readonly string[], body: readonly (readonly string[])[]): string[] {
+/** A markdown table; a `|` inside a cell is escaped. */
+export function markdown(
+  header: readonly string[],
+  body: readonly (readonly string[])[],
+): string[] {
   const line = (cells: readonly string[]) =>
     `| ${cells.map((cell) => cell.replace(/(?<!\\)\|/g, '\\|')).join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...body.map(line)];

@@ -3,7 +3,7 @@
  * core imports its Lua script as text, which only esbuild and vitest know how to do.
  */
 
-import { packageDir } from '../infra/package-dir.js';
+import { packageDir } from '../infra/shared/package-dir.js';
 import { parseOptions, USAGE, UsageError } from './local/options.js';
 import { LocalStack } from './local/stack.js';
 

@@ -1,5 +1,5 @@
 /** How the functions of an ElastiCache or MemoryDB kind log in, and its check. */
-import type { Ensure } from '../resolved.js';
+import type { Ensure } from '../shared/resolved.js';
 
 /**
  * How the functions authenticate to an ElastiCache cache: a password user whose password lives
@@ -7,7 +7,7 @@ import type { Ensure } from '../resolved.js';
  * role (`elasticache:Connect`). The deploy-time installer keeps a password either way.
  */
 export type CacheAuth = 'password' | 'iam';
-export const CACHE_AUTHS: readonly CacheAuth[] = ['password', 'iam'];
+const CACHE_AUTHS: readonly CacheAuth[] = ['password', 'iam'];
 
 export function checkCacheAuth(value: string, ensure: Ensure): void {
   ensure(

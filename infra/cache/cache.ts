@@ -19,7 +19,7 @@ export interface CacheConnectionEnvironment {
   readonly EMQ_SECRET_ARN?: string;
 }
 
-/** The EMQ_* variables of IAM authentication (src/config.ts): what the functions sign tokens for. */
+/** The EMQ_* variables of IAM authentication (src/settings/config.ts): what the functions sign tokens for. */
 export interface IamConnectionEnvironment {
   readonly EMQ_IAM_AUTH: 'true';
   /** The IAM-enabled user's id (its user name is the same). */

@@ -1,17 +1,18 @@
 /**
- * What one cache kind brings, in one module (infra/cache/<kind>/kind.ts): its settings and
- * their checks, the context keys that choose them, the family of admission calls its servers
+ * What one cache kind brings, in one module (infra/cache/<kind>/kind.ts): its spec and
+ * its checks, the context keys that choose it, the family of admission calls its servers
  * run, what it says about acknowledged writes, and the construct that serves it. The registry
  * (registry.ts) holds one row per kind, and the compiler checks each row against this shape.
  */
 import type { RemovalPolicy } from 'aws-cdk-lib';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type { Construct } from 'constructs';
 import type { ExecutorChoice } from '../../src/settings/config.js';
-import type { Ensure, EnsureInt } from '../resolved.js';
+import type { Ensure, EnsureInt } from '../shared/resolved.js';
 import type { CacheTarget } from './cache.js';
 import type { CacheNetwork } from './network.js';
 
-/** Reads one context value in the form a setting wants (infra/context.ts makes these). */
+/** Reads one context value in the form a setting wants (infra/deployment/context.ts makes these). */
 export interface ContextReaders {
   text(key: string): string | undefined;
   number(key: string): number | undefined;
@@ -31,7 +32,56 @@ export interface CacheBuild {
   readonly removalPolicy: RemovalPolicy | undefined;
 }
 
+/** Where a cache the construct creates places its nodes. Default: the functions' subnets. */
+export interface Placement {
+  /** The subnets of the cache's nodes. Default: the functions' subnets. */
+  readonly vpcSubnets?: ec2.SubnetSelection;
+}
+
+/** What a factory makes of the options users give: the kind's spec, and where its nodes go. */
+export interface PlacedCache<Input> {
+  readonly spec: Input;
+  readonly vpcSubnets?: ec2.SubnetSelection;
+}
+
+/** The options of a kind the construct creates: its spec without the kind, and a placement. */
+export type CreatedOptions<Input> = Omit<Input, 'kind'> & Placement;
+
+/** A created kind's spec from its options: the kind, and the placement apart. */
+export function placed<const K extends string, O extends Placement>(
+  kind: K,
+  { vpcSubnets, ...rest }: O,
+): PlacedCache<{ readonly kind: K } & Omit<O, 'vpcSubnets'>> {
+  return { spec: { kind, ...rest }, vpcSubnets };
+}
+
+/**
+ * The kind's column of the kinds table in docs/deploy.md (scripts/cache-kinds-docs.ts), one
+ * cell per row: markdown, written for users.
+ */
+export interface CacheKindFacts {
+  /** What the stack builds. */
+  readonly builds: string;
+  /** The family of admission calls (`EMQ_EXECUTOR`). */
+  readonly family: string;
+  /** What acknowledges a write (`EMQ_ACK_REPLICAS`). */
+  readonly acknowledgement: string;
+  readonly memoryPolicy: string;
+  readonly durability: string;
+  /** Whether the fence is checked on every write, with the paused guard. */
+  readonly fence: string;
+  readonly limits: string;
+}
+
 export interface CacheKindModule<Input extends { readonly kind: string }, Resolved> {
+  /**
+   * How users choose the kind in code: one method, named as `EchoMqCache` offers it (for
+   * example `memoryDb`), whose TSDoc is the factory's, making the kind's spec from its
+   * options. `EchoMqCache` is made of these (echomq-cache.ts).
+   */
+  readonly factory: { readonly [name: string]: (options: never) => PlacedCache<Input> };
+  /** The kind's column of the kinds table in docs/deploy.md. */
+  readonly facts: CacheKindFacts;
   /** The family of admission calls (SPEC §4) the functions run; `auto` decides at connect. */
   readonly executor: ExecutorChoice;
   /** Context keys only this kind reads (each one given with another kind is refused). */
@@ -45,7 +95,7 @@ export interface CacheKindModule<Input extends { readonly kind: string }, Resolv
   readonly joinsUserVpc: boolean;
   /** Whether the functions may authenticate with IAM tokens (`-c cacheAuth=iam`), signed for the kind's service. */
   readonly offersIamAuth: boolean;
-  /** The kind's settings from context; checked later by `resolve`, with every other problem. */
+  /** The kind's spec from context; checked later by `resolve`, with every other problem. */
   fromContext(read: ContextReaders, cacheAuth: string | undefined): Input;
   /** Applies the defaults and reports each problem through `ensure` and `int`. */
   resolve(input: Input, ensure: Ensure, int: EnsureInt): Resolved;

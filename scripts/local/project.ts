@@ -1,5 +1,5 @@
 /**
- * What the local stack runs from the project folder (infra/package-dir.ts finds the folder
+ * What the local stack runs from the project folder (infra/shared/package-dir.ts finds the folder
  * from the stack's own file, not from the shell's working folder).
  */
 import { join } from 'node:path';

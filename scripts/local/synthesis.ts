@@ -2,7 +2,7 @@
  * The repository's CDK app synthesized as `npm run synth` does (the CDK CLI, cdk.json's app and
  * context, offline), read into what the local stack needs (template.ts). A synthesis takes tens
  * of seconds, so its result is kept per content of what the template is made from: infra/,
- * every project file infra/app.ts imports, the OpenAPI document, cdk.json, the lockfile and
+ * every project file infra/app/app.ts imports, the OpenAPI document, cdk.json, the lockfile and
  * the reader (template.ts).
  * A start after any change to those synthesizes again; every other start reads the kept result.
  */
@@ -105,14 +105,14 @@ function run(
 
 /**
  * A digest of what the template is made from: every file under infra/ and openapi/, the
- * project files infra/app.ts reaches through relative imports, cdk.json, the lockfile, and the
+ * project files infra/app/app.ts reaches through relative imports, cdk.json, the lockfile, and the
  * reader of the template.
  */
 export function inputsDigest(projectDir: string): string {
   const files = new Set<string>();
   for (const dir of ['infra', 'openapi'])
     for (const file of filesUnder(join(projectDir, dir))) files.add(file);
-  const pending = [join(projectDir, 'infra', 'app.ts')];
+  const pending = [join(projectDir, 'infra', 'app', 'app.ts')];
   for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
     if (!existsSync(file)) continue;
     files.add(file);

@@ -26,7 +26,8 @@
 // Every fault is held on conditions (a role taken, answers heard, health), never on sleeps.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetContainer } from '../../functions/shared/connection.js';
-import type { CacheKind, EchoMqSettings } from '../../infra/settings.js';
+import type { CacheKind } from '../../infra/cache/registry.js';
+import type { EchoMqDeployment } from '../../infra/deployment/deployment.js';
 import { clearEmqEnv } from '../fixtures/http/invoke.js';
 import {
   assertCommandsSupported,
@@ -56,7 +57,7 @@ const PAUSE_CAP_MS = 120_000;
 function deployedFor(
   kind: CacheKind,
   profile: ProfileName,
-  variant?: EchoMqSettings,
+  variant?: EchoMqDeployment,
 ): () => DeployedTarget {
   let started: DeployedTarget | undefined;
   const saved = { ...process.env };

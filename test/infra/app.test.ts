@@ -3,9 +3,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEchoMqApp } from '../../infra/echomq-app.js';
-import { InvalidSettingsError } from '../../infra/settings.js';
-import { synthSummary } from '../../infra/synth-summary.js';
+import { createEchoMqApp } from '../../infra/app/echomq-app.js';
+import { synthSummary } from '../../infra/app/synth-summary.js';
+import { InvalidDeploymentError } from '../../infra/deployment/deployment.js';
 import { standInBundles, temporaryDir } from './support/synth.js';
 
 const saved = { ...process.env };
@@ -56,7 +56,7 @@ describe('createEchoMqApp', () => {
         },
       }),
     ).toThrow(
-      /^echomq-lambda: 1 invalid setting:\n {2}- unknown context key 'replicaPerShard': did you mean 'replicasPerShard'\?$/,
+      /^echomq-lambda: 1 problem in the props or context:\n {2}- unknown context key 'replicaPerShard': did you mean 'replicasPerShard'\?$/,
     );
   });
 
@@ -87,8 +87,8 @@ describe('createEchoMqApp', () => {
       }
       return undefined;
     })();
-    expect(failure).toBeInstanceOf(InvalidSettingsError);
-    expect((failure as InvalidSettingsError).problems).toEqual([
+    expect(failure).toBeInstanceOf(InvalidDeploymentError);
+    expect((failure as InvalidDeploymentError).problems).toEqual([
       'shards applies only to cache=elasticache.',
       'cache=existing needs valkeyEndpoint (host:port or rediss://host:port).',
       'defaultQueue (EMQ_DEFAULT_QUEUE) is invalid: expected a queue name: 1 to 64 of A-Z a-z 0-9 . _ -.',

@@ -2,8 +2,8 @@
 // provisioned pollers, FIFO, the runtime, and the checks that refuse what cannot work.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parameterGroupFamily } from '../../infra/cache/elasticache/parameters.js';
-import { settingsFromContext } from '../../infra/context.js';
-import { resolveSettings } from '../../infra/settings.js';
+import { deploymentFromContext } from '../../infra/deployment/context.js';
+import { resolveDeployment } from '../../infra/deployment/deployment.js';
 import { awsSolutionsFindings, serverlessFindings } from './support/nag.js';
 import { type Synthesized, synthStack } from './support/synth.js';
 import { environmentOf, onlyResource, projectFunctions, resourcesOf } from './support/template.js';
@@ -106,33 +106,34 @@ describe("cache=existing with the user's security groups", () => {
 
 describe('checks', () => {
   it('keeps the dedupe record beyond the redelivery window, naming the values to change', () => {
-    const { problems } = resolveSettings({
-      emq: { dedupeTtlMs: 1_000_000 },
+    const { problems } = resolveDeployment({
+      settings: { dedupeTtlMs: 1_000_000 },
       sqs: { visibilityTimeoutSeconds: 300, maxReceiveCount: 10 },
     });
     expect(problems).toEqual([
       'dedupeTtlMs (EMQ_DEDUPE_TTL_MS, 1000000) must be at least the span over which the source queue can deliver one message again, visibilityTimeoutSeconds (300) × 1000 × maxReceiveCount (10) + 300000 = 3300000: a later redelivery would be a second job. Raise dedupeTtlMs, or lower visibilityTimeoutSeconds or maxReceiveCount.',
     ]);
     expect(
-      resolveSettings({
-        emq: { dedupeTtlMs: 3_300_000 },
+      resolveDeployment({
+        settings: { dedupeTtlMs: 3_300_000 },
         sqs: { visibilityTimeoutSeconds: 300, maxReceiveCount: 10 },
       }).problems,
     ).toEqual([]);
   });
 
   it('refuses batching knobs that Lambda would refuse, all at once', () => {
-    expect(resolveSettings({ sqs: { batchSize: 100 } }).problems).toEqual([
+    expect(resolveDeployment({ sqs: { batchSize: 100 } }).problems).toEqual([
       'batchSize 100 needs maxBatchingWindowSeconds (1 to 300): Lambda requires a batching window above 10 records.',
     ]);
     expect(
-      resolveSettings({ sqs: { fifo: true, batchSize: 20, maxBatchingWindowSeconds: 2 } }).problems,
+      resolveDeployment({ sqs: { fifo: true, batchSize: 20, maxBatchingWindowSeconds: 2 } })
+        .problems,
     ).toEqual([
       'batchSize must be a whole number from 1 to 10.',
       'maxBatchingWindowSeconds is not allowed on a FIFO queue (Lambda offers no batching window there); remove it.',
     ]);
     expect(
-      resolveSettings({ sqs: { maxConcurrency: 5, provisionedPollers: { min: 30, max: 3 } } })
+      resolveDeployment({ sqs: { maxConcurrency: 5, provisionedPollers: { min: 30, max: 3 } } })
         .problems,
     ).toEqual([
       'provisionedPollers and maxConcurrency are exclusive: choose one (provisioned mode scales by pollers).',
@@ -142,9 +143,9 @@ describe('checks', () => {
 
   it('refuses more acknowledging replicas than the shards have', () => {
     expect(
-      resolveSettings({
+      resolveDeployment({
         cache: { kind: 'elasticache', replicasPerShard: 1 },
-        emq: { ackReplicas: 2 },
+        settings: { ackReplicas: 2 },
       }).problems,
     ).toEqual([
       'ackReplicas (2) exceeds the replicas per shard of cache=elasticache (1): every write would answer EMQ_UNCONFIRMED; lower ackReplicas or add replicas.',
@@ -153,7 +154,7 @@ describe('checks', () => {
 
   it('takes a user VPC for cache=existing only, with subnets', () => {
     expect(
-      resolveSettings({ network: { vpcId: 'vpc-0123456789abcdef0', subnetIds: ['subnet-1'] } })
+      resolveDeployment({ network: { vpcId: 'vpc-0123456789abcdef0', subnetIds: ['subnet-1'] } })
         .problems,
     ).toEqual([
       'vpcId applies only to cache=existing (cache=elasticache builds its own VPC).',
@@ -173,7 +174,7 @@ describe('parameter group family', () => {
       'valkey9',
     ]);
     expect(
-      resolveSettings({ cache: { kind: 'elasticache', engineVersion: '7.0' } }).problems,
+      resolveDeployment({ cache: { kind: 'elasticache', engineVersion: '7.0' } }).problems,
     ).toEqual([
       'engineVersion must be a Valkey version ElastiCache offers: 7.2, 8.0 to 8.2, 9.0 or 9.1.',
     ]);
@@ -190,7 +191,7 @@ describe('context keys', () => {
       provisionedPollers: '2-20',
       runtime: 'nodejs18.x',
     };
-    const { problems } = settingsFromContext(contextOf(values), Object.keys(values));
+    const { problems } = deploymentFromContext(contextOf(values), Object.keys(values));
     expect(problems).toEqual([
       "unknown context key 'shard': did you mean 'shards'?",
       "unknown context key 'batchsize': did you mean 'batchSize'?",
@@ -199,7 +200,7 @@ describe('context keys', () => {
     ]);
   });
 
-  it('reads the new keys into settings', () => {
+  it('reads the new keys into the deployment', () => {
     const values = {
       cache: 'existing',
       valkeyEndpoint: 'v:6380',
@@ -212,9 +213,9 @@ describe('context keys', () => {
       runtime: 'nodejs24.x',
       ackReplicas: '1',
     };
-    const { settings, problems } = settingsFromContext(contextOf(values), Object.keys(values));
+    const { deployment, problems } = deploymentFromContext(contextOf(values), Object.keys(values));
     expect(problems).toEqual([]);
-    expect(settings).toMatchObject({
+    expect(deployment).toMatchObject({
       network: {
         vpcId: 'vpc-0123456789abcdef0',
         subnetIds: SUBNETS,
@@ -222,8 +223,8 @@ describe('context keys', () => {
       },
       sqs: { provisionedPollers: { min: 2, max: 20 }, batchSize: 100, maxBatchingWindowSeconds: 3 },
       runtime: 'nodejs24.x',
-      emq: { ackReplicas: 1 },
+      settings: { ackReplicas: 1 },
     });
-    expect(resolveSettings(settings).problems).toEqual([]);
+    expect(resolveDeployment(deployment).problems).toEqual([]);
   });
 });

@@ -2,8 +2,8 @@
 // acknowledgement the functions get, the alarms and graphs the log adds, and the refusals
 // where AWS does not offer it (engine, node type, Serverless).
 import { beforeAll, describe, expect, it } from 'vitest';
-import { settingsFromContext } from '../../infra/context.js';
-import { resolveSettings } from '../../infra/settings.js';
+import { deploymentFromContext } from '../../infra/deployment/context.js';
+import { resolveDeployment } from '../../infra/deployment/deployment.js';
 import { awsSolutionsFindings, serverlessFindings } from './support/nag.js';
 import { type Synthesized, synthStack } from './support/synth.js';
 import {
@@ -87,9 +87,9 @@ describe('durability=sync (the default)', () => {
   });
 
   it('keeps an explicit ackReplicas', () => {
-    const { settings, problems } = resolveSettings({ emq: { ackReplicas: 1 } });
+    const { deployment, problems } = resolveDeployment({ settings: { ackReplicas: 1 } });
     expect(problems).toEqual([]);
-    expect(settings.emq.ackReplicas).toBe(1);
+    expect(deployment.settings.ackReplicas).toBe(1);
   });
 });
 
@@ -157,8 +157,9 @@ describe('durability=off', () => {
 describe('refusals', () => {
   it('refuses sync on 8.0, naming the engine', () => {
     expect(
-      resolveSettings({ cache: { kind: 'elasticache', durability: 'sync', engineVersion: '8.0' } })
-        .problems,
+      resolveDeployment({
+        cache: { kind: 'elasticache', durability: 'sync', engineVersion: '8.0' },
+      }).problems,
     ).toEqual([
       'durability=sync needs ElastiCache for Valkey 9.0 or later; engine 8.0 has no durability: set engineVersion=9.1 or durability=off.',
     ]);
@@ -166,7 +167,7 @@ describe('refusals', () => {
 
   it('refuses the default durability on an explicit 7.2 too: the choice is never dropped silently', () => {
     expect(
-      resolveSettings({ cache: { kind: 'elasticache', engineVersion: '7.2' } }).problems,
+      resolveDeployment({ cache: { kind: 'elasticache', engineVersion: '7.2' } }).problems,
     ).toEqual([
       'durability=sync needs ElastiCache for Valkey 9.0 or later; engine 7.2 has no durability: set engineVersion=9.1 or durability=off.',
     ]);
@@ -175,36 +176,38 @@ describe('refusals', () => {
   it('refuses a node type AWS does not list for durability, naming it', () => {
     for (const nodeType of ['cache.t4g.small', 'cache.r6gd.xlarge', 'cache.m5.large']) {
       expect(
-        resolveSettings({ cache: { kind: 'elasticache', durability: 'async', nodeType } }).problems,
+        resolveDeployment({ cache: { kind: 'elasticache', durability: 'async', nodeType } })
+          .problems,
       ).toEqual([
         `durability=async is not offered on ${nodeType}: ElastiCache durability runs on the r8g, r7g, r6g, m8g, m7g, m6g, c8gn, c7gn node families only: set nodeType=cache.m7g.large or durability=off.`,
       ]);
     }
     for (const nodeType of ['cache.r7g.large', 'cache.m6g.xlarge', 'cache.c7gn.large']) {
       expect(
-        resolveSettings({ cache: { kind: 'elasticache', durability: 'sync', nodeType } }).problems,
+        resolveDeployment({ cache: { kind: 'elasticache', durability: 'sync', nodeType } })
+          .problems,
       ).toEqual([]);
     }
   });
 
   it('reads -c durability and refuses an unknown value', () => {
-    const { settings, problems } = settingsFromContext(
+    const { deployment, problems } = deploymentFromContext(
       contextOf({ durability: 'always', engineVersion: '9.0' }),
     );
     expect(problems).toEqual([]);
-    expect(resolveSettings(settings).problems).toEqual([
+    expect(resolveDeployment(deployment).problems).toEqual([
       "durability must be one of sync, async, off; got 'always'.",
     ]);
   });
 
   it('refuses durability on Serverless, naming the topology AWS does not offer it on', () => {
     expect(
-      settingsFromContext(contextOf({ cache: 'serverless', durability: 'sync' })).problems,
+      deploymentFromContext(contextOf({ cache: 'serverless', durability: 'sync' })).problems,
     ).toEqual([
       'durability=sync is not offered on cache=serverless: AWS supports durability on node-based ElastiCache for Valkey 9.0 or later only, not on ElastiCache Serverless; use cache=elasticache.',
     ]);
     expect(
-      settingsFromContext(contextOf({ cache: 'selfmanaged', durability: 'async' })).problems,
+      deploymentFromContext(contextOf({ cache: 'selfmanaged', durability: 'async' })).problems,
     ).toEqual([
       'durability applies only to cache=elasticache (ElastiCache for Valkey 9.x node-based); cache=selfmanaged is not a cache the stack can give a durability log.',
     ]);

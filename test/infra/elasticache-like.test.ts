@@ -7,8 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FenceEventOptions, onFenceEvent } from '../../functions/fence/on-event.js';
 import { setLogSink } from '../../functions/shared/log.js';
 import { APP_USERNAME, INSTALLER_USERNAME } from '../../infra/cache/elasticache/construct.js';
-import { INSTALLER_ACCESS_STRING } from '../../infra/cache-settings.js';
-import { DEFAULT_ACCESS_STRING } from '../../infra/settings.js';
+import {
+  DEFAULT_ACCESS_STRING,
+  INSTALLER_ACCESS_STRING,
+} from '../../infra/cache/elasticache/spec.js';
 import { LIBRARY_VERSION } from '../../src/families/library.js';
 import { type Connection, connect, enqueue, readJob } from '../../src/index.js';
 import { ADMIN, usersWithAdmin } from '../support/admin-user.js';

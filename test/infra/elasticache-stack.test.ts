@@ -1,8 +1,8 @@
 // The default stack (cache=elasticache, IAM auth), synthesized once, checked property by property.
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FENCE_RESOURCE_TYPE } from '../../infra/fence-installer.js';
-import { DEFAULT_ACCESS_STRING } from '../../infra/settings.js';
+import { DEFAULT_ACCESS_STRING } from '../../infra/cache/elasticache/spec.js';
+import { FENCE_RESOURCE_TYPE } from '../../infra/constructs/fence-installer.js';
 import { INSTALLER_RULES_FUNCTION } from '../../src/families/access-rules.js';
 import { loadConfig } from '../../src/index.js';
 import { VARIABLES } from '../../src/settings/settings-table.js';

@@ -1,8 +1,8 @@
 // Every environment the app synthesizes, across a context matrix (each cache kind × settings),
 // is one the functions' own loadConfig accepts, or synthesis refuses, naming the setting.
 import { describe, expect, it } from 'vitest';
-import { settingsFromContext } from '../../infra/context.js';
-import { InvalidSettingsError } from '../../infra/settings.js';
+import { deploymentFromContext } from '../../infra/deployment/context.js';
+import { InvalidDeploymentError } from '../../infra/deployment/deployment.js';
 import { loadConfig } from '../../src/index.js';
 import { MODULE_PATH } from '../support/servers.js';
 import { synthStack } from './support/synth.js';
@@ -37,10 +37,13 @@ const SETTINGS: Record<string, Record<string, string>> = {
 type Outcome = { accepted: true } | { accepted: false; problems: readonly string[] };
 
 function synthesize(context: Record<string, string>): Outcome {
-  const { settings, problems } = settingsFromContext((key) => context[key], Object.keys(context));
+  const { deployment, problems } = deploymentFromContext(
+    (key) => context[key],
+    Object.keys(context),
+  );
   expect(problems).toEqual([]);
   try {
-    const { template } = synthStack(settings);
+    const { template } = synthStack(deployment);
     for (const [id, fn] of Object.entries(projectFunctions(template))) {
       const environment = Object.fromEntries(
         Object.entries(environmentOf(fn)).map(([name, value]) => [
@@ -52,7 +55,7 @@ function synthesize(context: Record<string, string>): Outcome {
     }
     return { accepted: true };
   } catch (error) {
-    if (!(error instanceof InvalidSettingsError)) throw error;
+    if (!(error instanceof InvalidDeploymentError)) throw error;
     return { accepted: false, problems: error.problems };
   }
 }

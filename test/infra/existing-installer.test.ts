@@ -4,7 +4,7 @@
 import type { Stack } from 'aws-cdk-lib';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { describe, expect, it } from 'vitest';
-import { FENCE_RESOURCE_TYPE } from '../../infra/fence-installer.js';
+import { FENCE_RESOURCE_TYPE } from '../../infra/constructs/fence-installer.js';
 import { EchoMqCache } from '../../infra/index.js';
 import { composeEchoMq } from './support/construct.js';
 import {
@@ -114,7 +114,7 @@ describe('installer credentials from settings', () => {
   it('refuses two sources at once and a malformed ARN, naming each', () => {
     expect(() =>
       composeEchoMq(() => ({
-        cache: EchoMqCache.fromSettings({
+        cache: EchoMqCache.fromSpec({
           kind: 'existing',
           urls: [ENDPOINT],
           installer: { secretArn: 'jobs-admin', iam: { userId: 'u', cacheName: 'c' } },

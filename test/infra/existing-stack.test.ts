@@ -2,7 +2,7 @@
 // a JWT authorizer and an alarm topic: synthesized once, checked where it differs from the
 // ElastiCache default.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FENCE_RESOURCE_TYPE } from '../../infra/fence-installer.js';
+import { FENCE_RESOURCE_TYPE } from '../../infra/constructs/fence-installer.js';
 import { OPERATIONS } from '../../openapi/operations.js';
 import { awsSolutionsFindings, serverlessFindings } from './support/nag.js';
 import { type Synthesized, synthStack } from './support/synth.js';

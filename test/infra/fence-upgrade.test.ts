@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FENCE_RESOURCE_TYPE } from '../../infra/fence-installer.js';
+import { FENCE_RESOURCE_TYPE } from '../../infra/constructs/fence-installer.js';
 import { standInBundles, synthStack } from './support/synth.js';
 import { onlyResource } from './support/template.js';
 

@@ -2,12 +2,10 @@
 // granted elasticache:Connect on that cache and that user only and told what to sign tokens
 // for, no password for them; the installer keeps its password; cdk-nag still passes.
 import { describe, expect, it } from 'vitest';
-import { settingsFromContext } from '../../infra/context.js';
-import {
-  DEFAULT_ACCESS_STRING,
-  resolveSettings,
-  SERVERLESS_ACCESS_STRING,
-} from '../../infra/settings.js';
+import { DEFAULT_ACCESS_STRING } from '../../infra/cache/elasticache/spec.js';
+import { SERVERLESS_ACCESS_STRING } from '../../infra/cache/serverless/spec.js';
+import { deploymentFromContext } from '../../infra/deployment/context.js';
+import { resolveDeployment } from '../../infra/deployment/deployment.js';
 import { awsSolutionsFindings, serverlessFindings } from './support/nag.js';
 import { synthStack } from './support/synth.js';
 import {
@@ -158,15 +156,18 @@ describe('cacheAuth=password (the default)', () => {
 
 describe('-c cacheAuth', () => {
   const problemsOf = (values: Record<string, string>): string[] => {
-    const { settings, problems } = settingsFromContext((key) => values[key], Object.keys(values));
-    return [...problems, ...resolveSettings(settings).problems];
+    const { deployment, problems } = deploymentFromContext(
+      (key) => values[key],
+      Object.keys(values),
+    );
+    return [...problems, ...resolveDeployment(deployment).problems];
   };
 
   it('reads iam for both ElastiCache kinds', () => {
     for (const cache of ['elasticache', 'serverless']) {
       const values = { cache, cacheAuth: 'iam' };
-      const { settings } = settingsFromContext((key) => values[key as keyof typeof values]);
-      expect(settings.cache).toMatchObject({ kind: cache, cacheAuth: 'iam' });
+      const { deployment } = deploymentFromContext((key) => values[key as keyof typeof values]);
+      expect(deployment.cache).toMatchObject({ kind: cache, cacheAuth: 'iam' });
       expect(problemsOf(values)).toEqual([]);
     }
   });

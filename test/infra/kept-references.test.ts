@@ -6,8 +6,8 @@ import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
+import type { CacheSpec } from '../../infra/cache/modules.js';
 import { EchoMqCache, type EchoMqProps } from '../../infra/index.js';
-import type { CacheSettings } from '../../infra/settings.js';
 import { MODULE_PATH } from '../support/servers.js';
 import { composeEchoMq } from './support/construct.js';
 import { synthStack } from './support/synth.js';
@@ -130,7 +130,7 @@ describe('a construct in a stack of the team', () => {
 });
 
 describe("the repository's app (its own VPC)", () => {
-  const caches: Record<string, CacheSettings> = {
+  const caches: Record<string, CacheSpec> = {
     elasticache: { kind: 'elasticache' },
     serverless: { kind: 'serverless' },
     'serverless, IAM auth': { kind: 'serverless', cacheAuth: 'iam' },

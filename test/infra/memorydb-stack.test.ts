@@ -4,10 +4,10 @@
 // for memorydb, and cdk-nag as on the other kinds.
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { settingsFromContext } from '../../infra/context.js';
-import { FENCE_RESOURCE_TYPE } from '../../infra/fence-installer.js';
+import { FENCE_RESOURCE_TYPE } from '../../infra/constructs/fence-installer.js';
+import { deploymentFromContext } from '../../infra/deployment/context.js';
+import { resolveDeployment } from '../../infra/deployment/deployment.js';
 import { EchoMqCache } from '../../infra/index.js';
-import { resolveSettings } from '../../infra/settings.js';
 import {
   FUNCTIONS_RULES_FUNCTION,
   INSTALLER_RULES_FUNCTION,
@@ -219,9 +219,9 @@ describe('cache=memorydb cacheAuth=iam', () => {
 
 describe('cache=memorydb settings', () => {
   it('reads its context keys and refuses them with another kind', () => {
-    const read = (values: Record<string, string>) => settingsFromContext((key) => values[key]);
+    const read = (values: Record<string, string>) => deploymentFromContext((key) => values[key]);
     expect(
-      read({ cache: 'memorydb', memoryDbNodeType: 'db.r7g.large', memoryDbShards: '3' }).settings
+      read({ cache: 'memorydb', memoryDbNodeType: 'db.r7g.large', memoryDbShards: '3' }).deployment
         .cache,
     ).toMatchObject({ kind: 'memorydb', nodeType: 'db.r7g.large', shards: 3 });
     expect(read({ cache: 'elasticache', memoryDbShards: '3' }).problems).toEqual([
@@ -231,7 +231,7 @@ describe('cache=memorydb settings', () => {
 
   it('names each value it refuses', () => {
     expect(
-      resolveSettings({
+      resolveDeployment({
         cache: { kind: 'memorydb', nodeType: 'cache.t4g.small', engineVersion: '8.0', shards: 0 },
       }).problems,
     ).toEqual([

@@ -4,7 +4,7 @@
 // identity on every primary, the functions' user able to enqueue with the native executor,
 // and a wait condition signal that carries the CA the functions trust.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SELFMANAGED_ACCESS_STRING } from '../../infra/settings.js';
+import { SELFMANAGED_ACCESS_STRING } from '../../infra/cache/selfmanaged/kind.js';
 import { install } from '../../src/connection/fence.js';
 import { type Connection, connect, enqueue, loadConfig, readJob } from '../../src/index.js';
 import { randomQueue } from '../support/servers.js';

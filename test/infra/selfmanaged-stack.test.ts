@@ -7,7 +7,7 @@ import {
   CLUSTER_CREATE_TIMEOUT_SECONDS,
   SelfManagedValkey,
 } from '../../infra/cache/selfmanaged/construct.js';
-import { FENCE_RESOURCE_TYPE } from '../../infra/fence-installer.js';
+import { FENCE_RESOURCE_TYPE } from '../../infra/constructs/fence-installer.js';
 import { FUNCTIONS_RULES_NATIVE, INSTALLER_RULES_NATIVE } from '../../src/families/access-rules.js';
 import { loadConfig } from '../../src/index.js';
 import { MODULE_PATH } from '../support/servers.js';

@@ -1,8 +1,9 @@
 // cache=serverless: ElastiCache Serverless for Valkey, synthesized once, checked where it
 // differs from the node-based default; and the dashboard every stack carries.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FENCE_RESOURCE_TYPE } from '../../infra/fence-installer.js';
-import { resolveSettings, SERVERLESS_ACCESS_STRING } from '../../infra/settings.js';
+import { SERVERLESS_ACCESS_STRING } from '../../infra/cache/serverless/spec.js';
+import { FENCE_RESOURCE_TYPE } from '../../infra/constructs/fence-installer.js';
+import { resolveDeployment } from '../../infra/deployment/deployment.js';
 import { FUNCTIONS_RULES_SCRIPT, INSTALLER_RULES_SCRIPT } from '../../src/families/access-rules.js';
 import { awsSolutionsFindings, serverlessFindings } from './support/nag.js';
 import { type Synthesized, synthStack } from './support/synth.js';
@@ -104,7 +105,7 @@ describe('cache=serverless', () => {
 
   it('refuses acknowledging replicas, naming why', () => {
     expect(
-      resolveSettings({ cache: { kind: 'serverless' }, emq: { ackReplicas: 1 } }).problems,
+      resolveDeployment({ cache: { kind: 'serverless' }, settings: { ackReplicas: 1 } }).problems,
     ).toEqual([
       'ackReplicas (1) must be 0 on cache=serverless: ElastiCache Serverless has no WAIT (it replicates inside the service), so no write could be confirmed by a replica.',
     ]);

@@ -11,7 +11,7 @@ import { handler as httpHandler } from '../../functions/http/handler.js';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { setLogSink } from '../../functions/shared/log.js';
 import { handler as sqsHandler } from '../../functions/sqs/handler.js';
-import type { CacheKind } from '../../infra/settings.js';
+import type { CacheKind } from '../../infra/cache/registry.js';
 import { mintId } from '../../src/keyspace/ids.js';
 import { fixture, lambdaContext, withBody, withPath } from '../fixtures/http/events.js';
 import { clearEmqEnv, invoke } from '../fixtures/http/invoke.js';

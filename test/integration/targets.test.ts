@@ -14,7 +14,7 @@ import { handler as httpHandler } from '../../functions/http/handler.js';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { setLogSink } from '../../functions/shared/log.js';
 import { readCredentials } from '../../functions/shared/secrets.js';
-import type { CacheKind } from '../../infra/settings.js';
+import type { CacheKind } from '../../infra/cache/registry.js';
 import {
   FUNCTIONS_RULES_FUNCTION,
   INSTALLER_RULES_FUNCTION,

@@ -22,7 +22,7 @@ describe('echomq-lambda/cdk', () => {
       logLevel: 'silent',
     });
     const inputs = Object.keys(result.metafile.inputs);
-    expect(inputs).toContain('infra/echomq.ts');
+    expect(inputs).toContain('infra/constructs/echomq.ts');
     expect(inputs.filter((path) => /^(?:scripts|test)\//.test(path))).toEqual([]);
   });
 });

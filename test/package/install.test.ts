@@ -217,7 +217,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { EchoMq, EchoMqCache } from 'echomq-lambda/cdk';
 const stack = new Stack(new App(), 'Bundles');
 const vpc = new ec2.Vpc(stack, 'Vpc');
-console.log(new EchoMq(stack, 'EchoMq', { vpc, cache: EchoMqCache.elastiCache() }).settings.bundleDir);
+console.log(new EchoMq(stack, 'EchoMq', { vpc, cache: EchoMqCache.elastiCache() }).deployment.bundleDir);
 `,
     );
     expect(out.trim()).toBe(join(packageDir(), 'dist', 'functions'));

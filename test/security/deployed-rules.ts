@@ -4,8 +4,8 @@
 // data (bootstrap.sh writes those strings into users.acl; the native family). The ACL tests
 // apply these, never the constants the stack was built from.
 import { INSTALLER_USERNAME as ELASTICACHE_INSTALLER } from '../../infra/cache/elasticache/construct.js';
+import type { CacheSpec } from '../../infra/cache/modules.js';
 import { APP_USERNAME, INSTALLER_USERNAME } from '../../infra/cache/selfmanaged/construct.js';
-import type { CacheSettings } from '../../infra/settings.js';
 import { synthStack } from '../infra/support/synth.js';
 import { flattenIntrinsics, resourcesOf } from '../infra/support/template.js';
 import { MODULE_PATH } from '../support/servers.js';
@@ -20,7 +20,7 @@ export const FUNCTIONS_USER = APP_USERNAME;
 export const INSTALLER_USER = INSTALLER_USERNAME;
 
 /** The two RBAC users' access strings of a stack on ElastiCache (node-based or Serverless). */
-function rbacRules(cache: CacheSettings): DeployedRules {
+function rbacRules(cache: CacheSpec): DeployedRules {
   const { template } = synthStack({ cache });
   const users = Object.values(resourcesOf(template, 'AWS::ElastiCache::User'));
   const accessOf = (name: string): string => {

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import type { Io } from '../../cli/io.js';
 import { run } from '../../cli/program.js';
 import { MAX_BATCH_BODY_BYTES, MAX_BATCH_JOBS } from '../../functions/http/batch-body.js';
-import { CONTEXT_KEYS } from '../../infra/context.js';
+import { CONTEXT_KEYS } from '../../infra/deployment/context.js';
 import { USAGE } from '../../scripts/local/options.js';
 import { MAX_IDEMPOTENCY_KEY_BYTES } from '../../src/keyspace/keyspace.js';
 import { OUTCOMES } from '../../src/outcomes/outcomes.js';

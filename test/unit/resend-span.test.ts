@@ -3,7 +3,7 @@
 // of an admission tell about its answer (src/admission/attempts.ts).
 
 import { describe, expect, it } from 'vitest';
-import { settingsProblems } from '../../infra/environment.js';
+import { settingsProblems } from '../../infra/deployment/environment.js';
 import type { Item } from '../../src/admission/admission-calls.js';
 import { Attempts } from '../../src/admission/attempts.js';
 import type { IdSource } from '../../src/families/family.js';

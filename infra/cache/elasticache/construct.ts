@@ -11,7 +11,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elasticache from 'aws-cdk-lib/aws-elasticache';
 import type { Construct } from 'constructs';
 import type { ExecutorChoice } from '../../../src/settings/config.js';
-import { keptAs } from '../../removal.js';
+import { keptAs } from '../../shared/removal.js';
 import type { CacheIamAuth, CacheMetrics } from '../cache.js';
 import { cacheIamAuth } from '../iam-auth.js';
 import type { CacheNetwork } from '../network.js';
@@ -20,10 +20,10 @@ import { createRbacUsers, rbacIdPrefix } from '../rbac.js';
 import { cfnDurability } from './durability.js';
 import { replicationGroupMetrics } from './metrics.js';
 import { noEvictionParameterGroup } from './parameters.js';
-import { type ElastiCacheSettings, INSTALLER_ACCESS_STRING } from './settings.js';
+import { type ElastiCacheSpec, INSTALLER_ACCESS_STRING } from './spec.js';
 
 export interface ElastiCacheValkeyProps {
-  readonly settings: Required<ElastiCacheSettings>;
+  readonly spec: Required<ElastiCacheSpec>;
   readonly network: CacheNetwork;
   readonly executor: ExecutorChoice;
   /** On delete or replacement. Default: a final snapshot. */
@@ -40,17 +40,17 @@ export class ElastiCacheValkey extends OwnedCache {
   readonly iamAuth: CacheIamAuth | undefined;
 
   constructor(scope: Construct, id: string, props: ElastiCacheValkeyProps) {
-    const { settings, network } = props;
+    const { spec, network } = props;
     super(scope, id, {
       vpc: network.vpc,
       description: 'echomq-lambda Valkey: admits the functions only',
-      clientPorts: ec2.Port.tcp(settings.port),
+      clientPorts: ec2.Port.tcp(spec.port),
       clientPortsDescription: 'echomq-lambda functions to Valkey',
     });
     const rbac = createRbacUsers(this, {
-      accessString: settings.accessString,
+      accessString: spec.accessString,
       installerAccessString: INSTALLER_ACCESS_STRING,
-      cacheAuth: settings.cacheAuth,
+      cacheAuth: spec.cacheAuth,
     });
     this.useCredentials(rbac);
     const userGroup = rbac.userGroup;
@@ -60,32 +60,32 @@ export class ElastiCacheValkey extends OwnedCache {
       subnetIds: network.vpc.selectSubnets(network.cacheSubnets).subnetIds,
     });
 
-    this.parameterGroup = noEvictionParameterGroup(this, 'Parameters', settings.engineVersion);
+    this.parameterGroup = noEvictionParameterGroup(this, 'Parameters', spec.engineVersion);
     // IAM tokens and the Connect policy name the group: give it a known lowercase id then
     // (only then: a new id replaces an existing password-mode group).
     const groupId = rbac.iamUser === undefined ? undefined : rbacIdPrefix(this);
-    const durability = cfnDurability(settings.durability, settings.engineVersion);
+    const durability = cfnDurability(spec.durability, spec.engineVersion);
     this.replicationGroup = new elasticache.CfnReplicationGroup(this, 'ReplicationGroup', {
       ...(groupId === undefined ? {} : { replicationGroupId: groupId }),
       replicationGroupDescription: 'echomq-lambda job admission keyspace',
       engine: 'valkey',
-      engineVersion: settings.engineVersion,
+      engineVersion: spec.engineVersion,
       ...(durability === undefined ? {} : { durability }),
       cacheParameterGroupName: this.parameterGroup.ref,
       clusterMode: 'enabled',
-      cacheNodeType: settings.nodeType,
-      numNodeGroups: settings.shards,
-      replicasPerNodeGroup: settings.replicasPerShard,
+      cacheNodeType: spec.nodeType,
+      numNodeGroups: spec.shards,
+      replicasPerNodeGroup: spec.replicasPerShard,
       multiAzEnabled: true,
       automaticFailoverEnabled: true,
       transitEncryptionEnabled: true,
       transitEncryptionMode: 'required',
       atRestEncryptionEnabled: true,
       userGroupIds: [userGroup.userGroupId],
-      port: settings.port,
+      port: spec.port,
       cacheSubnetGroupName: subnetGroup.ref,
       securityGroupIds: [this.securityGroup.securityGroupId],
-      snapshotRetentionLimit: settings.snapshotRetentionDays,
+      snapshotRetentionLimit: spec.snapshotRetentionDays,
       autoMinorVersionUpgrade: true,
     });
     this.replicationGroup.addResourceDependency(userGroup);
@@ -105,8 +105,8 @@ export class ElastiCacheValkey extends OwnedCache {
         ? undefined
         : cacheIamAuth(this, { user: rbac.iamUser, cacheName: groupId, serverless: false });
     this.metrics = replicationGroupMetrics(this.replicationGroup.ref, {
-      ...settings,
-      durability: durability === undefined ? undefined : settings.durability,
+      ...spec,
+      durability: durability === undefined ? undefined : spec.durability,
     });
   }
 }

@@ -15,11 +15,11 @@
  * - aws-cdk-lib 2.276 (`CfnReplicationGroup.durability`): CloudFormation refuses to turn
  *   durability on or off on an existing replication group; sync and async switch in place.
  */
-import type { Ensure } from '../../resolved.js';
+import type { Ensure } from '../../shared/resolved.js';
 
 /** `sync`: the log is the acknowledgement; `async`: the log trails; `off`: no log. */
 export type Durability = 'sync' | 'async' | 'off';
-export const DURABILITIES: readonly Durability[] = ['sync', 'async', 'off'];
+const DURABILITIES: readonly Durability[] = ['sync', 'async', 'off'];
 
 /** AWS recommends sync where no acknowledged write may be lost, which is this project's promise. */
 export const DEFAULT_DURABILITY: Durability = 'sync';

@@ -1,13 +1,32 @@
 /** ElastiCache for Valkey, node-based: the function family (FCALL), durability on 9.x. */
 
-import type { Resolved } from '../../resolved.js';
+import type { Resolved } from '../../shared/resolved.js';
 import type { CacheAuth } from '../auth.js';
-import type { CacheKindModule } from '../kind.js';
+import type { CacheTarget } from '../cache.js';
+import { type CacheKindModule, type CreatedOptions, placed } from '../kind.js';
 import { ElastiCacheValkey } from './construct.js';
 import type { Durability } from './durability.js';
-import { type ElastiCacheSettings, resolveElastiCache } from './settings.js';
+import { type ElastiCacheSpec, resolveElastiCache } from './spec.js';
 
-export const ELASTICACHE: CacheKindModule<ElastiCacheSettings, Resolved<ElastiCacheSettings>> = {
+export type ElastiCacheOptions = CreatedOptions<ElastiCacheSpec>;
+
+export const ELASTICACHE = {
+  factory: {
+    /** Node-based ElastiCache for Valkey in cluster mode (default: 2 shards, 1 replica each, durability sync). */
+    elastiCache: (options: ElastiCacheOptions = {}) => placed('elasticache', options),
+  },
+  facts: {
+    builds:
+      'ElastiCache for Valkey 9.1, node-based: cluster mode, Multi-AZ with automatic failover, TLS required, encrypted at rest, RBAC users',
+    family: '`function`: `FCALL` of the `emq` library',
+    acknowledgement:
+      '`0` with `durability=sync` (the log is the acknowledgement); `1` (`WAIT 1`) with `async` or `off`',
+    memoryPolicy: "`noeviction` (the stack's parameter group)",
+    durability:
+      '`-c durability=sync` (default), `async` or `off` ([below](#durability-cacheelasticache))',
+    fence: "no: checked at connect (and where the node serves the fence's slot)",
+    limits: 'shards × node memory; resharding online',
+  },
   // Node-based ElastiCache loads no module; it has FUNCTION and FCALL.
   executor: 'function',
   contextKeys: ['nodeType', 'shards', 'replicasPerShard', 'engineVersion', 'durability'],
@@ -34,11 +53,11 @@ export const ELASTICACHE: CacheKindModule<ElastiCacheSettings, Resolved<ElastiCa
   knownReplicas: (cache) => cache.replicasPerShard,
   logConfirmsWrites: (cache) => cache.durability === 'sync',
   describe: (cache) => ({ cacheAuth: cache.cacheAuth, durability: cache.durability }),
-  create: (scope, id, cache, { network, removalPolicy }) =>
+  create: (scope, id, cache, { network, removalPolicy }): CacheTarget =>
     new ElastiCacheValkey(scope, id, {
-      settings: cache,
+      spec: cache,
       network,
       executor: ELASTICACHE.executor,
       removalPolicy,
     }),
-};
+} satisfies CacheKindModule<ElastiCacheSpec, Resolved<ElastiCacheSpec>>;

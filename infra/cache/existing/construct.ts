@@ -1,8 +1,8 @@
 /**
  * A Valkey endpoint the construct does not own: any Valkey 7.2 or later, MemoryDB included. The
- * functions run the executor the settings name (`auto` by default: the native family where
+ * functions run the executor the spec names (`auto` by default: the native family where
  * every primary loads the EchoMQ module, else the function family, decided at connect); the
- * operator's user needs that family's rules (src/access-rules.ts). The construct opens egress
+ * operator's user needs that family's rules (src/families/access-rules.ts). The construct opens egress
  * to the endpoint's ports, admits the functions in the cache's security group where it is
  * given, and lets the functions read the secret or sign IAM tokens for the user. The installer
  * installs as the `installer` user it is given (the installer's rules); without one it
@@ -14,7 +14,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IDependable } from 'constructs';
 import type { ExecutorChoice } from '../../../src/settings/config.js';
-import type { Resolved } from '../../resolved.js';
+import type { Resolved } from '../../shared/resolved.js';
 import {
   type CacheConnectionEnvironment,
   type CacheIamAuth,
@@ -44,7 +44,7 @@ export interface ExistingInstaller {
   readonly iam?: ExistingIamAuth;
 }
 
-export interface ExistingCacheSettings {
+export interface ExistingSpec {
   readonly kind: 'existing';
   /**
    * The server, or cluster seeds: `rediss://host:port`, `redis://host:port`, or `host:port`
@@ -70,14 +70,14 @@ export interface ExistingCacheSettings {
   readonly installer?: ExistingInstaller;
 }
 
-export type ResolvedExisting = Resolved<Pick<ExistingCacheSettings, 'kind' | 'urls' | 'cluster'>> &
-  Pick<ExistingCacheSettings, 'secretArn' | 'secret' | 'iam' | 'securityGroup' | 'installer'> & {
+export type ResolvedExisting = Resolved<Pick<ExistingSpec, 'kind' | 'urls' | 'cluster'>> &
+  Pick<ExistingSpec, 'secretArn' | 'secret' | 'iam' | 'securityGroup' | 'installer'> & {
     readonly executor: ExecutorChoice;
   };
 
 export interface ExistingValkeyProps {
   /** Normalised URLs (scheme://host:port), as the kind's resolve returns them. */
-  readonly settings: ResolvedExisting;
+  readonly spec: ResolvedExisting;
 }
 
 export class ExistingValkey extends Construct implements CacheTarget {
@@ -94,23 +94,23 @@ export class ExistingValkey extends Construct implements CacheTarget {
 
   constructor(scope: Construct, id: string, props: ExistingValkeyProps) {
     super(scope, id);
-    const { settings } = props;
+    const { spec } = props;
     this.credentials =
-      settings.secret ??
-      (settings.secretArn === undefined
+      spec.secret ??
+      (spec.secretArn === undefined
         ? undefined
-        : secretsmanager.Secret.fromSecretCompleteArn(this, 'Credentials', settings.secretArn));
-    this.securityGroup = settings.securityGroup;
-    this.ports = [...new Set(settings.urls.map((url) => Number(new URL(url).port)))];
-    this.endpoint = settings.urls.map((url) => new URL(url).host).join(',');
+        : secretsmanager.Secret.fromSecretCompleteArn(this, 'Credentials', spec.secretArn));
+    this.securityGroup = spec.securityGroup;
+    this.ports = [...new Set(spec.urls.map((url) => Number(new URL(url).port)))];
+    this.endpoint = spec.urls.map((url) => new URL(url).host).join(',');
     this.connectionEnvironment = {
-      EMQ_URL: settings.urls.join(','),
-      EMQ_CLUSTER: settings.cluster ? 'true' : 'false',
-      EMQ_EXECUTOR: settings.executor,
+      EMQ_URL: spec.urls.join(','),
+      EMQ_CLUSTER: spec.cluster ? 'true' : 'false',
+      EMQ_EXECUTOR: spec.executor,
       ...(this.credentials === undefined ? {} : { EMQ_SECRET_ARN: this.credentials.secretArn }),
     };
-    this.iamAuth = settings.iam === undefined ? undefined : existingIamAuth(this, settings.iam);
-    this.installer = installerOf(this, settings.installer) ?? {
+    this.iamAuth = spec.iam === undefined ? undefined : existingIamAuth(this, spec.iam);
+    this.installer = installerOf(this, spec.installer) ?? {
       mode: 'verify',
       environment: undefined,
       grant: (grantee) => {

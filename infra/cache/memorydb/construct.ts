@@ -10,7 +10,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as memorydb from 'aws-cdk-lib/aws-memorydb';
 import type { Construct } from 'constructs';
 import type { ExecutorChoice } from '../../../src/settings/config.js';
-import { keepByFinalSnapshot } from '../../removal.js';
+import { keepByFinalSnapshot } from '../../shared/removal.js';
 import type { CacheIamAuth, CacheMetrics } from '../cache.js';
 import { CLUSTER_PARAMETERS } from '../elasticache/parameters.js';
 import { iamConnect } from '../iam-auth.js';
@@ -18,16 +18,16 @@ import type { CacheNetwork } from '../network.js';
 import { OwnedCache } from '../owned.js';
 import { rbacIdPrefix } from '../rbac.js';
 import { memoryDbMetrics } from './metrics.js';
-import type { ResolvedMemoryDb } from './settings.js';
+import type { ResolvedMemoryDb } from './spec.js';
 import { createMemoryDbUsers } from './users.js';
 
 export interface MemoryDbValkeyProps {
-  readonly settings: ResolvedMemoryDb;
+  readonly spec: ResolvedMemoryDb;
   readonly network: CacheNetwork;
   readonly executor: ExecutorChoice;
   /**
    * On delete or replacement. Default (and `SNAPSHOT`): deleted with a final snapshot;
-   * `RETAIN` keeps the cluster (and what it needs, kept-references.ts); `DESTROY` deletes it.
+   * `RETAIN` keeps the cluster (and what it needs, constructs/kept-references.ts); `DESTROY` deletes it.
    */
   readonly removalPolicy?: RemovalPolicy | undefined;
 }
@@ -48,17 +48,17 @@ export class MemoryDbValkey extends OwnedCache {
   readonly iamAuth: CacheIamAuth | undefined;
 
   constructor(scope: Construct, id: string, props: MemoryDbValkeyProps) {
-    const { settings, network } = props;
+    const { spec, network } = props;
     super(scope, id, {
       vpc: network.vpc,
       description: 'echomq-lambda MemoryDB: admits the functions only',
-      clientPorts: ec2.Port.tcp(settings.port),
+      clientPorts: ec2.Port.tcp(spec.port),
       clientPortsDescription: 'echomq-lambda functions to MemoryDB',
     });
     // Cluster, ACL, user, subnet and parameter group names are account-wide: one prefix from
     // the construct's path, lowercase as MemoryDB wants them.
     const name = rbacIdPrefix(this);
-    const users = createMemoryDbUsers(this, name, settings);
+    const users = createMemoryDbUsers(this, name, spec);
     this.useCredentials(users);
 
     const subnetGroup = new memorydb.CfnSubnetGroup(this, 'SubnetGroup', {
@@ -68,7 +68,7 @@ export class MemoryDbValkey extends OwnedCache {
     });
     this.parameterGroup = new memorydb.CfnParameterGroup(this, 'Parameters', {
       parameterGroupName: name,
-      family: `memorydb_valkey${settings.engineVersion.split('.')[0]}`,
+      family: `memorydb_valkey${spec.engineVersion.split('.')[0]}`,
       description:
         'echomq-lambda: noeviction (a full cache refuses writes, evicts nothing), rows up to 1 KiB as listpacks',
       parameters: { ...MEMORYDB_PARAMETERS },
@@ -77,17 +77,17 @@ export class MemoryDbValkey extends OwnedCache {
       clusterName: name,
       description: 'echomq-lambda job admission keyspace',
       engine: 'valkey',
-      engineVersion: settings.engineVersion,
-      nodeType: settings.nodeType,
-      numShards: settings.shards,
-      numReplicasPerShard: settings.replicasPerShard,
+      engineVersion: spec.engineVersion,
+      nodeType: spec.nodeType,
+      numShards: spec.shards,
+      numReplicasPerShard: spec.replicasPerShard,
       aclName: users.acl.aclName,
       tlsEnabled: true,
-      port: settings.port,
+      port: spec.port,
       subnetGroupName: subnetGroup.subnetGroupName,
       securityGroupIds: [this.securityGroup.securityGroupId],
       parameterGroupName: this.parameterGroup.parameterGroupName,
-      snapshotRetentionLimit: settings.snapshotRetentionDays,
+      snapshotRetentionLimit: spec.snapshotRetentionDays,
       autoMinorVersionUpgrade: true,
     });
     this.cluster.addResourceDependency(users.acl);
@@ -99,7 +99,7 @@ export class MemoryDbValkey extends OwnedCache {
 
     // The port is the one set above: the endpoint's Port attribute is a number, which a
     // joined URL would carry as a token CloudFormation's validation flags.
-    this.connectTo([`${this.cluster.attrClusterEndpointAddress}:${settings.port}`], props.executor);
+    this.connectTo([`${this.cluster.attrClusterEndpointAddress}:${spec.port}`], props.executor);
     this.iamAuth =
       users.credentials === undefined
         ? iamConnect({
@@ -115,6 +115,6 @@ export class MemoryDbValkey extends OwnedCache {
             serverless: false,
           })
         : undefined;
-    this.metrics = memoryDbMetrics(name, settings);
+    this.metrics = memoryDbMetrics(name, spec);
   }
 }

@@ -4,13 +4,30 @@
  * (EMQ_ACK_REPLICAS=0 is right there: a replica never holds a write the log does not).
  */
 import type { CacheAuth } from '../auth.js';
-import type { CacheKindModule } from '../kind.js';
+import type { CacheTarget } from '../cache.js';
+import { type CacheKindModule, type CreatedOptions, placed } from '../kind.js';
 import { MemoryDbValkey } from './construct.js';
-import { type MemoryDbCacheSettings, type ResolvedMemoryDb, resolveMemoryDb } from './settings.js';
+import { type MemoryDbSpec, type ResolvedMemoryDb, resolveMemoryDb } from './spec.js';
 
-export type { MemoryDbCacheSettings, ResolvedMemoryDb };
+export type { MemoryDbSpec, ResolvedMemoryDb };
 
-export const MEMORYDB: CacheKindModule<MemoryDbCacheSettings, ResolvedMemoryDb> = {
+export type MemoryDbOptions = CreatedOptions<MemoryDbSpec>;
+
+export const MEMORYDB = {
+  factory: {
+    /** MemoryDB for Valkey (default: 1 shard, 1 replica; every write in its Multi-AZ transaction log). */
+    memoryDb: (options: MemoryDbOptions = {}) => placed('memorydb', options),
+  },
+  facts: {
+    builds:
+      'MemoryDB for Valkey 7.3: cluster mode, 1 shard with 1 replica, TLS required, encrypted at rest, MemoryDB users in one ACL',
+    family: '`function`: MemoryDB runs `FUNCTION` and `FCALL`',
+    acknowledgement: '`0`: the transaction log is the acknowledgement',
+    memoryPolicy: "`noeviction` (the stack's parameter group)",
+    durability: 'always: a Multi-AZ transaction log holds every write before it is acknowledged',
+    fence: 'no: checked at connect',
+    limits: 'shards × node memory',
+  },
   // MemoryDB for Valkey loads no module and runs FUNCTION and FCALL.
   executor: 'function',
   contextKeys: ['memoryDbNodeType', 'memoryDbShards', 'memoryDbReplicas', 'memoryDbEngineVersion'],
@@ -29,11 +46,11 @@ export const MEMORYDB: CacheKindModule<MemoryDbCacheSettings, ResolvedMemoryDb> 
   // The transaction log acknowledges a write only once it is durable in several AZs.
   logConfirmsWrites: () => true,
   describe: (cache) => ({ cacheAuth: cache.cacheAuth, durability: 'transaction-log' }),
-  create: (scope, id, cache, { network, removalPolicy }) =>
+  create: (scope, id, cache, { network, removalPolicy }): CacheTarget =>
     new MemoryDbValkey(scope, id, {
-      settings: cache,
+      spec: cache,
       network,
       executor: MEMORYDB.executor,
       removalPolicy,
     }),
-};
+} satisfies CacheKindModule<MemoryDbSpec, ResolvedMemoryDb>;

@@ -10,7 +10,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { CacheAuth } from '../auth.js';
 import { userSecret } from '../user-secret.js';
-import { MEMORYDB_INSTALLER_ACCESS_STRING } from './settings.js';
+import { MEMORYDB_INSTALLER_ACCESS_STRING } from './spec.js';
 
 /** Why MemoryDB user passwords have no rotation Lambda (cdk-nag SMG4). */
 const ROTATION =

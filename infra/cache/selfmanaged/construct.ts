@@ -35,8 +35,8 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { INSTALLER_RULES_NATIVE } from '../../../src/families/access-rules.js';
 import type { ExecutorChoice } from '../../../src/settings/config.js';
-import { packageDir } from '../../package-dir.js';
-import { keptAs } from '../../removal.js';
+import { packageDir } from '../../shared/package-dir.js';
+import { keptAs } from '../../shared/removal.js';
 import type { CacheConnectionEnvironment } from '../cache.js';
 import type { CacheNetwork } from '../network.js';
 import { OwnedCache } from '../owned.js';
@@ -45,11 +45,11 @@ import { addNodeEndpoints } from './endpoints.js';
 import { placeNodes } from './layout.js';
 import { instanceArchitecture, moduleArchitecture } from './module-artifact.js';
 import { createNodeSecrets } from './node-secrets.js';
-import type { ResolvedSelfManaged } from './settings.js';
+import type { ResolvedSelfManaged } from './spec.js';
 import { nodeUserData } from './user-data.js';
 
 export interface SelfManagedValkeyProps {
-  readonly settings: ResolvedSelfManaged;
+  readonly spec: ResolvedSelfManaged;
   readonly network: CacheNetwork;
   /** The identity the nodes load the module with: the functions' EMQ_WIRE. */
   readonly wire: string;
@@ -92,12 +92,12 @@ export class SelfManagedValkey extends OwnedCache {
   readonly clusterCreated: CfnWaitCondition;
 
   constructor(scope: Construct, id: string, props: SelfManagedValkeyProps) {
-    const { settings, network } = props;
+    const { spec, network } = props;
     const vpc = network.vpc;
     super(scope, id, {
       vpc,
       description: 'echomq-lambda Valkey nodes: admits the functions and the nodes themselves',
-      clientPorts: ec2.Port.tcp(settings.port),
+      clientPorts: ec2.Port.tcp(spec.port),
       clientPortsDescription: 'echomq-lambda functions to Valkey',
     });
 
@@ -108,13 +108,10 @@ export class SelfManagedValkey extends OwnedCache {
     this.tlsMaterial = secrets.tlsMaterial;
     const nodesPeer = this.securityGroup.connections;
     nodesPeer.allowInternally(
-      ec2.Port.tcp(settings.port),
+      ec2.Port.tcp(spec.port),
       'Valkey: replication and cluster creation between nodes',
     );
-    nodesPeer.allowInternally(
-      ec2.Port.tcp(settings.port + 10_000),
-      'Valkey cluster bus between nodes',
-    );
+    nodesPeer.allowInternally(ec2.Port.tcp(spec.port + 10_000), 'Valkey cluster bus between nodes');
     // The VPC has no route out: 443 reaches only the S3, Secrets Manager and SSM endpoints.
     this.securityGroup.addEgressRule(
       ec2.Peer.anyIpv4(),
@@ -123,15 +120,15 @@ export class SelfManagedValkey extends OwnedCache {
     );
     addNodeEndpoints(this, network, this.securityGroup);
 
-    this.moduleAsset = new Asset(this, 'Module', { path: settings.moduleArtifact });
+    this.moduleAsset = new Asset(this, 'Module', { path: spec.moduleArtifact });
     this.scriptsAsset = new Asset(this, 'Scripts', { path: SCRIPTS_PATH });
     const { moduleAsset, scriptsAsset } = this;
-    const architecture = instanceArchitecture(settings.instanceType);
-    const built = moduleArchitecture(settings.moduleArtifact);
+    const architecture = instanceArchitecture(spec.instanceType);
+    const built = moduleArchitecture(spec.moduleArtifact);
     if (built !== architecture) {
       Annotations.of(this).addWarningV2(
         'echomq:module-architecture',
-        `moduleArtifact is built for ${built ?? 'an unknown CPU'} but ${settings.instanceType} runs ${architecture}: the nodes will fail to load it.`,
+        `moduleArtifact is built for ${built ?? 'an unknown CPU'} but ${spec.instanceType} runs ${architecture}: the nodes will fail to load it.`,
       );
     }
 
@@ -164,19 +161,19 @@ export class SelfManagedValkey extends OwnedCache {
     this.acknowledgeRoleFindings();
 
     const subnets = vpc.selectSubnets({ ...network.cacheSubnets, onePerAz: true }).subnets;
-    const placements = placeNodes(settings.shards, settings.replicasPerShard, subnets.map(cidrOf));
-    const seeds = placements.map((node) => `${node.address}:${settings.port}`);
+    const placements = placeNodes(spec.shards, spec.replicasPerShard, subnets.map(cidrOf));
+    const seeds = placements.map((node) => `${node.address}:${spec.port}`);
     const handle = new CfnWaitConditionHandle(this, 'ClusterCreatedHandle');
     const common = {
       EMQ_NODES: seeds.join(' '),
-      EMQ_SHARDS: String(settings.shards),
-      EMQ_REPLICAS: String(settings.replicasPerShard),
+      EMQ_SHARDS: String(spec.shards),
+      EMQ_REPLICAS: String(spec.replicasPerShard),
       EMQ_WIRE: props.wire,
       EMQ_MODULE_URI: moduleAsset.s3ObjectUrl,
       EMQ_APP_SECRET_ARN: this.appCredentials.secretArn,
       EMQ_ADMIN_SECRET_ARN: this.adminCredentials.secretArn,
       EMQ_TLS_SECRET_ARN: this.tlsMaterial.secretArn,
-      EMQ_ACCESS_STRING: settings.accessString,
+      EMQ_ACCESS_STRING: spec.accessString,
       EMQ_INSTALLER_SECRET_ARN: this.installerCredentials.secretArn,
       EMQ_INSTALLER_ACCESS_STRING: INSTALLER_RULES_NATIVE,
       EMQ_DATA_DEVICE: DATA_DEVICE,
@@ -188,8 +185,8 @@ export class SelfManagedValkey extends OwnedCache {
         vpc,
         subnet: subnets[placement.subnet] as ec2.ISubnet,
         address: placement.address,
-        generation: settings.replacedNodes.filter((index) => index === placement.index).length,
-        instanceType: settings.instanceType,
+        generation: spec.replacedNodes.filter((index) => index === placement.index).length,
+        instanceType: spec.instanceType,
         architecture,
         securityGroup: this.securityGroup,
         role: this.role,
@@ -203,7 +200,7 @@ export class SelfManagedValkey extends OwnedCache {
           scriptsKey: scriptsAsset.s3ObjectKey,
           createsCluster: placement.index === 0,
         }),
-        dataVolumeGiB: settings.dataVolumeGiB,
+        dataVolumeGiB: spec.dataVolumeGiB,
         removalPolicy: keptAs(props.removalPolicy, RemovalPolicy.SNAPSHOT),
       });
       return node;

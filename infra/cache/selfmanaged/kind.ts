@@ -1,24 +1,40 @@
 /**
  * A Valkey cluster on EC2 that loads the EchoMQ module: the native family (EMQ.ADMIT) with its
- * per-write fence and paused guard. Its settings are declared in ../selfmanaged/settings.ts,
+ * per-write fence and paused guard. Its spec is declared in spec.ts,
  * which the construct reads too.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ARM64_MODULE, HOST_MODULE } from '../../../module/artifacts.js';
 import { FUNCTIONS_RULES_NATIVE } from '../../../src/families/access-rules.js';
-import { packageDir } from '../../package-dir.js';
-import type { CacheKindModule } from '../kind.js';
+import { packageDir } from '../../shared/package-dir.js';
+import type { CacheTarget } from '../cache.js';
+import { type CacheKindModule, type CreatedOptions, placed } from '../kind.js';
 import { SelfManagedValkey } from './construct.js';
 import { instanceArchitecture } from './module-artifact.js';
-import type { ResolvedSelfManaged, SelfManagedCacheSettings } from './settings.js';
+import type { ResolvedSelfManaged, SelfManagedSpec } from './spec.js';
 
-export type { ResolvedSelfManaged, SelfManagedCacheSettings };
+export type { ResolvedSelfManaged, SelfManagedSpec };
 
-/** The functions' rules on a cluster that loads the module: the native family (src/access-rules.ts). */
+/** The functions' rules on a cluster that loads the module: the native family (src/families/access-rules.ts). */
 export const SELFMANAGED_ACCESS_STRING = FUNCTIONS_RULES_NATIVE;
 
-export const SELFMANAGED: CacheKindModule<SelfManagedCacheSettings, ResolvedSelfManaged> = {
+export type SelfManagedOptions = CreatedOptions<SelfManagedSpec>;
+
+export const SELFMANAGED = {
+  factory: {
+    /** A Valkey cluster on EC2 that loads the EchoMQ module. */
+    selfManaged: (options: SelfManagedOptions = {}) => placed('selfmanaged', options),
+  },
+  facts: {
+    builds: 'Valkey on EC2 that loads the EchoMQ module',
+    family: '`native`: `EMQ.ADMIT`',
+    acknowledgement: '`1` where shards have replicas',
+    memoryPolicy: '`noeviction`',
+    durability: "each node's AOF (`appendfsync everysec`) on its EBS volume, plus replicas",
+    fence: 'yes',
+    limits: 'no resizing after creation',
+  },
   // Every node loads the module.
   executor: 'native',
   contextKeys: [
@@ -100,12 +116,12 @@ export const SELFMANAGED: CacheKindModule<SelfManagedCacheSettings, ResolvedSelf
   knownReplicas: (cache) => cache.replicasPerShard,
   logConfirmsWrites: () => false,
   describe: () => ({ cacheAuth: 'password', durability: 'aof-everysec' }),
-  create: (scope, id, cache, { network, wire, removalPolicy }) =>
+  create: (scope, id, cache, { network, wire, removalPolicy }): CacheTarget =>
     new SelfManagedValkey(scope, id, {
-      settings: cache,
+      spec: cache,
       network,
       wire,
       executor: SELFMANAGED.executor,
       removalPolicy,
     }),
-};
+} satisfies CacheKindModule<SelfManagedSpec, ResolvedSelfManaged>;

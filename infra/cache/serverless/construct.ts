@@ -11,22 +11,22 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elasticache from 'aws-cdk-lib/aws-elasticache';
 import type { Construct } from 'constructs';
 import type { ExecutorChoice } from '../../../src/settings/config.js';
-import { keepByFinalSnapshot } from '../../removal.js';
+import { keepByFinalSnapshot } from '../../shared/removal.js';
 import type { CacheIamAuth, CacheMetrics } from '../cache.js';
 import { cacheIamAuth } from '../iam-auth.js';
 import type { CacheNetwork } from '../network.js';
 import { OwnedCache } from '../owned.js';
 import { createRbacUsers, rbacIdPrefix } from '../rbac.js';
 import { serverlessMetrics } from './metrics.js';
-import { SERVERLESS_INSTALLER_ACCESS_STRING, type ServerlessCacheSettings } from './settings.js';
+import { SERVERLESS_INSTALLER_ACCESS_STRING, type ServerlessSpec } from './spec.js';
 
 export interface ServerlessValkeyProps {
-  readonly settings: Required<ServerlessCacheSettings>;
+  readonly spec: Required<ServerlessSpec>;
   readonly network: CacheNetwork;
   readonly executor: ExecutorChoice;
   /**
    * On delete or replacement. Default (and `SNAPSHOT`): deleted with a final snapshot;
-   * `RETAIN` keeps the cache (and what it needs, kept-references.ts); `DESTROY` deletes it.
+   * `RETAIN` keeps the cache (and what it needs, constructs/kept-references.ts); `DESTROY` deletes it.
    */
   readonly removalPolicy?: RemovalPolicy | undefined;
 }
@@ -41,7 +41,7 @@ export class ServerlessValkey extends OwnedCache {
   readonly iamAuth: CacheIamAuth | undefined;
 
   constructor(scope: Construct, id: string, props: ServerlessValkeyProps) {
-    const { settings, network } = props;
+    const { spec, network } = props;
     super(scope, id, {
       vpc: network.vpc,
       description: 'echomq-lambda Valkey Serverless: admits the functions only',
@@ -50,9 +50,9 @@ export class ServerlessValkey extends OwnedCache {
         'echomq-lambda functions to Valkey Serverless (endpoint and reader endpoint)',
     });
     const rbac = createRbacUsers(this, {
-      accessString: settings.accessString,
+      accessString: spec.accessString,
       installerAccessString: SERVERLESS_INSTALLER_ACCESS_STRING,
-      cacheAuth: settings.cacheAuth,
+      cacheAuth: spec.cacheAuth,
     });
     this.useCredentials(rbac);
     const name = rbacIdPrefix(this);
@@ -60,15 +60,15 @@ export class ServerlessValkey extends OwnedCache {
       serverlessCacheName: name,
       description: 'echomq-lambda job admission keyspace',
       engine: 'valkey',
-      majorEngineVersion: settings.majorEngineVersion,
+      majorEngineVersion: spec.majorEngineVersion,
       cacheUsageLimits: {
-        dataStorage: { maximum: settings.dataStorageMaxGb, unit: 'GB' },
-        ecpuPerSecond: { maximum: settings.ecpuPerSecondMax },
+        dataStorage: { maximum: spec.dataStorageMaxGb, unit: 'GB' },
+        ecpuPerSecond: { maximum: spec.ecpuPerSecondMax },
       },
       subnetIds: network.vpc.selectSubnets(network.cacheSubnets).subnetIds,
       securityGroupIds: [this.securityGroup.securityGroupId],
       userGroupId: rbac.userGroup.userGroupId,
-      snapshotRetentionLimit: settings.snapshotRetentionDays,
+      snapshotRetentionLimit: spec.snapshotRetentionDays,
     });
     this.cache.addResourceDependency(rbac.userGroup);
     // The queue's rows live here: kept by a final snapshot, as the node-based cache's.
@@ -81,6 +81,6 @@ export class ServerlessValkey extends OwnedCache {
       rbac.iamUser === undefined
         ? undefined
         : cacheIamAuth(this, { user: rbac.iamUser, cacheName: name, serverless: true });
-    this.metrics = serverlessMetrics(name, settings.dataStorageMaxGb);
+    this.metrics = serverlessMetrics(name, spec.dataStorageMaxGb);
   }
 }

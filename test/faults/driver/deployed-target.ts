@@ -8,7 +8,8 @@
  */
 import { onFenceEvent } from '../../../functions/fence/on-event.js';
 import { setLogSink } from '../../../functions/shared/log.js';
-import type { CacheKind, EchoMqSettings } from '../../../infra/settings.js';
+import type { CacheKind } from '../../../infra/cache/registry.js';
+import type { EchoMqDeployment } from '../../../infra/deployment/deployment.js';
 import { type Connection, connect } from '../../../src/index.js';
 import { createEvent } from '../../infra/support/cfn-events.js';
 import {
@@ -51,7 +52,7 @@ export interface DeployedTarget {
 export async function startDeployed(
   kind: CacheKind,
   profile: ProfileName,
-  variant?: EchoMqSettings,
+  variant?: EchoMqDeployment,
 ): Promise<DeployedTarget> {
   const settings = deployed(kind, variant);
   const existing = kind === 'existing';

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll } from 'vitest';
-import { EchoMqAppStack, type EchoMqAppStackProps } from '../../../infra/app-stack.js';
-import { BUNDLES } from '../../../infra/bundles.js';
-import type { EchoMqSettings } from '../../../infra/settings.js';
+import { EchoMqAppStack, type EchoMqAppStackProps } from '../../../infra/app/app-stack.js';
+import { BUNDLES } from '../../../infra/deployment/bundles.js';
+import type { EchoMqDeployment } from '../../../infra/deployment/deployment.js';
 
 /** A fixed environment, so nothing depends on the machine's AWS configuration. */
 export const TEST_ENV = { account: '123456789012', region: 'eu-west-1' } as const;
@@ -40,14 +40,14 @@ export interface Synthesized {
 
 /** Builds and synthesizes one stack variant (seconds: call it once per file, in beforeAll). */
 export function synthStack(
-  settings: EchoMqSettings = {},
-  props: Omit<EchoMqAppStackProps, 'settings'> = {},
+  deployment: EchoMqDeployment = {},
+  props: Omit<EchoMqAppStackProps, 'deployment'> = {},
 ): Synthesized {
   const app = new App({ outdir: temporaryDir('emq-cdk-out-') });
   const stack = new EchoMqAppStack(app, 'EchoMqTest', {
     env: TEST_ENV,
     ...props,
-    settings: { bundleDir: standInBundles(), ...settings },
+    deployment: { bundleDir: standInBundles(), ...deployment },
   });
   return { stack, template: Template.fromStack(stack) };
 }

@@ -1,6 +1,6 @@
 // Small readers over a synthesized template, so assertions name what they check.
 import type { Template } from 'aws-cdk-lib/assertions';
-import { BUNDLE_HANDLER } from '../../../infra/bundles.js';
+import { BUNDLE_HANDLER } from '../../../infra/deployment/bundles.js';
 
 export interface Resource {
   readonly Type: string;

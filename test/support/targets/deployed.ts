@@ -14,7 +14,8 @@
  * Written against what the template holds, not against infra's constants.
  */
 import type { Template } from 'aws-cdk-lib/assertions';
-import type { CacheKind, EchoMqSettings } from '../../../infra/settings.js';
+import type { CacheKind } from '../../../infra/cache/registry.js';
+import type { EchoMqDeployment } from '../../../infra/deployment/deployment.js';
 import { synthStack } from '../../infra/support/synth.js';
 import {
   environmentOf,
@@ -57,7 +58,7 @@ export function standInArn(logicalId: string): string {
 const cache = new Map<CacheKind, Deployed>();
 
 /** What the default stack of `kind` deploys (read once per process); `settings` for a variant. */
-export function deployed(kind: CacheKind, settings?: EchoMqSettings): Deployed {
+export function deployed(kind: CacheKind, settings?: EchoMqDeployment): Deployed {
   if (settings !== undefined) return read(kind, synthStack(settings).template);
   let found = cache.get(kind);
   if (found === undefined) {

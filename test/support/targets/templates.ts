@@ -6,7 +6,8 @@
  * secret's answer are the local target's anyway).
  */
 import type { Template } from 'aws-cdk-lib/assertions';
-import type { CacheKind, CacheSettings } from '../../../infra/settings.js';
+import type { CacheSpec } from '../../../infra/cache/modules.js';
+import type { CacheKind } from '../../../infra/cache/registry.js';
 import { synthStack } from '../../infra/support/synth.js';
 import { MODULE_PATH } from '../module.js';
 
@@ -14,7 +15,7 @@ import { MODULE_PATH } from '../module.js';
 export const EXISTING_SECRET_ARN =
   'arn:aws:secretsmanager:eu-west-1:123456789012:secret:ExistingSecret-AbCdEf';
 
-const DEFAULTS: Readonly<Record<CacheKind, CacheSettings>> = {
+const DEFAULTS: Readonly<Record<CacheKind, CacheSpec>> = {
   elasticache: { kind: 'elasticache' },
   serverless: { kind: 'serverless' },
   existing: {

@@ -1,0 +1,206 @@
+/**
+ * EchoMq (SPEC §12): the two faces of echomq-lambda, their cache and the fence installer, in
+ * any stack. It brings its own API, queues and cache where it is given none, and wires the
+ * user's where it is: a VPC (required), an HTTP API, a REST API resource or a Function URL, an
+ * SQS queue and DLQ, and any of four caches. Everything it is told is checked before anything
+ * is built, the functions' environments by the runtime's own loadConfig.
+ */
+import { RemovalPolicy } from 'aws-cdk-lib';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { CacheTarget } from '../cache/cache.js';
+import { moduleOf } from '../cache/modules.js';
+import {
+  checkedDeployment,
+  type EchoMqDeployment,
+  InvalidDeploymentError,
+  type Redelivery,
+  type ResolvedDeployment,
+} from '../deployment/deployment.js';
+import { checkDedupeTtl } from '../deployment/sqs.js';
+import { keptAs } from '../shared/removal.js';
+import { EchoMqAlarms } from './alarms.js';
+import { EchoMqDashboard } from './dashboard.js';
+import type { EchoMqProps } from './echomq-props.js';
+import { FenceInstaller } from './fence-installer.js';
+import { EchoMqFunctions } from './functions.js';
+import { EchoMqHttpFace } from './http-face.js';
+import { keepWhatKeptResourcesNeed } from './kept-references.js';
+import { EchoMqNetwork } from './network.js';
+import { redeliveryOf } from './queue-redelivery.js';
+import { EchoMqQueues } from './queues.js';
+
+export type { EchoMqFunctionProps, EchoMqOptions, EchoMqProps, EchoMqSqs } from './echomq-props.js';
+
+export class EchoMq extends Construct {
+  readonly deployment: ResolvedDeployment;
+  readonly network: EchoMqNetwork;
+  readonly cache: CacheTarget;
+  /** `host:port` of the cache endpoint (comma-separated seeds where there are several). */
+  readonly cacheEndpoint: string;
+  readonly functionsSecurityGroup: ec2.ISecurityGroup;
+  readonly httpFunction: lambda.Function | undefined;
+  readonly sqsFunction: lambda.Function | undefined;
+  /** The HTTP face: its API (new or the user's), REST API or Function URL. */
+  readonly http: EchoMqHttpFace | undefined;
+  /** The queue whose messages become jobs, and its DLQ (new or the user's). */
+  readonly queue: sqs.IQueue | undefined;
+  readonly deadLetterQueue: sqs.IQueue | undefined;
+  readonly fence: FenceInstaller;
+  readonly alarms: EchoMqAlarms;
+  readonly dashboard: EchoMqDashboard;
+
+  constructor(scope: Construct, id: string, props: EchoMqProps) {
+    super(scope, id);
+    const deployment = deploymentOf(props);
+    this.deployment = deployment;
+
+    this.network = new EchoMqNetwork(this, 'Network', {
+      vpc: props.vpc,
+      functionSubnets: props.vpcSubnets ?? {},
+      cacheSubnets: props.cache.vpcSubnets ?? props.vpcSubnets ?? {},
+      securityGroups: props.securityGroups,
+      interfaceEndpoints: deployment.network.interfaceEndpoints,
+    });
+    const network = this.network;
+    this.functionsSecurityGroup = network.functionsSecurityGroup;
+    this.cache = moduleOf(deployment.cache).create(this, 'Cache', deployment.cache, {
+      network,
+      wire: deployment.settings.wire,
+      removalPolicy: props.removalPolicy,
+    });
+    this.cache.allowConnectionsFrom(network.functionsSecurityGroup);
+    this.cacheEndpoint = this.cache.endpoint;
+
+    const queues =
+      props.sqs === false
+        ? undefined
+        : new EchoMqQueues(this, 'Queues', {
+            deployment,
+            removalPolicy: keptAs(props.removalPolicy, RemovalPolicy.RETAIN),
+            source: props.sqs?.queue,
+            deadLetters: props.sqs?.deadLetterQueue,
+            queueProps: props.queueProps,
+            deadLetterQueueProps: props.deadLetterQueueProps,
+          });
+    if (queues !== undefined && props.queueProps !== undefined) {
+      // The overrides may change the figures the deployment was checked with: check the queue.
+      checkRedelivery(deployment.settings.dedupeTtlMs, redeliveryOf(queues.source, undefined));
+    }
+    this.queue = queues?.source;
+    this.deadLetterQueue = queues?.deadLetters;
+    const functions = new EchoMqFunctions(this, 'Functions', {
+      deployment,
+      network,
+      cache: this.cache,
+      http: props.http !== false,
+      queues,
+      functionProps: props.functionProps,
+    });
+    this.httpFunction = functions.http;
+    this.sqsFunction = functions.sqs;
+    this.http =
+      functions.http === undefined || props.http === false
+        ? undefined
+        : new EchoMqHttpFace(this, 'Http', {
+            deployment,
+            handler: functions.http,
+            on: props.http,
+          });
+    this.fence = new FenceInstaller(this, 'Fence', { deployment, network, cache: this.cache });
+    // Records taken before the fence exists would fail as retryable and burn their receives.
+    functions.sqsEventSource?.node.addDependency(this.fence);
+
+    this.alarms = new EchoMqAlarms(this, 'Alarms', {
+      functions: Object.fromEntries(
+        Object.entries({ Http: functions.http, Sqs: functions.sqs }).filter(
+          (entry): entry is [string, lambda.Function] => entry[1] !== undefined,
+        ),
+      ),
+      deadLetters: this.deadLetterQueue,
+      apiServerErrors: this.http?.serverErrors,
+      cache: this.cache.metrics,
+      topicArn: deployment.alarmTopicArn,
+    });
+    this.dashboard = new EchoMqDashboard(this, 'Dashboard', {
+      deadLetters: this.deadLetterQueue,
+      cache: this.cache.metrics,
+    });
+    keepWhatKeptResourcesNeed(this);
+  }
+
+  /**
+   * Lets `grantee` enqueue: send to the SQS face's queue, and invoke every route of the HTTP
+   * face (execute-api:Invoke, or lambda:InvokeFunctionUrl on a Function URL) where the routes
+   * are authorized by IAM. Where an authorizer of the team's decides (JWT, Lambda, Cognito: the
+   * API's default authorizer or `http.authorizer`), IAM grants nothing there: give the caller
+   * what that authorizer accepts instead.
+   */
+  grantEnqueue(grantee: iam.IGrantable): void {
+    this.http?.grantInvoke(grantee);
+    this.queue?.grantSendMessages(grantee);
+  }
+}
+
+/** The props as a deployment, resolved and checked with the bundles; throws every problem at once. */
+function deploymentOf(props: EchoMqProps): ResolvedDeployment {
+  const options = props.options ?? {};
+  const http = props.http === false ? undefined : props.http;
+  const sqsFace = props.sqs === false ? undefined : props.sqs;
+  const problems: string[] = [];
+  let redelivery: Redelivery | undefined;
+  if (sqsFace?.queue !== undefined) {
+    const read = redeliveryOf(sqsFace.queue, sqsFace.redelivery);
+    if (typeof read === 'string') problems.push(read);
+    else redelivery = read;
+    if (props.queueProps !== undefined) {
+      problems.push(
+        'queueProps shapes the queue the construct makes: with sqs.queue, shape yours.',
+      );
+    }
+  } else if (sqsFace?.redelivery !== undefined) {
+    problems.push('sqs.redelivery describes an imported sqs.queue: give the queue too.');
+  }
+  if (sqsFace?.deadLetterQueue !== undefined && props.deadLetterQueueProps !== undefined) {
+    problems.push(
+      'deadLetterQueueProps shapes the DLQ the construct makes: with sqs.deadLetterQueue, shape yours.',
+    );
+  }
+  const onTeamApi = http !== undefined && 'api' in http && http.api !== undefined;
+  const elsewhere =
+    http !== undefined &&
+    (('restApi' in http && http.restApi !== undefined) ||
+      ('functionUrl' in http && http.functionUrl === true));
+  if (http?.auth?.kind === 'jwt' && elsewhere) {
+    problems.push('a JWT authorizer applies to an HTTP API only (a new one, or http.api).');
+  }
+  if (onTeamApi && http.auth !== undefined && http.authorizer !== undefined) {
+    problems.push('http.auth and http.authorizer are exclusive: give the routes one authorizer.');
+  }
+  const input: EchoMqDeployment = {
+    cache: props.cache.spec,
+    settings: props.settings,
+    http,
+    sqs: sqsFace,
+    ...(redelivery === undefined ? {} : { redelivery }),
+    network: { interfaceEndpoints: props.interfaceEndpoints ?? false },
+    runtime: options.runtime,
+    tracing: props.tracing,
+    logRetentionDays: options.logRetentionDays,
+    keepLogsOnDelete: options.keepLogsOnDelete,
+    alarmTopicArn: options.alarmTopicArn,
+    bundleDir: options.bundleDir,
+  };
+  return checkedDeployment(input, problems);
+}
+
+/** The one dedupe rule, on figures known only once the queue is built. */
+function checkRedelivery(dedupeTtlMs: number, read: Redelivery | string): void {
+  const problems: string[] = [];
+  if (typeof read === 'string') problems.push(read);
+  else checkDedupeTtl(dedupeTtlMs, read, (ok, problem) => ok || problems.push(problem));
+  if (problems.length > 0) throw new InvalidDeploymentError(problems);
+}

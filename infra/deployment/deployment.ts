@@ -1,0 +1,234 @@
+/**
+ * The deployment: everything a deployment of echomq-lambda can choose, the default of every
+ * field, and the one check that reports every invalid choice at once, before any construct is
+ * built.
+ *
+ * A deployment is plain data (it comes from `-c key=value` or from the construct's props), so
+ * the same check serves `cdk synth` and the tests. Its `settings` are the EMQ_* values only.
+ */
+
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { SETTING_NAMES, SETTINGS, type SettingValues } from '../../src/settings/settings-table.js';
+import type { CacheSpec, ResolvedCache } from '../cache/modules.js';
+import { DEFAULT_CACHE_KIND } from '../cache/registry.js';
+import type { Resolved } from '../shared/resolved.js';
+import { checkAckReplicas, defaultAckReplicas } from './ack-replicas.js';
+import { defaultBundleDir } from './bundle-dir.js';
+import { missingBundles } from './bundles.js';
+import { resolveCache } from './cache.js';
+import { settingsProblems } from './environment.js';
+import { type NetworkOptions, type ResolvedNetwork, resolveNetwork } from './network.js';
+import {
+  checkDedupeTtl,
+  type Redelivery,
+  type ResolvedSqs,
+  resolveSqs,
+  type SqsOptions,
+  sourceRedelivery,
+} from './sqs.js';
+
+export type { ResolvedNetwork } from './network.js';
+export type { Redelivery, SqsOptions } from './sqs.js';
+
+export type ApiAuth =
+  | { readonly kind: 'iam' }
+  | {
+      readonly kind: 'jwt';
+      /** The token issuer, an https URL (for Cognito: https://cognito-idp.<region>.amazonaws.com/<pool id>). */
+      readonly issuer: string;
+      /** Accepted `aud` (or `client_id`) values; at least one. */
+      readonly audience: readonly string[];
+    };
+
+export interface HttpOptions {
+  /** Who may call the routes. Default `{ kind: 'iam' }` (SigV4-signed calls). */
+  readonly auth?: ApiAuth;
+  /** Steady-state requests per second of the stage. Default `100`. */
+  readonly throttleRate?: number;
+  /** Burst of requests of the stage. Default `200`. */
+  readonly throttleBurst?: number;
+  /** Function timeout in seconds, at most 29 (the HTTP API's own limit is 30). Default `10`. */
+  readonly timeoutSeconds?: number;
+  /** Function memory in MiB. Default `512`. */
+  readonly memoryMiB?: number;
+}
+
+/** The Lambda runtimes the bundles are built and tested for. */
+export const RUNTIMES = ['nodejs22.x', 'nodejs24.x'] as const;
+export type RuntimeName = (typeof RUNTIMES)[number];
+
+export interface EchoMqDeployment {
+  /** Where the functions find Valkey. Default `{ kind: 'elasticache' }`. */
+  readonly cache?: CacheSpec;
+  /** Folder of the prebuilt bundles (`http/`, `sqs/`, `fence/`, each with `index.mjs`). Default: the package's own `dist/functions`. */
+  readonly bundleDir?: string;
+  /**
+   * The EMQ_* settings every function receives: one field per row of the settings table
+   * (src/settings/settings-table.ts: env name, default, bounds). Default: each row's default, but
+   * `ackReplicas`, which defaults by the cache (ack-replicas.ts) where the table's 0 would
+   * leave a replica-backed write unconfirmed.
+   */
+  readonly settings?: SettingValues;
+  /** The HTTP API and its function. Default: each field's default. */
+  readonly http?: HttpOptions;
+  /** The queues and the SQS function. Default: each field's default. */
+  readonly sqs?: SqsOptions;
+  /**
+   * The redelivery figures of the queue the SQS face reads where the deployment does not make it
+   * (the team's own queue), checked against dedupeTtlMs in its place. Default: the new queue's.
+   */
+  readonly redelivery?: Redelivery;
+  /** The VPC the stack creates, or the user's VPC. Default: each field's default. */
+  readonly network?: NetworkOptions;
+  /** Lambda runtime of every function. Default `'nodejs22.x'`. */
+  readonly runtime?: RuntimeName;
+  /** X-Ray active tracing on the functions and the API stage (X-Ray's default sampling). Default `true`. */
+  readonly tracing?: boolean;
+  /** Days every log group keeps events (a CloudWatch Logs retention value). Default `30`. */
+  readonly logRetentionDays?: number;
+  /** Keep log groups when the stack is deleted. Default `false` (a teardown leaves nothing). */
+  readonly keepLogsOnDelete?: boolean;
+  /** SNS topic ARN the alarms notify. Default: none (alarms only change state). */
+  readonly alarmTopicArn?: string;
+}
+
+export interface ResolvedDeployment {
+  readonly cache: ResolvedCache;
+  readonly bundleDir: string;
+  readonly settings: Required<SettingValues>;
+  readonly http: Resolved<HttpOptions>;
+  readonly sqs: ResolvedSqs;
+  readonly network: ResolvedNetwork;
+  readonly runtime: RuntimeName;
+  readonly tracing: boolean;
+  readonly logRetentionDays: RetentionDays;
+  readonly keepLogsOnDelete: boolean;
+  readonly alarmTopicArn: string | undefined;
+}
+
+/** Fills every default and collects every problem; `problems` is empty when the deployment is valid. */
+export function resolveDeployment(input: EchoMqDeployment = {}): {
+  deployment: ResolvedDeployment;
+  problems: string[];
+} {
+  const problems: string[] = [];
+  const ensure = (ok: boolean, problem: string) => {
+    if (!ok) problems.push(problem);
+  };
+  const int = (name: string, value: number, min: number, max: number) =>
+    ensure(
+      Number.isSafeInteger(value) && value >= min && value <= max,
+      `${name} must be a whole number from ${min} to ${max}.`,
+    );
+
+  const resolvedCache = resolveCache(input.cache ?? { kind: DEFAULT_CACHE_KIND }, ensure, int);
+
+  const settings = resolveSettingValues(input.settings, resolvedCache);
+  checkAckReplicas(settings.ackReplicas, resolvedCache, ensure);
+  for (const problem of settingsProblems(settings)) ensure(false, problem);
+  const cache = resolvedCache;
+
+  const auth = input.http?.auth ?? { kind: 'iam' };
+  if (auth.kind === 'jwt') {
+    ensure(/^https:\/\/\S+$/.test(auth.issuer), 'jwtIssuer must be an https URL.');
+    ensure(
+      auth.audience.length > 0 && auth.audience.every((value) => value.trim() !== ''),
+      'jwtAudience must name at least one audience (comma-separated).',
+    );
+  } else {
+    ensure(auth.kind === 'iam', "auth must be 'iam' or 'jwt'.");
+  }
+  const http = {
+    auth,
+    throttleRate: input.http?.throttleRate ?? 100,
+    throttleBurst: input.http?.throttleBurst ?? 200,
+    timeoutSeconds: input.http?.timeoutSeconds ?? 10,
+    memoryMiB: input.http?.memoryMiB ?? 512,
+  };
+  int('throttleRate', http.throttleRate, 1, 100_000);
+  int('throttleBurst', http.throttleBurst, 1, 100_000);
+  int('http timeoutSeconds', http.timeoutSeconds, 1, 29);
+  int('http memoryMiB', http.memoryMiB, 128, 10_240);
+
+  const sqs = resolveSqs(input.sqs, ensure, int);
+  checkDedupeTtl(settings.dedupeTtlMs, input.redelivery ?? sourceRedelivery(sqs), ensure);
+
+  const network = resolveNetwork(input.network, cache.kind, ensure);
+  const runtime = input.runtime ?? 'nodejs22.x';
+  ensure(RUNTIMES.includes(runtime), `runtime must be one of ${RUNTIMES.join(', ')}.`);
+  int('maxAzs', network.maxAzs, 2, 3);
+
+  const logRetentionDays = input.logRetentionDays ?? RetentionDays.ONE_MONTH;
+  ensure(
+    Object.values(RetentionDays).includes(logRetentionDays),
+    `logRetentionDays must be a CloudWatch Logs retention (${retentionChoices()}).`,
+  );
+  const alarmTopicArn = input.alarmTopicArn;
+  ensure(
+    alarmTopicArn === undefined || /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:\S+$/.test(alarmTopicArn),
+    'alarmTopicArn must be an SNS topic ARN.',
+  );
+
+  return {
+    deployment: {
+      cache,
+      bundleDir: input.bundleDir ?? defaultBundleDir(),
+      settings,
+      http,
+      sqs,
+      network,
+      runtime,
+      tracing: input.tracing ?? true,
+      logRetentionDays,
+      keepLogsOnDelete: input.keepLogsOnDelete ?? false,
+      alarmTopicArn,
+    },
+    problems,
+  };
+}
+
+/** Each setting as given, else its row's default (ackReplicas: the cache's, ack-replicas.ts). */
+function resolveSettingValues(
+  input: SettingValues = {},
+  cache: ResolvedCache,
+): Required<SettingValues> {
+  const defaults = Object.fromEntries(SETTING_NAMES.map((name) => [name, SETTINGS[name].default]));
+  const given = Object.fromEntries(
+    Object.entries(input).filter(([, value]) => value !== undefined && value !== ''),
+  ) as SettingValues;
+  return {
+    ...(defaults as Required<SettingValues>),
+    ackReplicas: defaultAckReplicas(cache),
+    ...given,
+  };
+}
+
+function retentionChoices(): string {
+  return Object.values(RetentionDays)
+    .filter((value) => typeof value === 'number')
+    .join(', ');
+}
+
+/**
+ * Resolves a deployment and checks it with the bundles and any `more` problems the caller
+ * found; throws every problem at once.
+ */
+export function checkedDeployment(
+  input: EchoMqDeployment,
+  more: readonly string[] = [],
+): ResolvedDeployment {
+  const { deployment, problems } = resolveDeployment(input);
+  const all = [...more, ...problems, ...missingBundles(deployment.bundleDir)];
+  if (all.length > 0) throw new InvalidDeploymentError(all);
+  return deployment;
+}
+
+/** Thrown with every problem of a deployment (the EchoMq props or the app's context), one per line. */
+export class InvalidDeploymentError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(
+      `echomq-lambda: ${problems.length} problem${problems.length === 1 ? '' : 's'} in the props or context:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`,
+    );
+    this.name = 'InvalidDeploymentError';
+  }
+}
