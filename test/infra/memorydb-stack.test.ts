@@ -217,7 +217,7 @@ describe('cache=memorydb cacheAuth=iam', () => {
   });
 });
 
-describe('cache=memorydb settings', () => {
+describe('cache=memorydb choices', () => {
   it('reads its context keys and refuses them with another kind', () => {
     const read = (values: Record<string, string>) => deploymentFromContext((key) => values[key]);
     expect(
@@ -238,6 +238,16 @@ describe('cache=memorydb settings', () => {
       'memoryDbNodeType must look like db.t4g.small.',
       expect.stringMatching(/^memoryDbShards/),
       'memoryDbEngineVersion must be a Valkey version MemoryDB offers: 7.2 or 7.3.',
+    ]);
+  });
+
+  it("holds shards and replicas to MemoryDB's 500 nodes per cluster", () => {
+    const problems = (shards: number, replicasPerShard: number) =>
+      resolveDeployment({ cache: { kind: 'memorydb', shards, replicasPerShard } }).problems;
+    expect(problems(250, 1)).toEqual([]);
+    expect(problems(100, 4)).toEqual([]);
+    expect(problems(251, 1)).toEqual([
+      "memoryDbShards × (memoryDbReplicas + 1) must be at most 500 nodes (MemoryDB's limit per cluster); 251 × 2 is 502.",
     ]);
   });
 });

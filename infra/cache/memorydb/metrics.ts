@@ -2,8 +2,9 @@
  * The CloudWatch metrics of a MemoryDB cluster, for the alarms and the dashboard. MemoryDB
  * publishes engine metrics per node (namespace AWS/MemoryDB, dimensions ClusterName and
  * NodeName `<cluster>-<shard:4>-<node:3>`), so every node is watched: a failover moves the
- * primary. Replicas read the transaction log rather than trail a primary's stream, so there is
- * no replication lag to watch; the log itself is the service's.
+ * primary. MemoryDB publishes ReplicationLag too, but no alarm watches it: a replica is never
+ * the only copy of an acknowledged write (the transaction log is), so a trailing replica loses
+ * nothing on failover.
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';

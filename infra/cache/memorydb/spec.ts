@@ -24,7 +24,7 @@ export interface MemoryDbSpec {
   readonly cacheAuth?: CacheAuth;
   /** Node type of every node. Default `db.t4g.small`. */
   readonly nodeType?: string;
-  /** Shards of the cluster, 1 to 500. Default `1`. */
+  /** Shards of the cluster, 1 to 500; with their replicas at most 500 nodes in all. Default `1`. */
   readonly shards?: number;
   /** Replicas per shard, 0 to 5; 1 or more keeps the cluster serving through an AZ's loss. Default `1`. */
   readonly replicasPerShard?: number;
@@ -62,6 +62,11 @@ export function resolveMemoryDb(
   );
   int('memoryDbShards', cache.shards, 1, 500);
   int('memoryDbReplicas', cache.replicasPerShard, 0, 5);
+  // MemoryDB's own limit is on nodes, not shards: up to 500 in a cluster, replicas included.
+  ensure(
+    cache.shards * (cache.replicasPerShard + 1) <= 500,
+    `memoryDbShards × (memoryDbReplicas + 1) must be at most 500 nodes (MemoryDB's limit per cluster); ${cache.shards} × ${cache.replicasPerShard + 1} is ${cache.shards * (cache.replicasPerShard + 1)}.`,
+  );
   ensure(
     /^7\.[23]$/.test(cache.engineVersion),
     'memoryDbEngineVersion must be a Valkey version MemoryDB offers: 7.2 or 7.3.',
