@@ -1,7 +1,7 @@
 /**
  * The stack of the repository's own app (cdk.json): a VPC of its own without NAT (or the
  * user's, named by id with cache=existing), one EchoMq with what context chose, and the
- * outputs a platform team wires to. Settings are checked as a whole before anything is built.
+ * outputs a platform team wires to. The deployment is checked as a whole before anything is built.
  */
 import { CfnOutput, Fn, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';

@@ -12,7 +12,7 @@ import type { Ensure, EnsureInt } from '../shared/resolved.js';
 import type { CacheTarget } from './cache.js';
 import type { CacheNetwork } from './network.js';
 
-/** Reads one context value in the form a setting wants (infra/deployment/context.ts makes these). */
+/** Reads one context value in the form a context key wants (infra/deployment/context.ts makes these). */
 export interface ContextReaders {
   text(key: string): string | undefined;
   number(key: string): number | undefined;

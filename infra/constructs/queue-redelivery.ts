@@ -33,7 +33,7 @@ export function redeliveryOf(
   const name = `queue ${queue.node.path}`;
   if (queue instanceof sqs.Queue) {
     if (given !== undefined) {
-      return `sqs.redelivery is for an imported queue: ${name} is a Queue of this app, whose own settings are read.`;
+      return `sqs.redelivery is for an imported queue: ${name} is a Queue of this app, whose own attributes are read.`;
     }
     const cfn = queue.node.defaultChild as sqs.CfnQueue;
     const visibility = cfn.visibilityTimeout ?? SQS_DEFAULT_VISIBILITY_SECONDS;

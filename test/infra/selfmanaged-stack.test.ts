@@ -1,7 +1,7 @@
 // The stack on the self-managed Valkey cluster (cache=selfmanaged), synthesized once with the
 // defaults (3 shards × 1 replica, t4g.small, two AZs) and checked where it differs from
 // ElastiCache: the nodes, their network, their disks, what their user data carries, the
-// cluster-create step, and the functions' settings.
+// cluster-create step, and the functions' environment.
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   CLUSTER_CREATE_TIMEOUT_SECONDS,
@@ -70,7 +70,7 @@ function userDataOf(instance: Resource): string {
   return flatten(instance.Properties.UserData);
 }
 
-/** One `NAME='value'` line of a node's settings file. */
+/** One `NAME='value'` line of a node's environment file. */
 function setting(userData: string, name: string): string | undefined {
   return new RegExp(`^${name}='([^']*)'$`, 'm').exec(userData)?.[1];
 }

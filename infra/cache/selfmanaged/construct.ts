@@ -191,7 +191,7 @@ export class SelfManagedValkey extends OwnedCache {
         securityGroup: this.securityGroup,
         role: this.role,
         userData: nodeUserData({
-          settings: {
+          environment: {
             EMQ_NODE_INDEX: String(placement.index),
             ...common,
             ...(placement.index === 0 ? { EMQ_SIGNAL_URL: handle.ref } : {}),
@@ -205,7 +205,7 @@ export class SelfManagedValkey extends OwnedCache {
       });
       return node;
     });
-    // One node at a time: an update that restarts every node (a new module, new settings)
+    // One node at a time: an update that restarts every node (a new module, a new environment)
     // then never stops a primary and its replicas together.
     this.nodes.forEach((node, index) => {
       const previous = this.nodes[index - 1];

@@ -97,7 +97,7 @@ export const SELFMANAGED = {
     );
     // The cluster bus listens on port + 10000.
     int('port', cache.port, 1_024, 55_535);
-    // The rules reach the nodes inside single quotes of a shell settings file.
+    // The rules reach the nodes inside single quotes of a shell environment file.
     ensure(
       /^on\s[^'\n]*$/.test(cache.accessString),
       "accessString must start with 'on' and hold no quote.",

@@ -53,7 +53,7 @@ export function createNodeSecrets(scope: Construct): NodeSecrets {
   Validations.of(secrets.tlsMaterial).acknowledge({
     id: 'AwsSolutions-SMG4',
     reason:
-      'The TLS material is a certificate pair valid for ten years that the nodes make once; a new CA also means new function settings, so it changes by redeploying, not by rotation.',
+      'The TLS material is a certificate pair valid for ten years that the nodes make once; a new CA also means a new function environment, so it changes by redeploying, not by rotation.',
   });
   return secrets;
 }

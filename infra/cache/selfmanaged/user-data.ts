@@ -1,5 +1,5 @@
 /**
- * The user data of one node: write its settings file, fetch the node scripts from S3, run
+ * The user data of one node: write its environment file, fetch the node scripts from S3, run
  * bootstrap.sh (and, on node 0, cluster-create.sh). cloud-init runs it at every boot, so a
  * stop/start (EC2 recovery, a changed module) brings the node back through the same steps.
  *
@@ -8,13 +8,13 @@
  */
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 
-/** Where the node keeps its settings and its copy of the scripts. */
+/** Where the node keeps its environment and its copy of the scripts. */
 export const ENV_FILE = '/etc/emq/node.env';
 export const SCRIPTS_DIR = '/opt/emq/scripts';
 
 export interface NodeUserDataProps {
-  /** The EMQ_* settings of bootstrap.sh (see its header) and AWS_DEFAULT_REGION, in file order. */
-  readonly settings: Readonly<Record<string, string>>;
+  /** The EMQ_* variables of bootstrap.sh (see its header) and AWS_DEFAULT_REGION, in file order. */
+  readonly environment: Readonly<Record<string, string>>;
   /** The zipped scripts folder. */
   readonly scriptsBucket: string;
   readonly scriptsKey: string;
@@ -24,7 +24,7 @@ export interface NodeUserDataProps {
 
 export function nodeUserData(props: NodeUserDataProps): ec2.UserData {
   const shell = ec2.UserData.forLinux();
-  const settings = Object.entries(props.settings).map(
+  const variables = Object.entries(props.environment).map(
     ([name, value]) => `${name}=${quoted(value)}`,
   );
   const zip = `${SCRIPTS_DIR}.zip`;
@@ -33,7 +33,7 @@ export function nodeUserData(props: NodeUserDataProps): ec2.UserData {
     'umask 077',
     'install -d -m 0700 /etc/emq /opt/emq',
     `cat >${ENV_FILE} <<'EMQ_SETTINGS'`,
-    ...settings,
+    ...variables,
     'EMQ_SETTINGS',
     `set -a && . ${ENV_FILE} && set +a`,
     `export EMQ_ENV_FILE=${ENV_FILE}`,
@@ -60,8 +60,9 @@ export function nodeUserData(props: NodeUserDataProps): ec2.UserData {
   return userData;
 }
 
-/** Single-quoted for a shell file; settings are checked to hold no quote. */
+/** Single-quoted for a shell file; values are checked to hold no quote. */
 function quoted(value: string): string {
-  if (value.includes("'")) throw new Error('a node setting may not hold a single quote');
+  if (value.includes("'"))
+    throw new Error("a node's environment value may not hold a single quote");
   return `'${value}'`;
 }
