@@ -3,62 +3,19 @@
 // says which): order, duplicates, refusals, 503s whose writes land late, and a batch larger
 // than one request, split by size. Each front also answers a path it does not route as the
 // deployed one does. Each test ends by counting the jobs in Valkey.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type EmqClientError, MAX_BATCH_BYTES } from '../../client/index.js';
-import { type Connection, readJob } from '../../src/index.js';
+import { readJob } from '../../src/index.js';
 import { mintId } from '../../src/keyspace/ids.js';
-import {
-  FRONTS,
-  whilePaused as paused,
-  type Recording,
-  recordingClient as recording,
-} from '../support/client-fronts.js';
-import { connectTo, jobsOf, startFencedServer } from '../support/emq.js';
-import { type RunningFace, startHttpFace } from '../support/functions.js';
-import { randomQueue, type ServerHandle } from '../support/servers.js';
+import { describeBehindEachFront } from '../support/client-fronts.js';
+import { randomQueue } from '../support/servers.js';
 
-let server: ServerHandle;
-let face: RunningFace;
-/** The endpoint the client is given: the front's URL, as the case writes it. */
-let endpoint: string;
-let reader: Connection;
-
-beforeAll(async () => {
-  server = await startFencedServer();
-  reader = await connectTo(server);
-}, 180_000);
-
-afterAll(async () => {
-  await server?.stop();
-});
-
-/** A recording client of the front under test (or of `endpoint`). */
-function recordingClient(options: Parameters<typeof recording>[1] & { endpoint?: string } = {}) {
-  return recording(options.endpoint ?? endpoint, options);
-}
-
-async function jobCount(queue: string): Promise<{ rows: string[]; pending: string[] }> {
-  return jobsOf(reader, queue);
-}
-
-function whilePaused(queue: string, use: (recording: Recording) => Promise<void>): Promise<void> {
-  return paused(server, endpoint, queue, use);
-}
-
-describe.each(FRONTS)('behind %s', (_, front, suffix) => {
-  beforeAll(async () => {
-    // A held write answers 503 after 300 ms instead of 2 s.
-    face = await startHttpFace(server, { env: { EMQ_COMMAND_TIMEOUT_MS: '300' }, front });
-    endpoint = `${face.url}${suffix}`;
-  }, 180_000);
-
-  afterAll(async () => {
-    await face?.stop();
-  });
+describeBehindEachFront((suite, front) => {
+  const { recordingClient, jobCount, whilePaused } = suite;
 
   describe('the front', () => {
     it('answers a path the deployed front does not route as it does: 404 before the function', async () => {
-      const { origin, pathname } = new URL(face.url);
+      const { origin, pathname } = new URL(suite.face.url);
       const stage = pathname === '/' ? '' : pathname;
       const unrouted = [
         `${origin}${stage}//queues/q/jobs`,
@@ -92,7 +49,7 @@ describe.each(FRONTS)('behind %s', (_, front, suffix) => {
       expect(outcomes.map((outcome) => outcome.status)).toEqual(Array(300).fill('enqueued'));
       const ids = outcomes.map((outcome) => outcome.id ?? '');
       expect(await jobCount(queue)).toEqual({ rows: [...ids].sort(), pending: [...ids].sort() });
-      const rows = await Promise.all(ids.map((id) => readJob(reader, queue, id)));
+      const rows = await Promise.all(ids.map((id) => readJob(suite.reader, queue, id)));
       expect(rows.map((row) => row?.payload.toString().split(':')[0])).toEqual(
         jobs.map((_, index) => String(index)),
       );
@@ -117,7 +74,7 @@ describe.each(FRONTS)('behind %s', (_, front, suffix) => {
       ]);
       const ids = first.map((outcome) => outcome.id ?? '');
       expect(await jobCount(queue)).toEqual({ rows: [...ids].sort(), pending: [...ids].sort() });
-      expect((await readJob(reader, queue, ids[1] ?? ''))?.payload).toEqual(
+      expect((await readJob(suite.reader, queue, ids[1] ?? ''))?.payload).toEqual(
         Buffer.from([1, 2, 255]),
       );
     });

@@ -5,61 +5,17 @@
 // middle of a call (the fence removed, writes paused), a connection dropped after the request
 // was sent, refusals. Each test ends by counting the jobs in Valkey: a retry of the client's
 // own never makes a second one. Batches: client-http-batch.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EmqClientError } from '../../client/index.js';
-import { type Connection, readJob } from '../../src/index.js';
+import { readJob } from '../../src/index.js';
 import { mintId } from '../../src/keyspace/ids.js';
-import {
-  FRONTS,
-  lossyProxy,
-  whilePaused as paused,
-  type Recording,
-  recordingClient as recording,
-} from '../support/client-fronts.js';
-import { connectTo, jobsOf, startFencedServer } from '../support/emq.js';
-import { type RunningFace, startHttpFace } from '../support/functions.js';
-import { randomQueue, type ServerHandle } from '../support/servers.js';
+import { describeBehindEachFront, lossyProxy } from '../support/client-fronts.js';
+import { randomQueue } from '../support/servers.js';
 
 const FENCE = '{emq}:version';
 
-let server: ServerHandle;
-let face: RunningFace;
-/** The endpoint the client is given: the front's URL, as the case writes it. */
-let endpoint: string;
-let reader: Connection;
-
-beforeAll(async () => {
-  server = await startFencedServer();
-  reader = await connectTo(server);
-}, 180_000);
-
-afterAll(async () => {
-  await server?.stop();
-});
-
-/** A recording client of the front under test (or of `endpoint`). */
-function recordingClient(options: Parameters<typeof recording>[1] & { endpoint?: string } = {}) {
-  return recording(options.endpoint ?? endpoint, options);
-}
-
-async function jobCount(queue: string): Promise<{ rows: string[]; pending: string[] }> {
-  return jobsOf(reader, queue);
-}
-
-function whilePaused(queue: string, use: (recording: Recording) => Promise<void>): Promise<void> {
-  return paused(server, endpoint, queue, use);
-}
-
-describe.each(FRONTS)('behind %s', (_, front, suffix) => {
-  beforeAll(async () => {
-    // A held write answers 503 after 300 ms instead of 2 s.
-    face = await startHttpFace(server, { env: { EMQ_COMMAND_TIMEOUT_MS: '300' }, front });
-    endpoint = `${face.url}${suffix}`;
-  }, 180_000);
-
-  afterAll(async () => {
-    await face?.stop();
-  });
+describeBehindEachFront((suite) => {
+  const { recordingClient, jobCount, whilePaused } = suite;
 
   describe('enqueue', () => {
     it('answers a keyed replay with the same job, and refuses the key with another body at once', async () => {
@@ -148,7 +104,7 @@ describe.each(FRONTS)('behind %s', (_, front, suffix) => {
         encoding: 'base64',
       });
       expect(await client.get(queue, mintId())).toBeUndefined();
-      const row = await readJob(reader, queue, id);
+      const row = await readJob(suite.reader, queue, id);
       expect(row?.payload.equals(Buffer.from(bytes))).toBe(true);
     });
   });
@@ -159,7 +115,7 @@ describe.each(FRONTS)('behind %s', (_, front, suffix) => {
       ['a keyed enqueue', 'fence-key'],
     ])('with the fence removed: %s retries with its key and makes one job', async (_, key) => {
       const queue = randomQueue('client-fence');
-      const admin = await server.client();
+      const admin = await suite.server.client();
       const wire = await admin.get(FENCE);
       await admin.del(FENCE);
       const { client, statuses, sent } = recordingClient({
@@ -183,7 +139,7 @@ describe.each(FRONTS)('behind %s', (_, front, suffix) => {
 
     it('gives up after its attempts with a retryable error that names its key; that key then makes one job', async () => {
       const queue = randomQueue('client-budget');
-      const admin = await server.client();
+      const admin = await suite.server.client();
       const wire = await admin.get(FENCE);
       await admin.del(FENCE);
       const { client, statuses } = recordingClient({ retry: { attempts: 3 } });
@@ -214,7 +170,7 @@ describe.each(FRONTS)('behind %s', (_, front, suffix) => {
         const admitted = await client.enqueue(queue, 'held');
         expect(statuses).toEqual([404, 503, expect.any(Number)]);
         expect(await jobCount(queue)).toEqual({ rows: [admitted.id], pending: [admitted.id] });
-        expect((await readJob(reader, queue, admitted.id))?.payload.toString()).toBe('held');
+        expect((await readJob(suite.reader, queue, admitted.id))?.payload.toString()).toBe('held');
       });
     });
   });
@@ -229,9 +185,9 @@ describe.each(FRONTS)('behind %s', (_, front, suffix) => {
       '(%s) is retried with the same key: the answer is the first request job, as a duplicate',
       async (_, lose, retry) => {
         const queue = randomQueue(`client-${lose}`);
-        const proxy = await lossyProxy(new URL(face.url), lose);
+        const proxy = await lossyProxy(new URL(suite.face.url), lose);
         try {
-          const path = new URL(endpoint).pathname;
+          const path = new URL(suite.endpoint).pathname;
           const { client, statuses, sent } = recordingClient({
             endpoint: `${proxy.url}${path}`,
             retry,

@@ -3,9 +3,12 @@
  * answers are recorded, writes paused around a call, and a proxy that loses an answer.
  */
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe } from 'vitest';
 import { EchoMqClient, type RetryOptions } from '../../client/index.js';
+import type { Connection } from '../../src/index.js';
 import { mintId } from '../../src/keyspace/ids.js';
-import type { HttpFront } from './functions.js';
+import { connectTo, jobsOf, startFencedServer } from './emq.js';
+import { type HttpFront, type RunningFace, startHttpFace } from './functions.js';
 import type { ServerHandle } from './servers.js';
 
 /** Short waits: the function's Retry-After (1 s) is capped, so a test spends little on it. */
@@ -131,4 +134,68 @@ export async function lossyProxy(
         proxy.close(() => resolve());
       }),
   };
+}
+
+/** What a test behind each front reaches: the file's server, and the front it runs behind now. */
+export interface FrontSuite {
+  readonly server: ServerHandle;
+  /** A connection of the test's own, to count what landed. */
+  readonly reader: Connection;
+  readonly face: RunningFace;
+  /** The endpoint the client is given: the front's URL, as the case writes it. */
+  readonly endpoint: string;
+  /** A recording client of the front under test (or of `endpoint`). */
+  recordingClient(
+    options?: Parameters<typeof recordingClient>[1] & { endpoint?: string },
+  ): Recording;
+  /** The queue's rows and pending ids, read in Valkey. */
+  jobCount(queue: string): Promise<{ rows: string[]; pending: string[] }>;
+  /** `whilePaused` of the front under test. */
+  whilePaused(queue: string, use: (recording: Recording) => Promise<void>): Promise<void>;
+}
+
+/**
+ * One fenced server for the file, and `body`'s tests run behind each front in turn: the built
+ * HTTP function in a process of its own behind that front, where a held write answers 503
+ * after 300 ms instead of 2 s.
+ */
+export function describeBehindEachFront(body: (suite: FrontSuite, front: HttpFront) => void): void {
+  let server: ServerHandle;
+  let reader: Connection;
+  let face: RunningFace;
+  let endpoint: string;
+  beforeAll(async () => {
+    server = await startFencedServer();
+    reader = await connectTo(server);
+  }, 180_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+  const suite: FrontSuite = {
+    get server() {
+      return server;
+    },
+    get reader() {
+      return reader;
+    },
+    get face() {
+      return face;
+    },
+    get endpoint() {
+      return endpoint;
+    },
+    recordingClient: (options = {}) => recordingClient(options.endpoint ?? endpoint, options),
+    jobCount: (queue) => jobsOf(reader, queue),
+    whilePaused: (queue, use) => whilePaused(server, endpoint, queue, use),
+  };
+  describe.each(FRONTS)('behind %s', (_, front, suffix) => {
+    beforeAll(async () => {
+      face = await startHttpFace(server, { env: { EMQ_COMMAND_TIMEOUT_MS: '300' }, front });
+      endpoint = `${face.url}${suffix}`;
+    }, 180_000);
+    afterAll(async () => {
+      await face?.stop();
+    });
+    body(suite, front);
+  });
 }
