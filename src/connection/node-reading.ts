@@ -9,6 +9,7 @@ import { slotOf, wireKey } from '../keyspace/keyspace.js';
 import { classifyFailure } from '../outcomes/outcome-rules.js';
 import { ConfigError } from '../outcomes/outcomes.js';
 import type { ExecutorChoice } from '../settings/config.js';
+import { commandsOf, movableKeys } from './node-commands.js';
 import { nodeClientOf } from './transport.js';
 
 /** What reading and installing need of a connection (a Connection satisfies it). */
@@ -234,63 +235,6 @@ function failure(error: unknown): Error {
 /** The library's version: FCALL_RO where the node runs functions, else SCRIPT EXISTS. */
 function libraryProbe(functions: boolean): [string, ...string[]] {
   return functions ? ['FCALL_RO', 'emq_version', '0'] : ['SCRIPT', 'EXISTS', SCRIPT_SHA];
-}
-
-interface Known {
-  readonly module: boolean;
-  readonly admit: boolean;
-  readonly wire: boolean;
-  readonly functions: boolean;
-}
-
-/**
- * Which of the calls the families need a node knows (COMMAND INFO), for `auto`. Only the
- * native family's users hold COMMAND INFO (src/families/access-rules.ts): a user refused it was
- * given the function or the script family, and which one is told by SCRIPT EXISTS, a command every
- * target has and only the script family's users hold. So `auto` works under each deployed
- * user's rights and sends no target a command it lacks.
- */
-async function commandsOf(node: Valkey): Promise<Known> {
-  let infos: unknown[];
-  try {
-    infos = (await node.call(
-      'COMMAND',
-      'INFO',
-      'EMQ.ENQUEUE',
-      'EMQ.ADMIT',
-      'EMQ.WIRE',
-      'FCALL_RO',
-    )) as unknown[];
-  } catch (error) {
-    if (!isNoPerm(error)) throw error;
-    return { module: false, admit: false, wire: false, functions: !(await holdsScripts(node)) };
-  }
-  return {
-    module: infos[0] != null,
-    admit: infos[0] != null && movableKeys(infos[1]),
-    wire: infos[2] != null,
-    functions: infos[3] != null,
-  };
-}
-
-/** Whether the connection's user may run the script family's SCRIPT EXISTS. */
-async function holdsScripts(node: Valkey): Promise<boolean> {
-  try {
-    await node.call('SCRIPT', 'EXISTS', SCRIPT_SHA);
-    return true;
-  } catch (error) {
-    if (isNoPerm(error)) return false;
-    throw error;
-  }
-}
-
-function isNoPerm(error: unknown): boolean {
-  return error instanceof Error && /^NOPERM\b/.test(error.message);
-}
-
-/** This version's EMQ.ADMIT takes any number of admissions, so its keys are found per call. */
-function movableKeys(info: unknown): boolean {
-  return Array.isArray(info) && Array.isArray(info[2]) && info[2].includes('movablekeys');
 }
 
 function stringOr(value: unknown): string | null {
