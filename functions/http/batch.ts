@@ -92,7 +92,7 @@ export async function serveBatch(
  * API's 5xx alarms a deployment that admits nothing; items failing for their own reasons
  * (conflicts), or some admitted, keep the 200 and its per-item results.
  */
-function oneServerCause(results: readonly AdmissionResult[]): EmqError | undefined {
+export function oneServerCause(results: readonly AdmissionResult[]): EmqError | undefined {
   const [first] = results;
   if (!(first instanceof EmqError) || first.retryable || first.status < 500) return undefined;
   const same = results.every((result) => result instanceof EmqError && result.code === first.code);

@@ -48,6 +48,16 @@ describe('matchRoute', () => {
     });
   });
 
+  it('percent-encodes every segment of the base and drops empty ones: it never names another host', () => {
+    const base = (segments: string[], mount: string[] = []) =>
+      (matched('POST', [...segments, 'queues', 'orders', 'jobs'], mount) as { base: string }).base;
+    expect(base([], ['st\r\nSet-Cookie: a=b'])).toBe('/st%0D%0ASet-Cookie%3A%20a%3Db');
+    expect(base(['', 'elsewhere.example'])).toBe('/elsewhere.example');
+    expect(base(['https:', '', 'elsewhere.example'])).toBe('/https%3A/elsewhere.example');
+    expect(base(['\\elsewhere.example'])).toBe('/%5Celsewhere.example');
+    expect(base(['', ''], [''])).toBe('');
+  });
+
   it('lets the method pick the reading of a path that fits both shapes', () => {
     const segments = path('/queues/queues/jobs/jobs');
     expect(matched('POST', segments)).toMatchObject({
