@@ -176,7 +176,8 @@ describe('serve, a 1 MiB value anywhere', () => {
     ],
     [
       '25 items with long ids',
-      () => batchOf(Array.from({ length: 25 }, () => ({ payload: 'a', id: huge.slice(0, 100_000) }))),
+      () =>
+        batchOf(Array.from({ length: 25 }, () => ({ payload: 'a', id: huge.slice(0, 100_000) }))),
     ],
   ])('answers a problem that quotes a bounded part of %s', async (_what, event) => {
     const served = await serve(event(), REQUEST_ID, services());
