@@ -161,8 +161,8 @@ function jobsOf(body: Buffer): unknown[] {
   }
   const faults = jsonFaults(text);
   if (faults.length > 0) {
-    const jobs = isObject(parsed) && Array.isArray(parsed.jobs) ? parsed.jobs.length : 0;
-    throw strictRefusal(faults, jobs);
+    const count = isObject(parsed) && Array.isArray(parsed.jobs) ? parsed.jobs.length : 0;
+    throw strictRefusal(faults, count);
   }
   const jobs = isObject(parsed) ? parsed.jobs : undefined;
   if (!Array.isArray(jobs) || Object.keys(parsed as object).length !== 1) {

@@ -106,7 +106,7 @@ function allRefused(cause: EmqError, errors: readonly EmqError[]): Problem {
   const written = maybe === 0 ? 'nothing was written' : `${maybe} of them may have been written`;
   return {
     ...problem,
-    detail: `Every job of the batch (${errors.length}) failed for this cause; ${written}. ${problem.detail}`,
+    detail: `${problem.detail} Every job of the batch (${errors.length}) failed for this one cause; ${written}.`,
   };
 }
 

@@ -82,11 +82,13 @@ export function readEvent(event: unknown): ReadEvent {
  * What each field the fronts send must be, where it is sent (absent and `null` are "not
  * sent": payload 1.0 sends `null` for what a request lacks). A field of another type is
  * refused rather than read as absent: a body that is an object is not an empty body, a
- * header that is a number is not a missing one (docs/security.md, "Fail closed").
+ * header that is a number is not a missing one (docs/security.md, "Fail closed"). Function
+ * URLs send payload 2.0's shape. Fields the fronts send that this function never reads (the
+ * caller's identity, authorizer claims) are not checked.
  */
 type Shape = 'string' | 'boolean' | 'number' | 'strings' | 'record' | 'stringRecord' | 'listRecord';
 
-const SHAPES: Readonly<Record<EventFormat | 'common', Readonly<Record<string, Shape>>>> = {
+const SHAPES: Readonly<Record<'common' | 'v1' | 'v2', Readonly<Record<string, Shape>>>> = {
   common: {
     body: 'string',
     isBase64Encoded: 'boolean',
@@ -114,7 +116,7 @@ const SHAPES: Readonly<Record<EventFormat | 'common', Readonly<Record<string, Sh
     'requestContext.requestTimeEpoch': 'number',
   },
   v2: {
-    // A 2.0 event names its method in requestContext.http, never in httpMethod.
+    // A string would have made the event payload 1.0: here any other value is refused.
     httpMethod: 'string',
     version: 'string',
     routeKey: 'string',
@@ -130,7 +132,6 @@ const SHAPES: Readonly<Record<EventFormat | 'common', Readonly<Record<string, Sh
     'requestContext.http.sourceIp': 'string',
     'requestContext.http.userAgent': 'string',
   },
-  url: {},
 };
 
 const SHAPE_NAMES: Readonly<Record<Shape, string>> = {
@@ -252,7 +253,8 @@ function parseV1(fields: Fields, method: string, head: boolean): HttpRequest {
  * than once under any spelling (`Idempotency-Key` and `idempotency-key` are one header).
  */
 class HeaderSet {
-  readonly values: Record<string, string> = {};
+  /** No prototype: a header named `constructor` or `__proto__` is a header like any other. */
+  readonly values: Record<string, string> = Object.create(null);
   readonly repeated = new Set<string>();
   /** Lower-case names read from multiValueHeaders, with their last value. */
   private readonly listed = new Map<string, string>();
@@ -261,7 +263,7 @@ class HeaderSet {
   addAll(headers: Fields | undefined): void {
     for (const [name, value] of Object.entries(headers ?? {})) {
       const lower = name.toLowerCase();
-      if (lower in this.values) this.repeated.add(lower);
+      if (Object.hasOwn(this.values, lower)) this.repeated.add(lower);
       this.values[lower] = value as string;
     }
   }
