@@ -15,6 +15,7 @@ import { EmqError, InvalidInputError } from '../../src/outcomes/outcomes.js';
 import type { Config } from '../../src/settings/config.js';
 import { decodeBase64 } from '../shared/base64.js';
 import { MAX_REQUEST_BYTES } from './event.js';
+import { type JsonFault, type JsonPath, jsonFaults } from './strict-json.js';
 
 /** Most jobs in one batch request (the common limit among ingest APIs). */
 export const MAX_BATCH_JOBS = 1_000;
@@ -151,11 +152,17 @@ export function batchRefusal(
 }
 
 function jobsOf(body: Buffer): unknown[] {
+  const text = body.toString('utf8');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body.toString('utf8'));
+    parsed = JSON.parse(text);
   } catch {
     throw malformed('The batch body is not JSON.');
+  }
+  const faults = jsonFaults(text);
+  if (faults.length > 0) {
+    const count = isObject(parsed) && Array.isArray(parsed.jobs) ? parsed.jobs.length : 0;
+    throw strictRefusal(faults, count);
   }
   const jobs = isObject(parsed) ? parsed.jobs : undefined;
   if (!Array.isArray(jobs) || Object.keys(parsed as object).length !== 1) {
@@ -169,12 +176,52 @@ function jobsOf(body: Buffer): unknown[] {
   return jobs;
 }
 
+/**
+ * The refusal of a body JSON.parse accepted but that does not say one thing (strict-json.ts):
+ * the items holding a duplicated member or a lone surrogate, or the body itself.
+ */
+function strictRefusal(faults: readonly JsonFault[], jobs: number): InvalidInputError {
+  const outside = faults.find((fault) => itemOf(fault.path) === undefined);
+  if (outside !== undefined) return malformed(`The batch body ${faultText(outside)}`);
+  const byItem = new Map<number, InvalidInputError>();
+  for (const fault of faults) {
+    const index = itemOf(fault.path) as number;
+    if (!byItem.has(index)) byItem.set(index, malformed(`Item ${index} ${faultText(fault)}`));
+  }
+  return batchRefusal(
+    [...byItem].map(([index, error]) => ({ index, error })),
+    jobs,
+  );
+}
+
+/** The index of the `jobs` item a path lies in, if it lies in one. */
+function itemOf(path: JsonPath): number | undefined {
+  return path[0] === 'jobs' && typeof path[1] === 'number' ? path[1] : undefined;
+}
+
+/** What is wrong, after "The batch body" or "Item N". */
+function faultText(fault: JsonFault): string {
+  if (fault.kind === 'duplicate') {
+    return `gives the member ${quoteName(fault.name ?? '')} more than once; JSON readers disagree on which one counts, so nothing was written. Give each member once.`;
+  }
+  const where =
+    fault.name !== undefined
+      ? `the member name ${quoteName(fault.name)}`
+      : `${quoteName(String(fault.path.at(-1) ?? ''))}`;
+  return `holds a lone UTF-16 surrogate (an unpaired \\uD800-\\uDFFF escape) in ${where}: no UTF-8 text can store it, so it would be written as U+FFFD, bytes that were not sent; nothing was written. Send text as it is, or bytes as base64 with "encoding": "base64".`;
+}
+
+/** A member name for a message: JSON-quoted (a lone surrogate shows as its escape), at most 32 characters. */
+function quoteName(name: string): string {
+  return name.length > 32 ? `${JSON.stringify(name.slice(0, 32))}…` : JSON.stringify(name);
+}
+
 function requestOf(queue: string, item: unknown): EnqueueRequest {
   if (!isObject(item)) throw malformed('A job must be an object with a "payload".');
   const unknown = Object.keys(item).filter((name) => !ITEM_FIELDS.has(name));
   if (unknown.length > 0) {
     throw malformed(
-      `Unknown field ${JSON.stringify(unknown[0]?.slice(0, 32))}: a job has payload, encoding, id, idempotencyKey.`,
+      `Unknown field ${quoteName(unknown[0] ?? '')}: a job has payload, encoding, id, idempotencyKey.`,
     );
   }
   const { payload, encoding, id, idempotencyKey } = item;

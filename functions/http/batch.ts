@@ -4,7 +4,9 @@
  * all (one call per queue, one round trip per node), one result per item in input order.
  * 200 unless every item must be retried: then 503 with Retry-After, and the body lists every
  * item's id and whether it may have been written, so that following its advice (send the
- * batch again, each listed item with its id) never admits a job twice.
+ * batch again, each listed item with its id) never admits a job twice. A batch whose every
+ * item failed for one server-side cause a retry cannot mend answers that cause (500), as a
+ * single request would (docs/reliability.md).
  */
 import {
   type AdmissionTarget,
@@ -35,8 +37,13 @@ export interface BatchCounts {
 export interface BatchServed {
   readonly response: HttpResponse;
   readonly counts: BatchCounts;
-  /** Set when every item must be retried: the batch is answered that problem. */
+  /**
+   * Set when every item must be retried, or every item failed for one server-side cause: the
+   * batch is answered that problem.
+   */
   readonly problem?: Problem;
+  /** That one server-side cause, for the log line. */
+  readonly error?: EmqError;
 }
 
 /** Parses (throws before any I/O on a bad body), admits, answers. */
@@ -53,6 +60,11 @@ export async function serveBatch(
   if (results.every((result) => result instanceof RetryableError)) {
     const problem = allRetried(results as RetryableError[]);
     return { response: problemResponse(problem, requestId), counts, problem };
+  }
+  const cause = oneServerCause(results);
+  if (cause !== undefined) {
+    const problem = allRefused(cause, results as EmqError[]);
+    return { response: problemResponse(problem, requestId), counts, problem, error: cause };
   }
   return {
     counts,
@@ -71,6 +83,30 @@ export async function serveBatch(
         ),
       },
     ),
+  };
+}
+
+/**
+ * The cause every item failed for, when it is one and on the server's side and a retry cannot
+ * mend it (a user that may not call the library: EMQ_CONFIG). A 200 would hide from the
+ * API's 5xx alarms a deployment that admits nothing; items failing for their own reasons
+ * (conflicts), or some admitted, keep the 200 and its per-item results.
+ */
+export function oneServerCause(results: readonly AdmissionResult[]): EmqError | undefined {
+  const [first] = results;
+  if (!(first instanceof EmqError) || first.retryable || first.status < 500) return undefined;
+  const same = results.every((result) => result instanceof EmqError && result.code === first.code);
+  return same ? first : undefined;
+}
+
+/** The batch answered as its one cause: that cause's problem, saying it held for every item. */
+function allRefused(cause: EmqError, errors: readonly EmqError[]): Problem {
+  const problem = problemOf(cause);
+  const maybe = errors.filter((error) => error.written !== 'no').length;
+  const written = maybe === 0 ? 'nothing was written' : `${maybe} of them may have been written`;
+  return {
+    ...problem,
+    detail: `${problem.detail} Every job of the batch (${errors.length}) failed for this one cause; ${written}.`,
   };
 }
 

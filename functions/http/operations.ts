@@ -88,7 +88,11 @@ async function enqueueBatch(call: Call<PathParams<'/queues/{queue}/jobs/batch'>>
     admitting(trace),
   );
   trace.batch = batch.counts;
-  return { kind: batch.problem?.code ?? 'batch', response: batch.response };
+  return {
+    kind: batch.problem?.code ?? 'batch',
+    response: batch.response,
+    ...(batch.error === undefined ? {} : { error: batch.error }),
+  };
 }
 
 /** `PUT /queues/{queue}/jobs/{id}`: the id is the request's key (SPEC §5), so an Idempotency-Key adds nothing. */
@@ -148,7 +152,7 @@ function idempotencyKeyOf(request: HttpRequest): string | undefined {
   if (request.repeated.has('idempotency-key') || key?.includes(',')) {
     throw new InvalidInputError(
       'EMQ_INVALID_REQUEST',
-      'Send one Idempotency-Key header, without commas: a repeated header (which API Gateway joins with commas) names no single request.',
+      'Send one Idempotency-Key header, without commas: a header sent twice, under any spelling (which API Gateway joins with commas), names no single request.',
     );
   }
   return key;

@@ -204,5 +204,24 @@ export function respond(
   headers: Readonly<Record<string, string>>,
   body: unknown,
 ): HttpResponse {
-  return { statusCode, headers, body: JSON.stringify(body), isBase64Encoded: false };
+  const sent: Record<string, string> = {};
+  for (const name in headers) sent[name] = headerValue(headers[name] as string);
+  return { statusCode, headers: sent, body: JSON.stringify(body), isBase64Encoded: false };
+}
+
+/** What a header may carry as is: visible ASCII and the space (RFC 9110 field values). */
+const PLAIN_HEADER_VALUE = /^[\x20-\x7e]*$/;
+
+/**
+ * A header value as sent: anything but visible ASCII and the space (CR and LF above all,
+ * which would end the header and start another) is percent-encoded as UTF-8. Every value
+ * passes here, whatever it was built from (docs/security.md, "Fail closed").
+ */
+export function headerValue(value: string): string {
+  if (PLAIN_HEADER_VALUE.test(value)) return value;
+  return value.replace(/[^\x20-\x7e]/gu, (char) =>
+    [...Buffer.from(char, 'utf8')]
+      .map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)
+      .join(''),
+  );
 }

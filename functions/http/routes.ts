@@ -34,13 +34,13 @@ export type RouteMatch<Row extends RouteRow = Operation> =
 
 export interface RouteTable<Row extends RouteRow> {
   /**
-   * Matches a method and decoded path segments to an operation; `mount` is put in front of
-   * `base`. A path can fit several templates: of those of one length, the one with more
+   * Matches a method and decoded path segments to an operation; the decoded segments of
+   * `mount` are put in front of `base`. A path can fit several templates: of those of one length, the one with more
    * literal segments wins (`.../jobs/batch` is the batch, never the job `batch`); between
    * lengths the method picks (`/queues/queues/jobs/jobs` is a POST's collection and a GET's
    * job), and a method none takes is refused with the Allow of the longest.
    */
-  match(method: string, segments: readonly string[], mount: string): RouteMatch<Row>;
+  match(method: string, segments: readonly string[], mount?: readonly string[]): RouteMatch<Row>;
   /** The 404's detail: every route, each path once with its methods, in the table's order. */
   readonly list: string;
 }
@@ -66,7 +66,11 @@ export function routeTable<Row extends RouteRow>(rows: readonly Row[]): RouteTab
   const list = `No such route. Routes: ${paths
     .map((path) => `${listed([...path.byMethod.keys()])} ${path.path}`)
     .join(', ')}.`;
-  const match = (method: string, segments: readonly string[], mount: string): RouteMatch<Row> => {
+  const match = (
+    method: string,
+    segments: readonly string[],
+    mount: readonly string[] = [],
+  ): RouteMatch<Row> => {
     const fits = paths.flatMap((path) => {
       const fit = fitOf(path, segments);
       return fit === undefined ? [] : [{ path, ...fit }];
@@ -86,17 +90,27 @@ export function routeTable<Row extends RouteRow>(rows: readonly Row[]): RouteTab
     for (const reading of readings) {
       const operation = reading.path.byMethod.get(method);
       if (operation === undefined) continue;
-      const prefix = reading.prefix.map((segment) => `/${encodeURIComponent(segment)}`);
       return {
         kind: 'operation',
         operation,
         params: reading.params,
-        base: mount + prefix.join(''),
+        base: pathOf([...mount, ...reading.prefix]),
       };
     }
     return { kind: 'methodNotAllowed', allow: [...longest.path.byMethod.keys()].sort() };
   };
   return { match, list };
+}
+
+/**
+ * The path of decoded segments, each percent-encoded, for `Location`: whatever the caller
+ * put in a segment (CR LF, `:`, a backslash) stays inside it, and empty segments are dropped, so
+ * the path never starts `//` (which a client reads as another host).
+ */
+function pathOf(segments: readonly string[]): string {
+  let path = '';
+  for (const segment of segments) if (segment !== '') path += `/${encodeURIComponent(segment)}`;
+  return path;
 }
 
 /** The routes of this function: the document's operations. */

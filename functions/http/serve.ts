@@ -54,13 +54,12 @@ export type AnswerKind = 'enqueued' | 'duplicate' | 'found' | 'batch' | ProblemC
 export interface Answer {
   readonly response: HttpResponse;
   readonly kind: AnswerKind;
+  /** The failure behind a problem response, for the log's error class and code. Default: none. */
+  readonly error?: unknown;
 }
 
 /** A request served: its answer and what was learnt on the way. */
-export interface Served extends Readonly<Trace>, Answer {
-  /** The failure behind a problem response, for the log's error class and code. */
-  readonly error?: unknown;
-}
+export interface Served extends Readonly<Trace>, Answer {}
 
 export function newTrace(deadlineMs?: number): Trace {
   return {

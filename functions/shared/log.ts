@@ -1,6 +1,7 @@
 /**
  * One JSON line per event on stdout, which Lambda ships to CloudWatch Logs. Callers pass
- * fields they chose; payloads, credentials, endpoints and stack traces are never among them.
+ * fields they chose; payloads, credentials, endpoints and stack traces are never among them,
+ * and no string of a line is longer than MAX_LOGGED_BYTES, whoever wrote it.
  * Lines below the level (log-config.ts) are not written, but a line's metrics always are:
  * a quiet log must not lose a metric.
  */
@@ -65,9 +66,46 @@ export function log(
   writeRecord(record);
 }
 
+/**
+ * The most bytes of one string a line carries (docs/security.md): a field can hold what a
+ * caller sent (a queue name from the path, a server's text), and one request must not write
+ * megabytes of log.
+ */
+export const MAX_LOGGED_BYTES = 256;
+
+/**
+ * `value` as logged: itself when it fits MAX_LOGGED_BYTES of UTF-8, else its head cut at a
+ * character boundary and a marker saying how much was left out, the whole within the bound.
+ */
+export function bounded(value: string): string {
+  // At most 3 UTF-8 bytes per UTF-16 unit: short strings need no count.
+  if (value.length * 3 <= MAX_LOGGED_BYTES) return value;
+  const size = Buffer.byteLength(value, 'utf8');
+  if (size <= MAX_LOGGED_BYTES) return value;
+  // The head's units each make at least one byte, so this many hold more than the bound.
+  const head = Buffer.from(value.slice(0, MAX_LOGGED_BYTES + 1), 'utf8');
+  let marker = '';
+  let cut = MAX_LOGGED_BYTES;
+  // The marker names the bytes left out, which depend on the cut: settle both.
+  for (;;) {
+    marker = `…[${size - cut} more bytes]`;
+    let end = MAX_LOGGED_BYTES - Buffer.byteLength(marker, 'utf8');
+    // Back to the first byte of a character (continuation bytes are 10xxxxxx).
+    while (end > 0 && ((head[end] as number) & 0xc0) === 0x80) end -= 1;
+    if (end === cut) break;
+    cut = end;
+  }
+  return `${head.subarray(0, cut).toString('utf8')}${marker}`;
+}
+
 /** Writes one structured record as a line (metrics use it for their own shape). */
 export function writeRecord(record: Readonly<Record<string, unknown>>): void {
-  const line = JSON.stringify(record);
+  const fields: Record<string, unknown> = {};
+  for (const name in record) {
+    const value = record[name];
+    fields[bounded(name)] = typeof value === 'string' ? bounded(value) : value;
+  }
+  const line = JSON.stringify(fields);
   if (held === undefined) sink(line);
   else held.push(line);
 }

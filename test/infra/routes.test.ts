@@ -39,7 +39,7 @@ describe("the HTTP face's route table", () => {
         .slice(1)
         .split('/')
         .map((segment) => (segment === '{id}' ? 'JOB0000000000A' : segment.replace(/[{}]/g, '')));
-      const match = matchRoute(method, segments, '');
+      const match = matchRoute(method, segments);
       expect(match, `${method} ${path}`).toMatchObject({
         kind: 'operation',
         operation: { method, path },

@@ -45,7 +45,7 @@ export function assertMatchesContract(request: ContractRequest, response: Contra
 export function contractProblems(request: ContractRequest, response: ContractResponse): string[] {
   const method = request.method.toLowerCase();
   // The operation as the face's route table (made of the document's operations) finds it.
-  const match = matchRoute(request.method.toUpperCase(), request.path.split('/').slice(1), '');
+  const match = matchRoute(request.method.toUpperCase(), request.path.split('/').slice(1));
   if (match.kind !== 'operation') {
     // Unknown paths answer 404 and unknown methods 405: a problem, with Allow on a 405.
     const pointer =

@@ -22,7 +22,7 @@ describe('readEvent', () => {
     expect(request.format).toBe('v2');
     expect(request.method).toBe('POST');
     expect(request.segments).toEqual(['queues', 'orders', 'jobs']);
-    expect(request.mount).toBe('');
+    expect(request.mount).toEqual([]);
     expect(request.body.toString('utf8')).toBe(FIXTURE_TEXT_BODY);
   });
 
@@ -119,13 +119,13 @@ describe('readEvent', () => {
   });
 
   it('keeps the REST stage the 1.0 path leaves out, for Location', () => {
-    expect(parseEvent(fixture('v1-post')).mount).toBe('/prod');
+    expect(parseEvent(fixture('v1-post')).mount).toEqual(['prod']);
   });
 
   it('keeps a named stage of an HTTP API in the segments, where 2.0 puts it', () => {
     const request = parseEvent(fixture('v2-stage-post'));
     expect(request.segments).toEqual(['prod', 'queues', 'orders', 'jobs']);
-    expect(request.mount).toBe('');
+    expect(request.mount).toEqual([]);
   });
 
   it('refuses a raw path with a malformed percent-encoding as an invalid request', () => {
@@ -159,9 +159,12 @@ describe('readEvent, HEAD', () => {
 
   it('marks a HEAD by the method the request is read with, so its answer never gets a body', () => {
     expect(readEvent(v2Head({})).head).toBe(true);
-    // Found by the HTTP fuzz: a 2.0 event with a non-string httpMethod is still a 2.0 HEAD.
-    expect(readEvent(v2Head({ httpMethod: false })).head).toBe(true);
-    expect(parseEvent(v2Head({ httpMethod: false })).method).toBe('HEAD');
+    // Found by the HTTP fuzz: a 2.0 event with a non-string httpMethod is still a 2.0 HEAD,
+    // refused for that field (a field of the wrong type), its answer without a body.
+    const typed = readEvent(v2Head({ httpMethod: false }));
+    expect(typed.head).toBe(true);
+    expect(typed.refusal).toMatchObject({ code: 'EMQ_INVALID_REQUEST', status: 400 });
+    expect(typed.refusal?.message).toContain('"httpMethod"');
     expect(parseEvent(v2Head({})).head).toBe(true);
     expect(readEvent(fixture('v1-put')).head).toBe(false);
     expect(readEvent({ httpMethod: 'head' }).head).toBe(true);
@@ -175,5 +178,122 @@ describe('readEvent, HEAD', () => {
     expect(pathless.head).toBe(true);
     expect(pathless.refusal).toBeInstanceOf(InvalidInputError);
     expect(readEvent({ Records: [] }).head).toBe(false);
+  });
+});
+
+describe('readEvent, fail closed', () => {
+  const refusalOf = (event: unknown) => readEvent(event).refusal;
+
+  it.each([
+    ['v2-post', 'body', { a: 1 }],
+    ['v2-post', 'body', 7],
+    ['v1-post', 'body', ['x']],
+    ['url-post', 'isBase64Encoded', 'true'],
+    ['v2-post', 'headers', ['a']],
+    ['v2-post', 'headers', { 'idempotency-key': 42 }],
+    ['v1-post', 'headers', { 'Idempotency-Key': true }],
+    ['v1-post', 'multiValueHeaders', { Accept: '*/*' }],
+    ['v1-post', 'multiValueHeaders', { Accept: [] }],
+    ['v1-post', 'multiValueHeaders', { Accept: [1] }],
+    ['v1-post', 'path', 5],
+    ['v1-post', 'pathParameters', 'orders'],
+    ['v1-post', 'requestContext', 'ctx'],
+    ['v2-post', 'rawQueryString', 1],
+    ['v2-post', 'cookies', 'a=b'],
+    ['url-post', 'queryStringParameters', { a: 1 }],
+  ] as const)('refuses %s whose %s is %j, naming the field', (name, field, value) => {
+    const refusal = refusalOf({ ...fixture(name), [field]: value });
+    expect(refusal).toMatchObject({ code: 'EMQ_INVALID_REQUEST', status: 400 });
+    expect(refusal?.message).toContain(`"${field}"`);
+  });
+
+  it.each([
+    ['v1-post', 'path', 9],
+    ['v1-post', 'stage', false],
+    ['v2-post', 'domainName', 1],
+  ] as const)('refuses %s whose requestContext.%s is %j', (name, field, value) => {
+    const event = fixture(name);
+    const context = { ...(event.requestContext as object), [field]: value };
+    expect(refusalOf({ ...event, requestContext: context })?.message).toContain(
+      `requestContext.${field}`,
+    );
+  });
+
+  it('refuses a 2.0 http.path of the wrong type', () => {
+    const event = fixture('v2-post') as { requestContext: { http: object } };
+    const http = { ...event.requestContext.http, path: 3 };
+    expect(
+      refusalOf({ ...event, requestContext: { ...event.requestContext, http } })?.message,
+    ).toContain('requestContext.http.path');
+  });
+
+  it('reads null where payload 1.0 sends it as absent', () => {
+    const request = parseEvent({
+      ...fixture('v1-post'),
+      headers: null,
+      multiValueHeaders: null,
+      body: null,
+      queryStringParameters: null,
+      pathParameters: null,
+      stageVariables: null,
+    });
+    expect(request.body.length).toBe(0);
+    expect(request.headers).toEqual({});
+  });
+
+  it.each([
+    ['one map, two spellings', { 'Idempotency-Key': 'a', 'idempotency-key': 'b' }, undefined],
+    [
+      'one map, the same value twice',
+      { 'IDEMPOTENCY-KEY': 'a', 'idempotency-key': 'a' },
+      undefined,
+    ],
+    ['1.0 lists, two spellings', {}, { 'Idempotency-Key': ['a'], 'idempotency-key': ['b'] }],
+    ['1.0 lists, two values', {}, { 'Idempotency-Key': ['a', 'b'] }],
+    ['1.0 maps disagreeing', { 'Idempotency-Key': 'a' }, { 'Idempotency-Key': ['b'] }],
+  ])('counts a header sent twice as repeated: %s', (_what, headers, multi) => {
+    const base = multi === undefined ? fixture('v2-post') : fixture('v1-post');
+    const request = parseEvent({
+      ...base,
+      headers,
+      ...(multi === undefined ? {} : { multiValueHeaders: multi }),
+    });
+    expect(request.repeated.has('idempotency-key')).toBe(true);
+  });
+
+  it('reads one header sent in both 1.0 maps, however each spells it, as sent once', () => {
+    const request = parseEvent({
+      ...fixture('v1-post'),
+      headers: { 'idempotency-key': 'a' },
+      multiValueHeaders: { 'Idempotency-Key': ['a'] },
+    });
+    expect(request.repeated.size).toBe(0);
+    expect(request.headers['idempotency-key']).toBe('a');
+  });
+
+  it('refuses a lone surrogate in a text body or a path, which UTF-8 would change', () => {
+    expect(refusalOf({ ...fixture('v2-post'), body: 'a\ud800' })?.message).toMatch(/surrogate/);
+    expect(refusalOf(withPath(fixture('url-post'), '/\udc00/queues/q/jobs'))?.message).toMatch(
+      /surrogate/,
+    );
+    const v1 = fixture('v1-post');
+    const context = { ...(v1.requestContext as object), path: '/\ud800/queues/orders/jobs' };
+    expect(refusalOf({ ...v1, requestContext: context })?.message).toMatch(/surrogate/);
+    expect(parseEvent({ ...fixture('v2-post'), body: '\ud83d\ude00' }).body.toString('hex')).toBe(
+      'f09f9880',
+    );
+  });
+
+  it('splits a 1.0 prefix into decoded segments, dropping empty ones', () => {
+    const v1 = fixture('v1-post');
+    const mount = (prefix: string) =>
+      parseEvent({
+        ...v1,
+        requestContext: { ...(v1.requestContext as object), path: `${prefix}/queues/orders/jobs` },
+      }).mount;
+    expect(mount('/prod')).toEqual(['prod']);
+    expect(mount('//elsewhere.example/a%20b')).toEqual(['elsewhere.example', 'a b']);
+    expect(mount('https://elsewhere.example')).toEqual(['https:', 'elsewhere.example']);
+    expect(mount('/st\r\nSet-Cookie: a=b')).toEqual(['st\r\nSet-Cookie: a=b']);
   });
 });

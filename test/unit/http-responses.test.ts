@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   admittedResponse,
+  headerValue,
   jobLocation,
   jobResponse,
   problemOf,
@@ -162,5 +163,30 @@ describe('jobResponse', () => {
     const body = parsed(jobResponse('orders', 'JOB0KHTOWnGLuC', row, REQUEST_ID).body);
     expect(body).toMatchObject({ attempts: 2, encoding: 'base64' });
     expect(Buffer.from(String(body.payload), 'base64').equals(bytes)).toBe(true);
+  });
+});
+
+describe('headerValue', () => {
+  it('sends visible ASCII as it is and percent-encodes the rest, CR and LF above all', () => {
+    expect(headerValue('/prod/queues/q/jobs/JOB0KHTOWnGLuC')).toBe(
+      '/prod/queues/q/jobs/JOB0KHTOWnGLuC',
+    );
+    expect(headerValue('/a\r\nSet-Cookie: b')).toBe('/a%0D%0ASet-Cookie: b');
+    expect(headerValue('é\t\u0000\u007f')).toBe('%C3%A9%09%00%7F');
+  });
+
+  it('is applied to every header a response carries', () => {
+    const response = problemResponse(
+      {
+        status: 405,
+        code: 'EMQ_METHOD_NOT_ALLOWED',
+        detail: 'x',
+        retryable: false,
+        allow: ['GET\r\nX: y'],
+      },
+      'id\n',
+    );
+    for (const value of Object.values(response.headers)) expect(value).not.toMatch(/[\r\n]/);
+    expect(response.headers.allow).toBe('GET%0D%0AX: y');
   });
 });

@@ -5,7 +5,7 @@ import { OPERATIONS, type OperationId } from '../../openapi/operations.js';
 const path = (text: string): string[] => text.split('/').slice(1);
 
 /** A match, with its operation named by its operationId. */
-function matched(method: string, segments: string[], mount: string) {
+function matched(method: string, segments: string[], mount: readonly string[] = []) {
   const match = matchRoute(method, segments, mount);
   if (match.kind !== 'operation') return match;
   const { operation, ...rest } = match;
@@ -14,7 +14,7 @@ function matched(method: string, segments: string[], mount: string) {
 
 describe('matchRoute', () => {
   it('routes POST on the jobs collection to enqueue', () => {
-    expect(matched('POST', path('/queues/orders/jobs'), '')).toEqual({
+    expect(matched('POST', path('/queues/orders/jobs'))).toEqual({
       kind: 'operation',
       operation: 'enqueueJob',
       params: { queue: 'orders' },
@@ -23,7 +23,7 @@ describe('matchRoute', () => {
   });
 
   it('routes PUT on a job to put, with its id', () => {
-    expect(matched('PUT', path('/queues/orders/jobs/JOB0KHTOWnGLuC'), '')).toEqual({
+    expect(matched('PUT', path('/queues/orders/jobs/JOB0KHTOWnGLuC'))).toEqual({
       kind: 'operation',
       operation: 'putJob',
       params: { queue: 'orders', id: 'JOB0KHTOWnGLuC' },
@@ -32,56 +32,66 @@ describe('matchRoute', () => {
   });
 
   it('routes GET on a job to get, with its id', () => {
-    expect(matched('GET', path('/queues/orders/jobs/JOB0KHTOWnGLuC'), '')).toMatchObject({
+    expect(matched('GET', path('/queues/orders/jobs/JOB0KHTOWnGLuC'))).toMatchObject({
       operation: 'getJob',
       params: { queue: 'orders', id: 'JOB0KHTOWnGLuC' },
     });
   });
 
   it('keeps what precedes the route (a named stage) as the base, after the mount', () => {
-    expect(matched('POST', path('/prod/queues/orders/jobs'), '')).toMatchObject({
+    expect(matched('POST', path('/prod/queues/orders/jobs'))).toMatchObject({
       operation: 'enqueueJob',
       base: '/prod',
     });
-    expect(matched('POST', path('/v1/queues/orders/jobs'), '/prod')).toMatchObject({
+    expect(matched('POST', path('/v1/queues/orders/jobs'), ['prod'])).toMatchObject({
       base: '/prod/v1',
     });
   });
 
+  it('percent-encodes every segment of the base and drops empty ones: it never names another host', () => {
+    const base = (segments: string[], mount: string[] = []) =>
+      (matched('POST', [...segments, 'queues', 'orders', 'jobs'], mount) as { base: string }).base;
+    expect(base([], ['st\r\nSet-Cookie: a=b'])).toBe('/st%0D%0ASet-Cookie%3A%20a%3Db');
+    expect(base(['', 'elsewhere.example'])).toBe('/elsewhere.example');
+    expect(base(['https:', '', 'elsewhere.example'])).toBe('/https%3A/elsewhere.example');
+    expect(base(['\\elsewhere.example'])).toBe('/%5Celsewhere.example');
+    expect(base(['', ''], [''])).toBe('');
+  });
+
   it('lets the method pick the reading of a path that fits both shapes', () => {
     const segments = path('/queues/queues/jobs/jobs');
-    expect(matched('POST', segments, '')).toMatchObject({
+    expect(matched('POST', segments)).toMatchObject({
       operation: 'enqueueJob',
       params: { queue: 'jobs' },
       base: '/queues',
     });
-    expect(matched('GET', segments, '')).toMatchObject({
+    expect(matched('GET', segments)).toMatchObject({
       operation: 'getJob',
       params: { queue: 'queues', id: 'jobs' },
     });
     // A method neither reading takes: the Allow of the longer one.
-    expect(matched('DELETE', segments, '')).toEqual({
+    expect(matched('DELETE', segments)).toEqual({
       kind: 'methodNotAllowed',
       allow: ['GET', 'HEAD', 'PUT'],
     });
   });
 
   it('answers 405 with Allow POST for another method on the collection', () => {
-    expect(matchRoute('GET', path('/queues/orders/jobs'), '')).toEqual({
+    expect(matchRoute('GET', path('/queues/orders/jobs'))).toEqual({
       kind: 'methodNotAllowed',
       allow: ['POST'],
     });
   });
 
   it('answers 405 with Allow GET, HEAD, PUT for another method on a job', () => {
-    expect(matchRoute('DELETE', path('/queues/orders/jobs/JOB0KHTOWnGLuC'), '')).toEqual({
+    expect(matchRoute('DELETE', path('/queues/orders/jobs/JOB0KHTOWnGLuC'))).toEqual({
       kind: 'methodNotAllowed',
       allow: ['GET', 'HEAD', 'PUT'],
     });
   });
 
   it('routes HEAD on a job to its own operation', () => {
-    const match = matchRoute('HEAD', path('/prod/queues/orders/jobs/JOB0KHTOWnGLuC'), '');
+    const match = matchRoute('HEAD', path('/prod/queues/orders/jobs/JOB0KHTOWnGLuC'));
     expect(match).toEqual({
       kind: 'operation',
       operation: { method: 'HEAD', path: '/queues/{queue}/jobs/{id}', operationId: 'headJob' },
@@ -94,7 +104,7 @@ describe('matchRoute', () => {
   });
 
   it('routes POST on jobs/batch to the batch, under any prefix', () => {
-    expect(matched('POST', path('/v1/queues/orders/jobs/batch'), '/prod')).toEqual({
+    expect(matched('POST', path('/v1/queues/orders/jobs/batch'), ['prod'])).toEqual({
       kind: 'operation',
       operation: 'enqueueBatch',
       params: { queue: 'orders' },
@@ -105,7 +115,7 @@ describe('matchRoute', () => {
   it.each(['GET', 'PUT', 'DELETE'])(
     'answers 405 with Allow POST for %s on jobs/batch',
     (method) => {
-      expect(matchRoute(method, path('/queues/orders/jobs/batch'), '')).toEqual({
+      expect(matchRoute(method, path('/queues/orders/jobs/batch'))).toEqual({
         kind: 'methodNotAllowed',
         allow: ['POST'],
       });
@@ -122,19 +132,19 @@ describe('matchRoute', () => {
     '/queues/orders/job/JOB0KHTOWnGLuC',
     '/queues/orders/jobs/JOB0KHTOWnGLuC/state',
   ])('finds no route for %s', (text) => {
-    expect(matchRoute('POST', path(text), '')).toEqual({ kind: 'notFound' });
-    expect(matchRoute('PUT', path(text), '')).toEqual({ kind: 'notFound' });
+    expect(matchRoute('POST', path(text))).toEqual({ kind: 'notFound' });
+    expect(matchRoute('PUT', path(text))).toEqual({ kind: 'notFound' });
   });
 
   it('leaves queue and id unchecked, for the core to refuse with its own codes', () => {
-    expect(matched('PUT', path('/queues/a{b}/jobs/not-an-id'), '')).toMatchObject({
+    expect(matched('PUT', path('/queues/a{b}/jobs/not-an-id'))).toMatchObject({
       operation: 'putJob',
       params: { queue: 'a{b}', id: 'not-an-id' },
     });
   });
 
   it('encodes the segments kept in front of the route once more, for Location', () => {
-    expect(matched('POST', path('/a b/queues/orders/jobs'), '')).toMatchObject({
+    expect(matched('POST', path('/a b/queues/orders/jobs'))).toMatchObject({
       base: '/a%20b',
     });
   });
@@ -158,24 +168,24 @@ describe('routeTable', () => {
   ]);
 
   it('matches a new row under any prefix, with its variables', () => {
-    expect(table.match('GET', path('/prod/queues/orders/pending'), '')).toMatchObject({
+    expect(table.match('GET', path('/prod/queues/orders/pending'))).toMatchObject({
       kind: 'operation',
       operation: { operationId: 'listPending' },
       params: { queue: 'orders' },
       base: '/prod',
     });
-    expect(table.match('DELETE', path('/queues/orders/jobs/JOB0KHTOWnGLuC'), '')).toMatchObject({
+    expect(table.match('DELETE', path('/queues/orders/jobs/JOB0KHTOWnGLuC'))).toMatchObject({
       operation: { operationId: 'deleteJob' },
       params: { queue: 'orders', id: 'JOB0KHTOWnGLuC' },
     });
   });
 
   it("adds a new method to its path's Allow and a new path to the 404's list", () => {
-    expect(table.match('PATCH', path('/queues/orders/jobs/JOB0KHTOWnGLuC'), '')).toEqual({
+    expect(table.match('PATCH', path('/queues/orders/jobs/JOB0KHTOWnGLuC'))).toEqual({
       kind: 'methodNotAllowed',
       allow: ['DELETE', 'GET', 'HEAD', 'PUT'],
     });
-    expect(table.match('POST', path('/queues/orders/pending'), '')).toEqual({
+    expect(table.match('POST', path('/queues/orders/pending'))).toEqual({
       kind: 'methodNotAllowed',
       allow: ['GET'],
     });

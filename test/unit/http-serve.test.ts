@@ -155,6 +155,38 @@ describe('serve, before any I/O', () => {
   });
 });
 
+describe('serve, a 1 MiB value anywhere', () => {
+  const huge = 'x'.repeat(1024 * 1024);
+  const batchOf = (jobs: unknown[]) =>
+    withBody(fixture('v2-post', { batch: true }), JSON.stringify({ jobs }));
+  it.each([
+    ['a queue', () => withPath(fixture('v2-post'), `/queues/${huge}/jobs`)],
+    ['a job id', () => withPath(fixture('url-put'), `/queues/q/jobs/${huge}`)],
+    ['an Idempotency-Key', () => withHeader(fixture('v1-post'), 'Idempotency-Key', huge)],
+    ['a batch item id', () => batchOf([{ payload: 'a', id: huge }])],
+    ['a batch item key', () => batchOf([{ payload: 'a', idempotencyKey: huge }])],
+    ['a batch member name', () => batchOf([{ payload: 'a', [huge]: 1 }])],
+    [
+      'a batch member name given twice',
+      () =>
+        withBody(
+          fixture('v2-post', { batch: true }),
+          `{"jobs":[{"payload":"a","${huge}":1,"${huge}":2}]}`,
+        ),
+    ],
+    [
+      '25 items with long ids',
+      () =>
+        batchOf(Array.from({ length: 25 }, () => ({ payload: 'a', id: huge.slice(0, 100_000) }))),
+    ],
+  ])('answers a problem that quotes a bounded part of %s', async (_what, event) => {
+    const served = await serve(event(), REQUEST_ID, services());
+    expect(served.response.statusCode).toBe(400);
+    expect(served.response.body.length).toBeLessThan(16 * 1024);
+    for (const line of [served.response.body]) expect(line).not.toContain('x'.repeat(300));
+  });
+});
+
 describe('report', () => {
   const lines: string[] = [];
   let previous: LogSink | undefined;
