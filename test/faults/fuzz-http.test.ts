@@ -25,6 +25,7 @@ import {
   keyFaults,
   LOG_LINE_BOUND_BYTES,
   locationFaults,
+  tally,
   Violations,
   watchLogs,
 } from './fuzz/invariants.js';
@@ -138,12 +139,7 @@ describe.each(['native', 'function'] as const)('with the %s family', (executor) 
       parameters,
     );
     console.info(
-      `[fuzz] http (${executor}, seed ${parameters.seed}): ${events} events, longest log line ${logs.longest()} bytes (bound ${LOG_LINE_BOUND_BYTES}); ${[
-        ...answers,
-      ]
-        .sort()
-        .map(([label, count]) => `${label}: ${count}`)
-        .join(', ')}`,
+      `[fuzz] http (${executor}, seed ${parameters.seed}): ${events} events, longest log line ${logs.longest()} bytes (bound ${LOG_LINE_BOUND_BYTES}); ${tally(answers)}`,
     );
     expect(events).toBeGreaterThanOrEqual(EVENTS_PER_EXECUTOR);
     // The pools must reach the write path, or the run proves little.
@@ -185,12 +181,7 @@ describe.each(['native', 'function'] as const)('with the %s family', (executor) 
       }),
       parameters,
     );
-    console.info(
-      `[fuzz] http hostile (${executor}, seed ${parameters.seed}): ${[...classes]
-        .sort()
-        .map(([label, count]) => `${label}: ${count}`)
-        .join(', ')}`,
-    );
+    console.info(`[fuzz] http hostile (${executor}, seed ${parameters.seed}): ${tally(classes)}`);
     // Every class must have been drawn, or the run proves less than it says.
     expect(classes.size).toBeGreaterThanOrEqual(20);
     expect(violations.summary(), `replay with EMQ_FUZZ_SEED=${parameters.seed}`).toEqual({});

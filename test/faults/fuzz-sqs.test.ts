@@ -22,6 +22,7 @@ import {
   keyFaults,
   LOG_LINE_BOUND_BYTES,
   shortText,
+  tally,
   Violations,
   watchLogs,
 } from './fuzz/invariants.js';
@@ -129,12 +130,7 @@ describe.each(['native', 'function'] as const)('with the %s family', (executor) 
       parameters,
     );
     console.info(
-      `[fuzz] sqs (${executor}, seed ${parameters.seed}): ${records} records in ${batches} batches; ${[
-        ...outcomes,
-      ]
-        .sort()
-        .map(([label, count]) => `${label}: ${count}`)
-        .join(', ')}`,
+      `[fuzz] sqs (${executor}, seed ${parameters.seed}): ${records} records in ${batches} batches; ${tally(outcomes)}`,
     );
     expect(records).toBeGreaterThanOrEqual(RECORDS_PER_EXECUTOR);
     expect(outcomes.get('admitted enqueued') ?? 0).toBeGreaterThan(0);
@@ -224,12 +220,7 @@ describe.each(['native', 'function'] as const)('with the %s family', (executor) 
       }),
       parameters,
     );
-    console.info(
-      `[fuzz] sqs hostile (${executor}, seed ${parameters.seed}): ${[...breakages]
-        .sort()
-        .map(([label, count]) => `${label}: ${count}`)
-        .join(', ')}`,
-    );
+    console.info(`[fuzz] sqs hostile (${executor}, seed ${parameters.seed}): ${tally(breakages)}`);
     expect(breakages.size).toBeGreaterThanOrEqual(15);
     expect(violations.summary(), `replay with EMQ_FUZZ_SEED=${parameters.seed}`).toEqual({});
   });

@@ -60,11 +60,6 @@ export async function datasetOf(server: ServerHandle): Promise<Dataset> {
   };
 }
 
-/** fast-check parameters that replay a failed run when EMQ_FUZZ_SEED is set. */
-export function fuzzSeed(): { seed?: number } {
-  return settings.fuzzSeed === undefined ? {} : { seed: settings.fuzzSeed };
-}
-
 /**
  * fast-check parameters for `numRuns` runs: a seed (EMQ_FUZZ_SEED's, else a random one the
  * test prints, so any run replays), and a report whose long runs of one character are cut: a

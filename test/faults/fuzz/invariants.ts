@@ -122,3 +122,11 @@ export class Violations {
     );
   }
 }
+
+/** Counts by label, as a run's summary prints them: `label: count`, sorted by label. */
+export function tally(counts: ReadonlyMap<string, number>): string {
+  return [...counts]
+    .sort()
+    .map(([label, count]) => `${label}: ${count}`)
+    .join(', ');
+}
