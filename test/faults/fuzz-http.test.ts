@@ -43,7 +43,7 @@ const EVENTS_PER_EXECUTOR = 3_000;
 /** Events between dataset resets, which keep DEBUG DIGEST cheap. */
 const EVENTS_PER_RESET = 250;
 /** Hand-written hostile events per family: each is refused, so each costs one digest. */
-const HOSTILE_PER_EXECUTOR = 500;
+const HOSTILE_PER_EXECUTOR = 300;
 
 let server: ServerHandle;
 let dataset: Dataset;
@@ -124,11 +124,10 @@ describe.each(['native', 'function'] as const)('with the %s family', (executor) 
         violations.note(LOG_BOUND, logs.take(), describeEvent(event));
         // Every key an admission wrote lies under the answered queue's tag; never the wire identity.
         if (changed) {
-          violations.note(
-            OWN_KEYS,
-            keyFaults(await dataset.written(), [String(body.queue)]),
-            event,
-          );
+          const written = await dataset.written();
+          // The digest moved, so some key did: the check below is never vacuous.
+          expect(written.length).toBeGreaterThan(0);
+          violations.note(OWN_KEYS, keyFaults(written, [String(body.queue)]), describeEvent(event));
         }
         expect(answer.body).not.toContain(String(server.port));
         // A HEAD answer has no body; its problem is checked by the contract (headers) alone.
