@@ -15,6 +15,7 @@
  * hostile part's doing.
  */
 import fc from 'fast-check';
+import { jobIdAt } from '../../../src/keyspace/ids.js';
 import {
   type FixtureName,
   FORMATS,
@@ -22,7 +23,6 @@ import {
   fixture,
   type HttpEventJson,
 } from '../../fixtures/http/events.js';
-import { jobIdArb } from './pools.js';
 
 export interface HostileCase {
   /** The class of the case, counted in the run's summary. */
@@ -88,13 +88,18 @@ function hostileItemArb(): fc.Arbitrary<{ label: string; members: Member[] }> {
           : [['payload', text('p')] as Member, [field, value] as Member],
     }));
   const duplicate = fc
-    .tuple(fc.constantFrom('payload', 'idempotencyKey', 'encoding', 'id'), fc.boolean(), jobIdArb())
+    .tuple(
+      fc.constantFrom('payload', 'idempotencyKey', 'encoding', 'id'),
+      fc.boolean(),
+      // Fresh ids: an old one is refused for its age, which would hide the duplicate.
+      fc.integer({ min: 0, max: 2 ** 22 - 1 }).map((low) => jobIdAt(Date.now(), low)),
+    )
     .map(([field, same, id]) => {
       const values: Record<string, [string, string]> = {
         payload: ['"a"', same ? '"a"' : '"b"'],
         idempotencyKey: ['"k1"', same ? '"k1"' : '"k2"'],
         encoding: ['"utf8"', same ? '"utf8"' : '"base64"'],
-        id: [text(id), same ? text(id) : '"JOB0KHTOWnGLuC"'],
+        id: [text(id), same ? text(id) : text(jobIdAt(Date.now(), 7))],
       };
       const [first, second] = values[field] as [string, string];
       const members: Member[] =
