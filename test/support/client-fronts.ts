@@ -3,7 +3,7 @@
  * answers are recorded, writes paused around a call, and a proxy that loses an answer.
  */
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { EchoMqClient, type RetryOptions } from '../../client/index.js';
 import type { Connection } from '../../src/index.js';
 import { mintId } from '../../src/keyspace/ids.js';
@@ -22,6 +22,43 @@ export const FRONTS: readonly (readonly [string, HttpFront, string])[] = [
   ['a Function URL', { kind: 'url' }, '/'],
 ];
 
+/** What a request was answered: a status, or nothing (the connection dropped, or timed out). */
+export type Answered = number | 'no answer';
+
+/** The answers a client retries: 503, and none at all. */
+const RETRIED: readonly Answered[] = [503, 'no answer'];
+
+/**
+ * Checks one call's answers as the client promises them: retryable answers (503, or none),
+ * each followed by a retry, until the one that ended the call, which is one of `last`. Load
+ * decides how many retries a call takes (behind these fronts the function answers 503 once
+ * a command outlasts 300 ms), so a test asserts what ended the call and that only retryable
+ * answers were retried, never how many there were.
+ */
+export function expectRetriedUntil(answers: readonly Answered[], last: readonly Answered[]): void {
+  expect(answers.length, 'requests sent').toBeGreaterThan(0);
+  expect(answers.slice(0, -1).filter((answer) => !RETRIED.includes(answer))).toEqual([]);
+  expect(last).toContain(answers.at(-1));
+}
+
+/**
+ * The status an admission answered with, as the client reports it: 201 made the job, 200 found
+ * it there (a replay, or an earlier attempt of the same call whose write landed after its 503).
+ */
+export function admittedAs(answer: Answered | undefined): 'enqueued' | 'duplicate' {
+  return answer === 201 ? 'enqueued' : 'duplicate';
+}
+
+/**
+ * One admission call checked by its answers: retried as expectRetriedUntil says, ended by
+ * 201 (or, after a retry, by 200: the call's own earlier write, landed after its 503), and
+ * reported as that last answer says.
+ */
+export function expectAdmitted(answers: readonly Answered[], outcome: { status: string }): void {
+  expectRetriedUntil(answers, answers.length === 1 ? [201] : [201, 200]);
+  expect(outcome.status).toBe(admittedAs(answers.at(-1)));
+}
+
 /** A client whose every request and answer status is recorded; `onAnswer` runs before the caller sees one. */
 export function recordingClient(
   endpoint: string,
@@ -31,8 +68,15 @@ export function recordingClient(
     onAnswer?: (status: number) => Promise<void>;
   } = {},
 ) {
-  const statuses: (number | 'no answer')[] = [];
-  const sent: { method: string; url: string; key: string | null; bytes: number }[] = [];
+  const statuses: Answered[] = [];
+  const sent: {
+    method: string;
+    url: string;
+    key: string | null;
+    bytes: number;
+    /** The body's text: a batch request's items, with their keys and ids. */
+    text: string;
+  }[] = [];
   const client = new EchoMqClient({
     endpoint,
     credentials: false,
@@ -45,6 +89,7 @@ export function recordingClient(
         url: String(input),
         key: headers.get('idempotency-key'),
         bytes: init?.body instanceof Uint8Array ? init.body.byteLength : 0,
+        text: init?.body instanceof Uint8Array ? Buffer.from(init.body).toString('utf8') : '',
       });
       try {
         const response = await fetch(input, init);
@@ -97,9 +142,16 @@ export async function whilePaused(
 export async function lossyProxy(
   target: URL,
   lose: 'drop' | 'hold',
-): Promise<{ url: string; lost: () => number; close: () => Promise<void> }> {
+): Promise<{
+  url: string;
+  lost: () => number;
+  /** The status of the answer lost, read from its first bytes. */
+  lostStatus: () => number | undefined;
+  close: () => Promise<void>;
+}> {
   let connections = 0;
   let lost = 0;
+  let lostStatus: number | undefined;
   const sockets = new Set<Socket>();
   const proxy: Server = createServer((caller) => {
     const upstream = createConnection({ host: target.hostname, port: Number(target.port) });
@@ -107,8 +159,10 @@ export async function lossyProxy(
     sockets.add(upstream);
     caller.pipe(upstream);
     if (connections++ === 0) {
-      upstream.once('data', () => {
+      upstream.once('data', (chunk: Buffer) => {
         lost += 1;
+        const status = /^HTTP\/1\.[01] (\d{3})/.exec(chunk.toString('latin1'))?.[1];
+        lostStatus = status === undefined ? undefined : Number(status);
         if (lose === 'drop') caller.destroy();
       });
     } else {
@@ -128,6 +182,7 @@ export async function lossyProxy(
   return {
     url: `http://127.0.0.1:${port}`,
     lost: () => lost,
+    lostStatus: () => lostStatus,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

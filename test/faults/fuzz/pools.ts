@@ -12,6 +12,14 @@ export const FUZZ_CAP_BYTES = 300;
 
 const QUEUE_CHARS = 'abcXYZ019._-';
 
+/**
+ * An over-long value: 1 MiB of characters every rule would take but for the length, so only
+ * a length check refuses it. Its log lines must quote at most 256 bytes of it (invariants.ts).
+ * No SQS record delivered from a queue carries one (a message holds at most 1 MiB in all), so
+ * the SQS fuzz sends it only in records a direct invoke makes.
+ */
+export const ONE_MIB = 'q'.repeat(1024 * 1024);
+
 /** Three valid queues per run, fresh so runs never meet each other's rows. */
 export function queuePool(): string[] {
   return [randomQueue('fz'), randomQueue('fz'), randomQueue('fz')];

@@ -8,7 +8,7 @@
 import type { SQSMessageAttribute, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
 import fc from 'fast-check';
 import { sqsRecord, stringAttribute } from '../../fixtures/sqs/records.js';
-import { brokenBase64Arb, jobIdArb, payloadArb, queueArb } from './pools.js';
+import { brokenBase64Arb, jobIdArb, ONE_MIB, payloadArb, queueArb } from './pools.js';
 
 const MESSAGE_IDS = [
   '059f36b4-87a3-44ab-83d2-661975830a7d',
@@ -161,6 +161,103 @@ function brokenArb(queues: readonly string[]): fc.Arbitrary<SQSRecord> {
   return fc
     .tuple(recordCaseArb(queues), breakage)
     .map(([spec, breakIt]) => breakIt(render(spec, undefined)) as SQSRecord);
+}
+
+/**
+ * What a direct invoke (or a hand-built test event) can hand the face, field by field: a body
+ * that is not a string, attributes and message attributes of the wrong shape, no messageId or
+ * one of the wrong type, and values of 1 MiB where SQS would have capped them.
+ */
+const HOSTILE_BREAKAGES: Readonly<Record<string, (record: SQSRecord) => unknown>> = {
+  'body object': (record) => ({ ...record, body: { payload: 'x' } }),
+  'body null': (record) => ({ ...record, body: null }),
+  'body array': (record) => ({ ...record, body: ['x'] }),
+  'body number': (record) => ({ ...record, body: 7 }),
+  'attributes text': (record) => ({ ...record, attributes: 'SentTimestamp=1' }),
+  'attributes array': (record) => ({ ...record, attributes: [record.attributes] }),
+  'SentTimestamp number': (record) => ({
+    ...record,
+    attributes: { ...record.attributes, SentTimestamp: Date.now() },
+  }),
+  'ApproximateReceiveCount object': (record) => ({
+    ...record,
+    attributes: { ...record.attributes, ApproximateReceiveCount: { n: 1 } },
+  }),
+  'messageAttributes text': (record) => ({ ...record, messageAttributes: 'emq-queue=q' }),
+  'messageAttributes array': (record) => ({ ...record, messageAttributes: [{ 'emq-queue': 'q' }] }),
+  'emq-queue stringValue number': (record) => ({
+    ...record,
+    messageAttributes: { 'emq-queue': { ...stringAttribute('q'), stringValue: 7 } },
+  }),
+  'emq-queue without dataType': (record) => ({
+    ...record,
+    messageAttributes: { 'emq-queue': { stringValue: 'q' } },
+  }),
+  'emq-encoding text': (record) => ({
+    ...record,
+    messageAttributes: { ...record.messageAttributes, 'emq-encoding': 'base64' },
+  }),
+  'no messageId': (record) => {
+    const { messageId: _, ...rest } = record;
+    return rest;
+  },
+  'messageId null': (record) => ({ ...record, messageId: null }),
+  'messageId number': (record) => ({ ...record, messageId: 42 }),
+  'messageId object': (record) => ({ ...record, messageId: { id: 'm' } }),
+  'messageId 1 MiB': (record) => ({ ...record, messageId: ONE_MIB }),
+  'emq-queue 1 MiB': (record) => ({
+    ...record,
+    messageAttributes: { ...record.messageAttributes, 'emq-queue': stringAttribute(ONE_MIB) },
+  }),
+  'emq-job-id 1 MiB': (record) => ({
+    ...record,
+    messageAttributes: { 'emq-job-id': stringAttribute(`JOB${ONE_MIB}`) },
+  }),
+  'attribute name 1 MiB': (record) => ({
+    ...record,
+    messageAttributes: { ...record.messageAttributes, [ONE_MIB]: stringAttribute('x') },
+  }),
+};
+
+export interface HostileBatch {
+  /** The breakages the batch's hostile records carry, for the run's summary. */
+  readonly labels: readonly string[];
+  readonly records: readonly SQSRecord[];
+  /** Indexes of the hostile records. */
+  readonly hostile: ReadonlySet<number>;
+}
+
+/**
+ * Up to 10 records, one to three of them hostile (HOSTILE_BREAKAGES), at any place in the
+ * batch: the others are well-formed, from a standard queue.
+ */
+export function sqsHostileBatchArb(queues: readonly string[]): fc.Arbitrary<HostileBatch> {
+  const hostile = fc.tuple(
+    recordCaseArb(queues),
+    fc.constantFrom(...Object.keys(HOSTILE_BREAKAGES)),
+  );
+  return fc
+    .tuple(
+      fc.array(recordCaseArb(queues), { minLength: 0, maxLength: 7 }),
+      fc.array(hostile, { minLength: 1, maxLength: 3 }),
+      fc.array(fc.nat(), { minLength: 3, maxLength: 3 }),
+    )
+    .map(([fine, broken, places]) => {
+      const slots = fine.map((spec) => ({ record: render(spec, undefined), hostile: false }));
+      broken.forEach(([spec, label], at) => {
+        const breakIt = HOSTILE_BREAKAGES[label] as (record: SQSRecord) => unknown;
+        const place = (places[at] ?? 0) % (slots.length + 1);
+        slots.splice(place, 0, {
+          record: breakIt(render(spec, undefined)) as SQSRecord,
+          hostile: true,
+        });
+      });
+      return {
+        labels: broken.map(([, label]) => label),
+        records: slots.map((slot) => slot.record),
+        hostile: new Set(slots.flatMap((slot, index) => (slot.hostile ? [index] : []))),
+      };
+    });
 }
 
 function recordsArb(queues: readonly string[]): fc.Arbitrary<RecordCase[]> {
