@@ -1,8 +1,11 @@
 /**
  * Dead letters: permanently failed records go to the DLQ with SendMessageBatch, the original
  * body and attributes intact and the reason added. A letter SQS did not confirm is reported
- * as not delivered, and its record is retried: nothing is dropped.
+ * as not delivered, and its record is retried: nothing is dropped. A letter that could not
+ * keep the record intact (a body or attribute SQS cannot hold: a direct invoke's) is not sent,
+ * so it never spoils the request of the letters beside it, and its record is retried too.
  */
+import { createHash } from 'node:crypto';
 import type {
   MessageAttributeValue,
   SendMessageBatchCommand,
@@ -12,6 +15,8 @@ import type {
 import type { SQSRecord } from 'aws-lambda';
 import type { EmqError } from '../../src/outcomes/outcomes.js';
 import { deadLetterAttributes } from './dlq-attributes.js';
+import { messageIdOf } from './event.js';
+import { sqsAccepts } from './sqs-text.js';
 
 /** What the DLQ needs of an SQS client (an SQSClient satisfies it; tests fake it). */
 export interface DlqSender {
@@ -63,20 +68,40 @@ export async function sendDeadLetters(
 ): Promise<DeadLetterResult[]> {
   const fifo = options.url.endsWith('.fifo');
   const built = letters.map((letter) => letterOf(letter, fifo));
-  const chunks = chunksOf(built, options.maxEntries ?? 10, options.maxBytes ?? 262_144);
+  const unsent = built.filter((letter): letter is DeadLetterResult => !('entry' in letter));
+  const chunks = chunksOf(
+    built.filter((letter): letter is Letter => 'entry' in letter),
+    options.maxEntries ?? 10,
+    options.maxBytes ?? 262_144,
+  );
   const results = await Promise.all(chunks.map((chunk) => sendChunk(sender, options.url, chunk)));
-  return results.flat();
+  return [...unsent, ...results.flat()].sort((a, b) => a.index - b.index);
 }
 
-function letterOf({ index, record, error }: DeadLetter, fifo: boolean): Letter {
-  // A direct invoke can send a record without a text body; SQS then refuses the letter and the
-  // record is retried, rather than this function crashing on it.
-  const body = typeof record.body === 'string' ? record.body : '';
-  const { attributes, dropped } = deadLetterAttributes(record.messageAttributes, {
+/** The letter, or why it cannot be one that keeps the record intact (then it is not sent). */
+function letterOf({ index, record, error }: DeadLetter, fifo: boolean): Letter | DeadLetterResult {
+  const messageId = messageIdOf(record);
+  const unsent = (failure: string): DeadLetterResult => ({
+    index,
+    delivered: false,
+    failure,
+    dropped: [],
+  });
+  const body: unknown = record.body;
+  if (typeof body !== 'string' || !sqsAccepts(body)) return unsent('InvalidMessageContents');
+  const copied = deadLetterAttributes(record.messageAttributes, {
     code: error.code,
     detail: error.message,
-    sourceMessageId: record.messageId,
+    sourceMessageId: messageId,
   });
+  if (copied.uncopyable !== undefined) return unsent('InvalidMessageAttribute');
+  const { attributes, dropped } = copied;
+  for (const value of Object.values(attributes)) {
+    if (value.StringValue !== undefined && !sqsAccepts(value.StringValue)) {
+      return unsent('InvalidMessageContents');
+    }
+  }
+  const group: unknown = record.attributes?.MessageGroupId;
   const entry: SendMessageBatchRequestEntry = {
     Id: `r${index}`,
     MessageBody: body,
@@ -85,12 +110,23 @@ function letterOf({ index, record, error }: DeadLetter, fifo: boolean): Letter {
     // source messageId dedupes a letter resent after a partial failure.
     ...(fifo
       ? {
-          MessageGroupId: record.attributes?.MessageGroupId ?? 'emq-dead-letters',
-          MessageDeduplicationId: record.messageId,
+          MessageGroupId: typeof group === 'string' ? group : 'emq-dead-letters',
+          MessageDeduplicationId: deduplicationId(messageId, body),
         }
       : {}),
   };
   return { index, entry, bytes: sizeOf(body, attributes), dropped };
+}
+
+/**
+ * SQS takes 1 to 128 printable ASCII characters as a deduplication id: an SQS messageId is
+ * one. Any other (a direct invoke's, or none) is hashed, so a resent letter still dedupes.
+ */
+function deduplicationId(messageId: string | undefined, body: string): string {
+  if (messageId !== undefined && /^[\x21-\x7e]{1,128}$/.test(messageId)) return messageId;
+  return createHash('sha256')
+    .update(messageId ?? `body:${body}`)
+    .digest('hex');
 }
 
 /** SQS counts the body and every attribute's name, type and value toward a message's size. */
