@@ -18,7 +18,7 @@ import { ADMISSION_PASSES, resendUntil } from '../../src/settings/resend-span.js
 import { log, oneWrite } from '../shared/log.js';
 import { batchResponse, mustRetry, type RecordDisposition } from './disposition.js';
 import { type DeadLetter, type DeadLetterResult, type DlqSender, sendDeadLetters } from './dlq.js';
-import { MAX_MESSAGE_ID_CHARS, messageIdOf, recordsOf } from './event.js';
+import { messageIdOf, recordsOf } from './event.js';
 import { requestOf } from './record.js';
 import { reportBatch, reportRecord } from './report.js';
 import { orderingGroup, wavesOf } from './waves.js';
@@ -105,8 +105,8 @@ export async function handleSqsBatch(
 }
 
 /**
- * Records without a usable messageId (only a direct invoke sends them): an answer cannot name
- * one for a retry, so none may ever need one. They are refused as their own fault and sent to
+ * Records whose messageId is not a text (only a direct invoke sends them): an answer cannot
+ * name one for a retry, so none may ever need one. They are refused as their own fault and sent to
  * the DLQ before anything is written; unless the DLQ confirmed every one of them, the whole
  * event is refused by a throw, with nothing written, and Lambda retries it whole.
  */
@@ -121,7 +121,7 @@ async function deadLetterNameless(
   if (nameless.length === 0) return;
   const error = new InvalidInputError(
     'EMQ_INVALID_REQUEST',
-    `The record has no messageId (1 to ${MAX_MESSAGE_ID_CHARS} characters): it cannot be retried on its own, so it was not admitted.`,
+    'The record has no messageId (a text): it could not be retried on its own, so it was not admitted.',
   );
   const permanent = nameless.map((index) => ({
     index,

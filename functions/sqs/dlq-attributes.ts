@@ -23,11 +23,16 @@ export const MAX_MESSAGE_ATTRIBUTES = 10;
 const MAX_DETAIL_CHARS = 1_024;
 /** Names quoted in a note or a log line: the rest are counted. */
 const MAX_NAMES_LISTED = 3;
+/**
+ * The longest messageId copied into emq-source-message-id: SQS's are 36 characters; a direct
+ * invoke's can be any length, and an attribute never carries unbounded caller input.
+ */
+const MAX_SOURCE_ID_CHARS = 256;
 
 export interface DeadLetterReason {
   readonly code: string;
   readonly detail: string;
-  /** The record's messageId; undefined when it has none that can be named (event.ts). */
+  /** The record's messageId; undefined when it has none (event.ts). */
   readonly sourceMessageId: string | undefined;
 }
 
@@ -78,9 +83,11 @@ export function deadLetterAttributes(
       : ` (original message attributes left out to fit the SQS limit of ${MAX_MESSAGE_ATTRIBUTES}: ${namesListed(dropped)})`;
   attributes[ERROR_CODE_ATTRIBUTE] = text(reason.code);
   attributes[ERROR_DETAIL_ATTRIBUTE] = text(`${reason.detail.slice(0, MAX_DETAIL_CHARS)}${note}`);
-  // SQS refuses an empty attribute value: a record without a messageId has no such attribute.
-  if (reason.sourceMessageId !== undefined) {
-    attributes[SOURCE_MESSAGE_ID_ATTRIBUTE] = text(reason.sourceMessageId);
+  // SQS refuses an empty attribute value: a record without a messageId (or with one no
+  // attribute should carry) has no such attribute.
+  const source = reason.sourceMessageId ?? '';
+  if (source.length > 0 && source.length <= MAX_SOURCE_ID_CHARS) {
+    attributes[SOURCE_MESSAGE_ID_ATTRIBUTE] = text(source);
   }
   return { attributes, dropped };
 }

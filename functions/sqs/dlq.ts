@@ -2,8 +2,10 @@
  * Dead letters: permanently failed records go to the DLQ with SendMessageBatch, the original
  * body and attributes intact and the reason added. A letter SQS did not confirm is reported
  * as not delivered, and its record is retried: nothing is dropped. A letter that could not
- * keep the record intact (a body or attribute SQS cannot hold: a direct invoke's) is not sent,
- * so it never spoils the request of the letters beside it, and its record is retried too.
+ * keep the record intact (a body that is not text, a lone surrogate that the SDK would send
+ * as an escape, an attribute SQS cannot hold: a direct invoke's) is not sent at all, so it
+ * never spoils the request of the letters beside it, and its record is retried too. Other
+ * characters SQS refuses are SQS's to refuse: that letter alone fails.
  */
 import { createHash } from 'node:crypto';
 import type {
@@ -16,7 +18,7 @@ import type { SQSRecord } from 'aws-lambda';
 import type { EmqError } from '../../src/outcomes/outcomes.js';
 import { deadLetterAttributes } from './dlq-attributes.js';
 import { messageIdOf } from './event.js';
-import { sqsAccepts } from './sqs-text.js';
+import { storable } from './sqs-text.js';
 
 /** What the DLQ needs of an SQS client (an SQSClient satisfies it; tests fake it). */
 export interface DlqSender {
@@ -88,19 +90,15 @@ function letterOf({ index, record, error }: DeadLetter, fifo: boolean): Letter |
     dropped: [],
   });
   const body: unknown = record.body;
-  if (typeof body !== 'string' || !sqsAccepts(body)) return unsent('InvalidMessageContents');
+  if (typeof body !== 'string' || !storable(body)) return unsent('InvalidMessageContents');
   const copied = deadLetterAttributes(record.messageAttributes, {
     code: error.code,
     detail: error.message,
     sourceMessageId: messageId,
   });
+  // Attribute values with a lone surrogate are among those it cannot copy (message-attribute.ts).
   if (copied.uncopyable !== undefined) return unsent('InvalidMessageAttribute');
   const { attributes, dropped } = copied;
-  for (const value of Object.values(attributes)) {
-    if (value.StringValue !== undefined && !sqsAccepts(value.StringValue)) {
-      return unsent('InvalidMessageContents');
-    }
-  }
   const group: unknown = record.attributes?.MessageGroupId;
   const entry: SendMessageBatchRequestEntry = {
     Id: `r${index}`,

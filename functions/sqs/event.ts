@@ -5,18 +5,13 @@
  * whole, by a throw, before any I/O: nothing is written, and Lambda retries the whole batch.
  *
  * A record's messageId is what the answer names when the record must come back: a failure
- * without one (`{}`) or with an empty one makes Lambda fail the whole batch, and a record
- * written once would be written again. So a record without a usable messageId never reaches
- * Valkey: it goes to the DLQ before anything is written (batch.ts).
+ * without one (`{}`) makes Lambda fail the whole batch, and a record written once would be
+ * written again. So a record whose messageId is not a text never reaches Valkey: it goes to
+ * the DLQ before anything is written (batch.ts). A text is named as sent, whatever it holds:
+ * SQS's are UUIDs, and a direct invoker gets back the id it sent.
  */
 import type { SQSRecord } from 'aws-lambda';
 import { InvalidInputError } from '../../src/outcomes/outcomes.js';
-
-/**
- * The longest messageId a record may carry to be admitted: SQS's are 36 characters, and this
- * is the core's longest idempotency key (a record is keyed by its messageId).
- */
-export const MAX_MESSAGE_ID_CHARS = 256;
 
 /** The event's records, or a throw (nothing written yet) when it is not an SQS event. */
 export function recordsOf(event: unknown): readonly SQSRecord[] {
@@ -45,9 +40,5 @@ export function recordsOf(event: unknown): readonly SQSRecord[] {
 /** The record's messageId when an answer can name it; undefined when it cannot. */
 export function messageIdOf(record: SQSRecord): string | undefined {
   const { messageId } = record as { messageId?: unknown };
-  return typeof messageId === 'string' &&
-    messageId.length > 0 &&
-    messageId.length <= MAX_MESSAGE_ID_CHARS
-    ? messageId
-    : undefined;
+  return typeof messageId === 'string' ? messageId : undefined;
 }

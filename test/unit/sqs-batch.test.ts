@@ -336,9 +336,9 @@ describe('handleSqsBatch on events SQS never sends', () => {
 
   const nameless: [string, (record: SQSRecord) => unknown][] = [
     ['no messageId', ({ messageId: _, ...rest }) => rest],
-    ['an empty messageId', (record) => ({ ...record, messageId: '' })],
+    ['a messageId that is null', (record) => ({ ...record, messageId: null })],
     ['a messageId that is a number', (record) => ({ ...record, messageId: 42 })],
-    ['a messageId of 100,000 characters', (record) => ({ ...record, messageId: 'm'.repeat(1e5) })],
+    ['a messageId that is an object', (record) => ({ ...record, messageId: { id: 'm' } })],
   ];
 
   it.each(nameless)(
@@ -418,5 +418,22 @@ describe('handleSqsBatch on events SQS never sends', () => {
       code: 'EMQ_INVALID_REQUEST',
       dlqError: 'InvalidMessageContents',
     });
+  });
+
+  it('names a record by the text it sent as its messageId, and copies only a bounded one', async () => {
+    const { sqs, sent } = acceptingSqs();
+    const long = { ...sqsRecord({ body: 'x', encoding: 'zip' }), messageId: 'm'.repeat(100_000) };
+    const empty = { ...sqsRecord({ body: 'y' }), messageId: '' };
+    const response = await handleSqsBatch(
+      sqsEvent([long, empty]),
+      deps(unreachable(), sqs, { dlqUrl: DLQ }),
+    );
+    // The empty one was keyed by nothing: refused, as its own fault, and dead-lettered.
+    expect(response.batchItemFailures).toEqual([]);
+    const entries = sent.flatMap((input) => input.Entries ?? []);
+    expect(entries.map((entry) => entry.MessageBody)).toEqual(['x', 'y']);
+    for (const entry of entries) {
+      expect(entry.MessageAttributes?.['emq-source-message-id']).toBeUndefined();
+    }
   });
 });
