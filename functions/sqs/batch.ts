@@ -77,7 +77,7 @@ export async function handleSqsBatch(
         permanent.push({ index, record: records[index] as SQSRecord, error: result });
       }
     });
-    await deadLetter(permanent, deps.sqs, config.dlqUrl, dispositions, letters);
+    await deadLetter(permanent, deps, dispositions, letters);
     for (const index of live) {
       const group = groups[index];
       if (group !== undefined && mustRetry(dispositions[index] as RecordDisposition))
@@ -128,14 +128,14 @@ async function deadLetterNameless(
     record: records[index] as SQSRecord,
     error,
   }));
-  await deadLetter(permanent, deps.sqs, deps.admission.config.dlqUrl, dispositions, letters);
+  await deadLetter(permanent, deps, dispositions, letters);
   const kept = nameless.filter((index) => dispositions[index]?.kind !== 'dead-lettered');
   if (kept.length === 0) return;
+  // An SDK error name or an SQS error code, or why no letter was made (dlq.ts): never caller input.
+  const why = (letters.get(kept[0] as number)?.failure ?? 'no DLQ is set').slice(0, 64);
   const refusal = new InvalidInputError(
     'EMQ_INVALID_REQUEST',
-    `${kept.length} of the event's records have no messageId and the DLQ did not take them (${
-      deps.admission.config.dlqUrl === undefined ? 'none is set' : 'the send failed'
-    }): nothing was written; the event is refused whole, to come back whole.`,
+    `${kept.length} of the event's records have no messageId and the DLQ did not take them (${why}): nothing was written; the event is refused whole, to come back whole.`,
   );
   log('error', 'sqs event refused', { code: refusal.code, detail: refusal.message });
   throw refusal;
@@ -178,12 +178,12 @@ async function admitted(
 
 async function deadLetter(
   permanent: readonly DeadLetter[],
-  sqs: DlqSender,
-  dlqUrl: string | undefined,
+  deps: SqsBatchDeps,
   dispositions: RecordDisposition[],
   letters: Map<number, DeadLetterResult>,
 ): Promise<void> {
   if (permanent.length === 0) return;
+  const { dlqUrl } = deps.admission.config;
   if (dlqUrl === undefined) {
     for (const { index, error } of permanent) {
       dispositions[index] = { kind: 'undelivered', error, reason: 'no-dlq' };
@@ -192,7 +192,10 @@ async function deadLetter(
   }
   let results: DeadLetterResult[];
   try {
-    results = await sendDeadLetters(sqs, permanent, { url: dlqUrl });
+    results = await sendDeadLetters(deps.sqs, permanent, {
+      url: dlqUrl,
+      deadlineMs: deps.deadlineMs,
+    });
   } catch (error) {
     // Records of this wave are written already: whatever went wrong, the letters count as not
     // delivered and their records come back, rather than a throw failing the whole batch.

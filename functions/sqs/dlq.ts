@@ -39,6 +39,12 @@ export interface DlqOptions {
   readonly maxEntries?: number;
   /** SQS's limits per SendMessageBatch: bytes of bodies and attributes. Default 262144 (256 KiB). */
   readonly maxBytes?: number;
+  /**
+   * When the batch's answer is due (Date.now() ms): a send not answered by then counts as not
+   * delivered, so the batch still answers (its record comes back) rather than running into the
+   * invocation's timeout, which would fail records already written. Default: none.
+   */
+  readonly deadlineMs?: number | undefined;
 }
 
 export interface DeadLetterResult {
@@ -76,7 +82,9 @@ export async function sendDeadLetters(
     options.maxEntries ?? 10,
     options.maxBytes ?? 262_144,
   );
-  const results = await Promise.all(chunks.map((chunk) => sendChunk(sender, options.url, chunk)));
+  const results = await Promise.all(
+    chunks.map((chunk) => sendChunk(sender, options.url, chunk, options.deadlineMs)),
+  );
   return [...unsent, ...results.flat()].sort((a, b) => a.index - b.index);
 }
 
@@ -167,14 +175,26 @@ async function sendChunk(
   sender: DlqSender,
   url: string,
   chunk: readonly Letter[],
+  deadlineMs: number | undefined,
 ): Promise<DeadLetterResult[]> {
   let output: SendMessageBatchCommandOutput;
+  let timer: NodeJS.Timeout | undefined;
   try {
     // The SDK loads on the first dead letter, not at cold start: most batches send none.
     const { SendMessageBatchCommand } = await import('@aws-sdk/client-sqs');
-    output = await sender.send(
+    // Nothing is sent once the answer is due, as no admission is (docs/reliability.md).
+    if (deadlineMs !== undefined && Date.now() >= deadlineMs) throw deadlineReached();
+    const sent = sender.send(
       new SendMessageBatchCommand({ QueueUrl: url, Entries: chunk.map((letter) => letter.entry) }),
     );
+    output = await (deadlineMs === undefined
+      ? sent
+      : Promise.race([
+          sent,
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(deadlineReached()), deadlineMs - Date.now());
+          }),
+        ]));
   } catch (error) {
     const failure = error instanceof Error ? error.name : 'Error';
     const failureCode = codeOf(error);
@@ -185,6 +205,8 @@ async function sendChunk(
       failureCode,
       dropped,
     }));
+  } finally {
+    clearTimeout(timer);
   }
   const delivered = new Set((output.Successful ?? []).map((entry) => entry.Id));
   const refused = new Map((output.Failed ?? []).map((entry) => [entry.Id, entry.Code]));
@@ -197,6 +219,12 @@ async function sendChunk(
       failure: ok ? undefined : (refused.get(entry.Id) ?? 'NotConfirmed'),
       dropped,
     };
+  });
+}
+
+function deadlineReached(): Error {
+  return Object.assign(new Error('The batch is due: no answer from the DLQ in time.'), {
+    name: 'DeadlineReached',
   });
 }
 

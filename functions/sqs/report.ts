@@ -20,7 +20,7 @@ import { namesListed } from './dlq-attributes.js';
 const FACE = 'sqs';
 
 export interface RecordReport {
-  /** Undefined for a record without a usable one (event.ts). */
+  /** Undefined for a record whose messageId is not a text (event.ts). */
   readonly messageId: string | undefined;
   readonly disposition: RecordDisposition;
   /** The DLQ send's result, for dead letters and failed sends. */

@@ -436,4 +436,29 @@ describe('handleSqsBatch on events SQS never sends', () => {
       expect(entry.MessageAttributes?.['emq-source-message-id']).toBeUndefined();
     }
   });
+
+  it('answers by its deadline when the DLQ does not: the letter is not delivered, its record comes back', async () => {
+    const silent: DlqSender = { send: () => new Promise(() => {}) };
+    const record = sqsRecord({ body: 'x', encoding: 'zip' });
+    const response = await handleSqsBatch(sqsEvent([record]), {
+      ...deps(unreachable(), silent, { dlqUrl: DLQ }),
+      deadlineMs: Date.now() + 200,
+    });
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+    expect(records(lines)[0]).toMatchObject({
+      disposition: 'undelivered',
+      dlqError: 'DeadlineReached',
+    });
+  });
+
+  it('sends no letter once the batch is due', async () => {
+    const { sqs, sent } = acceptingSqs();
+    const record = sqsRecord({ body: 'x', encoding: 'zip' });
+    const response = await handleSqsBatch(sqsEvent([record]), {
+      ...deps(unreachable(), sqs, { dlqUrl: DLQ }),
+      deadlineMs: Date.now() - 1,
+    });
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+    expect(sent).toEqual([]);
+  });
 });
