@@ -126,12 +126,13 @@ function letterOf({ index, record, error }: DeadLetter, fifo: boolean): Letter |
 
 /**
  * SQS takes 1 to 128 printable ASCII characters as a deduplication id: an SQS messageId is
- * one. Any other (a direct invoke's, or none) is hashed, so a resent letter still dedupes.
+ * one. Any other (a direct invoke's, or none) is hashed with the body, so a resent letter
+ * still dedupes and two different records never do.
  */
 function deduplicationId(messageId: string | undefined, body: string): string {
   if (messageId !== undefined && /^[\x21-\x7e]{1,128}$/.test(messageId)) return messageId;
   return createHash('sha256')
-    .update(messageId ?? `body:${body}`)
+    .update(JSON.stringify([messageId ?? null, body]))
     .digest('hex');
 }
 

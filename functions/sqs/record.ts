@@ -46,10 +46,7 @@ export function requestOf(
     checkSystemAttributes(record.attributes);
     // It says whether the record is ordered (waves.ts): a record that cannot say is refused.
     if (record.eventSourceARN != null && typeof record.eventSourceARN !== 'string') {
-      throw new InvalidInputError(
-        'EMQ_INVALID_REQUEST',
-        "The record's eventSourceARN is not a text: it is not a record SQS delivers.",
-      );
+      throw notFromSqs("The record's eventSourceARN is not a text");
     }
     const attributes = emqAttributes(record.messageAttributes);
     const queue = textAttribute(attributes.get(QUEUE_ATTRIBUTE), QUEUE_ATTRIBUTE) ?? defaultQueue;
@@ -80,16 +77,16 @@ export function requestOf(
  */
 function checkSystemAttributes(attributes: unknown): void {
   if (attributes === undefined || attributes === null) return;
-  const wrong =
-    typeof attributes !== 'object' || Array.isArray(attributes)
-      ? 'attributes'
-      : Object.entries(attributes).find(([, value]) => typeof value !== 'string')?.[0];
-  if (wrong !== undefined) {
-    throw new InvalidInputError(
-      'EMQ_INVALID_REQUEST',
-      `The record's ${wrong === 'attributes' ? 'attributes are not an object of texts' : `attribute ${quoted(wrong)} is not a text`}: it is not a record SQS delivers.`,
-    );
+  if (typeof attributes !== 'object' || Array.isArray(attributes)) {
+    throw notFromSqs("The record's attributes are not an object");
   }
+  const wrong = Object.entries(attributes).find(([, value]) => typeof value !== 'string')?.[0];
+  if (wrong !== undefined)
+    throw notFromSqs(`The record's attribute ${quoted(wrong)} is not a text`);
+}
+
+function notFromSqs(what: string): InvalidInputError {
+  return new InvalidInputError('EMQ_INVALID_REQUEST', `${what}: it is not a record SQS delivers.`);
 }
 
 /**
@@ -102,10 +99,7 @@ function checkSystemAttributes(attributes: unknown): void {
 function emqAttributes(attributes: unknown): ReadonlyMap<string, AttributeValue> {
   if (attributes === undefined || attributes === null) return NO_ATTRIBUTES;
   if (typeof attributes !== 'object' || Array.isArray(attributes)) {
-    throw new InvalidInputError(
-      'EMQ_INVALID_REQUEST',
-      "The record's messageAttributes are not an object of message attributes.",
-    );
+    throw notFromSqs("The record's messageAttributes are not an object");
   }
   let found: Map<string, AttributeValue> | undefined;
   // Most records carry no emq-* attribute: no map is made for them.

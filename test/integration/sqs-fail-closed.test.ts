@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { install } from '../../src/connection/fence.js';
 import { readJob } from '../../src/index.js';
 import { mintId } from '../../src/keyspace/ids.js';
+import { recordLines } from '../fixtures/sqs/logs.js';
 import { sqsEvent, sqsRecord, stringAttribute } from '../fixtures/sqs/records.js';
 import { digestOf } from '../support/digest.js';
 import { connectTo, jobsOf } from '../support/emq.js';
@@ -59,10 +60,6 @@ function failuresOf(invocation: SqsInvocation, batch: readonly unknown[]): strin
     expect(ids).toContain(failure.itemIdentifier);
   }
   return failures.map((failure) => failure.itemIdentifier);
-}
-
-function recordLines(invocation: SqsInvocation) {
-  return invocation.logs.filter((line) => line.message === 'sqs record');
 }
 
 /** A record as a direct invoke may send it: any field replaced, the fixture's digests kept. */
@@ -148,7 +145,7 @@ describe('the built SQS bundle, invoked with what SQS never delivers', () => {
     expect(await digestOf(server)).toBe(before);
     // Each is its own fault; SQS could not hold its letter either, so each comes back, by its id.
     expect(failuresOf(invocation, batch)).toEqual(batch.map((record) => record.messageId));
-    expect(recordLines(invocation).map((line) => [line.code, line.disposition])).toEqual(
+    expect(recordLines(invocation.logs).map((line) => [line.code, line.disposition])).toEqual(
       batch.map(() => ['EMQ_INVALID_REQUEST', 'undelivered']),
     );
     expect(await dlq.letters()).toEqual([]);
@@ -186,7 +183,7 @@ describe('the built SQS bundle, invoked with what SQS never delivers', () => {
     const reader = await connectTo(server);
     expect((await jobsOf(reader, queue)).rows).toHaveLength(1);
     expect(
-      recordLines(invocation).map((line) => [line.messageId, line.disposition, line.code]),
+      recordLines(invocation.logs).map((line) => [line.messageId, line.disposition, line.code]),
     ).toEqual([
       [good.messageId, 'admitted', undefined],
       [lettered.messageId, 'dead-lettered', 'EMQ_INVALID_QUEUE'],
@@ -217,7 +214,7 @@ describe('the built SQS bundle, invoked with what SQS never delivers', () => {
     expect(errors).toMatchObject([
       { message: 'sqs batch', code: 'EMQ_CONFIG', cause: 'NOPERM', batchItemFailures: 4 },
     ]);
-    expect(recordLines(invocation).map((line) => [line.level, line.code])).toEqual(
+    expect(recordLines(invocation.logs).map((line) => [line.level, line.code])).toEqual(
       batch.map(() => ['warn', 'EMQ_CONFIG']),
     );
   });
