@@ -16,7 +16,7 @@ import {
   SOURCE_MESSAGE_ID_ATTRIBUTE,
 } from '../shared/sqs-attributes.js';
 import { attributeValue } from './message-attribute.js';
-import { quoted } from './sqs-text.js';
+import { quoted, storable } from './sqs-text.js';
 
 /** SQS's limit on message attributes per message. */
 export const MAX_MESSAGE_ATTRIBUTES = 10;
@@ -84,9 +84,9 @@ export function deadLetterAttributes(
   attributes[ERROR_CODE_ATTRIBUTE] = text(reason.code);
   attributes[ERROR_DETAIL_ATTRIBUTE] = text(`${reason.detail.slice(0, MAX_DETAIL_CHARS)}${note}`);
   // SQS refuses an empty attribute value: a record without a messageId (or with one no
-  // attribute should carry) has no such attribute.
+  // attribute should carry: too long, or not text SQS holds) has no such attribute.
   const source = reason.sourceMessageId ?? '';
-  if (source.length > 0 && source.length <= MAX_SOURCE_ID_CHARS) {
+  if (source.length > 0 && source.length <= MAX_SOURCE_ID_CHARS && storable(source)) {
     attributes[SOURCE_MESSAGE_ID_ATTRIBUTE] = text(source);
   }
   return { attributes, dropped };

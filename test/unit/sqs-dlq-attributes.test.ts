@@ -74,8 +74,13 @@ describe('deadLetterAttributes', () => {
     });
   });
 
-  it('names the source message only when the record has a messageId', () => {
-    const { attributes } = deadLetterAttributes({}, { ...reason, sourceMessageId: undefined });
+  it.each([
+    ['none', undefined],
+    ['an empty one', ''],
+    ['one of 257 characters', 'm'.repeat(257)],
+    ['one with a lone surrogate', 'm\ud800'],
+  ])('names no source message for a record with %s as its messageId', (_, sourceMessageId) => {
+    const { attributes } = deadLetterAttributes({}, { ...reason, sourceMessageId });
     expect(Object.keys(attributes)).toEqual(['emq-error-code', 'emq-error-detail']);
   });
 
