@@ -190,18 +190,12 @@ async function deadLetter(
     }
     return;
   }
-  let results: DeadLetterResult[];
-  try {
-    results = await sendDeadLetters(deps.sqs, permanent, {
-      url: dlqUrl,
-      deadlineMs: deps.deadlineMs,
-    });
-  } catch (error) {
-    // Records of this wave are written already: whatever went wrong, the letters count as not
-    // delivered and their records come back, rather than a throw failing the whole batch.
-    const failure = error instanceof Error ? error.name : 'Error';
-    results = permanent.map(({ index }) => ({ index, delivered: false, failure, dropped: [] }));
-  }
+  // Never throws: a letter that cannot be made or sent is a result that says so (dlq.ts), and
+  // this wave's records are written already.
+  const results = await sendDeadLetters(deps.sqs, permanent, {
+    url: dlqUrl,
+    deadlineMs: deps.deadlineMs,
+  });
   const byIndex = new Map(results.map((result) => [result.index, result]));
   for (const { index, error } of permanent) {
     const result = byIndex.get(index);
