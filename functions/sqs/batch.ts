@@ -13,11 +13,12 @@ import {
 } from '../../src/admission/admission.js';
 import type { AdmissionResult } from '../../src/admission/admission-calls.js';
 import { mendedByReconnecting } from '../../src/outcomes/outcome-rules.js';
-import { EmqError } from '../../src/outcomes/outcomes.js';
+import { EmqError, InvalidInputError } from '../../src/outcomes/outcomes.js';
 import { ADMISSION_PASSES, resendUntil } from '../../src/settings/resend-span.js';
-import { oneWrite } from '../shared/log.js';
+import { log, oneWrite } from '../shared/log.js';
 import { batchResponse, mustRetry, type RecordDisposition } from './disposition.js';
 import { type DeadLetter, type DeadLetterResult, type DlqSender, sendDeadLetters } from './dlq.js';
+import { messageIdOf, recordsOf } from './event.js';
 import { requestOf } from './record.js';
 import { reportBatch, reportRecord } from './report.js';
 import { orderingGroup, wavesOf } from './waves.js';
@@ -37,15 +38,22 @@ export async function handleSqsBatch(
 ): Promise<SQSBatchResponse> {
   const started = performance.now();
   const { config } = deps.admission;
-  const records: readonly SQSRecord[] = event.Records ?? [];
+  // Throws, before any I/O, for an event that is not an SQS event (event.ts).
+  const records = recordsOf(event);
+  const messageIds = records.map(messageIdOf);
   const groups = records.map(orderingGroup);
   const dispositions = new Array<RecordDisposition>(records.length);
   const letters = new Map<number, DeadLetterResult>();
   const stopped = new Set<string>();
   let wavesRun = 0;
 
+  // Throws, before anything is written, unless the DLQ took every record without a messageId.
+  await deadLetterNameless(records, messageIds, deps, dispositions, letters);
+
   for (const wave of wavesOf(groups)) {
     const live = wave.filter((index) => {
+      // Dead-lettered already, for want of a messageId.
+      if (dispositions[index] !== undefined) return false;
       const group = groups[index];
       if (group === undefined || !stopped.has(group)) return true;
       dispositions[index] = { kind: 'skipped' };
@@ -63,13 +71,13 @@ export async function handleSqsBatch(
       if (!(result instanceof EmqError)) {
         dispositions[index] = { kind: 'admitted', admitted: result as NonNullable<typeof result> };
       } else if (!result.recordFault) {
-        // SPEC §7: only a record's own fault goes to the DLQ; every other failure is retried.
+        // Only a record's own fault goes to the DLQ; every other failure is retried.
         dispositions[index] = { kind: 'retry', error: result };
       } else {
         permanent.push({ index, record: records[index] as SQSRecord, error: result });
       }
     });
-    await deadLetter(permanent, deps.sqs, config.dlqUrl, dispositions, letters);
+    await deadLetter(permanent, deps, dispositions, letters);
     for (const index of live) {
       const group = groups[index];
       if (group !== undefined && mustRetry(dispositions[index] as RecordDisposition))
@@ -79,9 +87,9 @@ export async function handleSqsBatch(
 
   // The records' lines, the batch's line and its metric lines: one write to stdout.
   oneWrite(() => {
-    records.forEach((record, index) => {
+    records.forEach((_, index) => {
       reportRecord({
-        messageId: record.messageId,
+        messageId: messageIds[index],
         disposition: dispositions[index] as RecordDisposition,
         letter: letters.get(index),
       });
@@ -93,10 +101,44 @@ export async function handleSqsBatch(
       durationMs: Math.round(performance.now() - started),
     });
   });
-  return batchResponse(
-    records.map((record) => record.messageId),
-    dispositions,
+  return batchResponse(messageIds, dispositions);
+}
+
+/**
+ * Records whose messageId is not a text (only a direct invoke sends them): an answer cannot
+ * name one for a retry, so none may ever need one. They are refused as their own fault and sent to
+ * the DLQ before anything is written; unless the DLQ confirmed every one of them, the whole
+ * event is refused by a throw, with nothing written, and Lambda retries it whole.
+ */
+async function deadLetterNameless(
+  records: readonly SQSRecord[],
+  messageIds: readonly (string | undefined)[],
+  deps: SqsBatchDeps,
+  dispositions: RecordDisposition[],
+  letters: Map<number, DeadLetterResult>,
+): Promise<void> {
+  const nameless = messageIds.flatMap((id, index) => (id === undefined ? [index] : []));
+  if (nameless.length === 0) return;
+  const error = new InvalidInputError(
+    'EMQ_INVALID_REQUEST',
+    'The record has no messageId (a text): it could not be retried on its own, so it was not admitted.',
   );
+  const permanent = nameless.map((index) => ({
+    index,
+    record: records[index] as SQSRecord,
+    error,
+  }));
+  await deadLetter(permanent, deps, dispositions, letters);
+  const kept = nameless.filter((index) => dispositions[index]?.kind !== 'dead-lettered');
+  if (kept.length === 0) return;
+  // An SDK error name or an SQS error code, or why no letter was made (dlq.ts): never caller input.
+  const why = (letters.get(kept[0] as number)?.failure ?? 'no DLQ is set').slice(0, 64);
+  const refusal = new InvalidInputError(
+    'EMQ_INVALID_REQUEST',
+    `${kept.length} of the event's records have no messageId and the DLQ did not take them (${why}): nothing was written; the event is refused whole, to come back whole.`,
+  );
+  log('error', 'sqs event refused', { code: refusal.code, detail: refusal.message });
+  throw refusal;
 }
 
 /**
@@ -136,19 +178,24 @@ async function admitted(
 
 async function deadLetter(
   permanent: readonly DeadLetter[],
-  sqs: DlqSender,
-  dlqUrl: string | undefined,
+  deps: SqsBatchDeps,
   dispositions: RecordDisposition[],
   letters: Map<number, DeadLetterResult>,
 ): Promise<void> {
   if (permanent.length === 0) return;
+  const { dlqUrl } = deps.admission.config;
   if (dlqUrl === undefined) {
     for (const { index, error } of permanent) {
       dispositions[index] = { kind: 'undelivered', error, reason: 'no-dlq' };
     }
     return;
   }
-  const results = await sendDeadLetters(sqs, permanent, { url: dlqUrl });
+  // Never throws: a letter that cannot be made or sent is a result that says so (dlq.ts), and
+  // this wave's records are written already.
+  const results = await sendDeadLetters(deps.sqs, permanent, {
+    url: dlqUrl,
+    deadlineMs: deps.deadlineMs,
+  });
   const byIndex = new Map(results.map((result) => [result.index, result]));
   for (const { index, error } of permanent) {
     const result = byIndex.get(index);

@@ -32,15 +32,18 @@ export function mustRetry(disposition: RecordDisposition): boolean {
  * The partial batch response. A batch whose every record must be retried lists every record
  * (it does not throw): SQS treats both alike for the messages, and a thrown error would add a
  * stack trace to the logs and count as a function error on top of the face's own metrics.
+ * Every failure names its record: a record without a messageId (undefined here) was
+ * dead-lettered before anything was written (batch.ts), so it is never one to retry.
  */
 export function batchResponse(
-  messageIds: readonly string[],
+  messageIds: readonly (string | undefined)[],
   dispositions: readonly RecordDisposition[],
 ): SQSBatchResponse {
   return {
     batchItemFailures: messageIds.flatMap((itemIdentifier, index) => {
       const disposition = dispositions[index];
-      return disposition === undefined || mustRetry(disposition) ? [{ itemIdentifier }] : [];
+      const retried = disposition === undefined || mustRetry(disposition);
+      return retried && itemIdentifier !== undefined ? [{ itemIdentifier }] : [];
     }),
   };
 }

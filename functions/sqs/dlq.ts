@@ -1,8 +1,13 @@
 /**
  * Dead letters: permanently failed records go to the DLQ with SendMessageBatch, the original
  * body and attributes intact and the reason added. A letter SQS did not confirm is reported
- * as not delivered, and its record is retried: nothing is dropped.
+ * as not delivered, and its record is retried: nothing is dropped. A letter that could not
+ * keep the record intact (a body that is not text, a lone surrogate that the SDK would send
+ * as an escape, an attribute SQS cannot hold: a direct invoke's) is not sent at all, so it
+ * never spoils the request of the letters beside it, and its record is retried too. Other
+ * characters SQS refuses are SQS's to refuse: that letter alone fails.
  */
+import { createHash } from 'node:crypto';
 import type {
   MessageAttributeValue,
   SendMessageBatchCommand,
@@ -12,6 +17,8 @@ import type {
 import type { SQSRecord } from 'aws-lambda';
 import type { EmqError } from '../../src/outcomes/outcomes.js';
 import { deadLetterAttributes } from './dlq-attributes.js';
+import { messageIdOf } from './event.js';
+import { storable } from './sqs-text.js';
 
 /** What the DLQ needs of an SQS client (an SQSClient satisfies it; tests fake it). */
 export interface DlqSender {
@@ -32,6 +39,12 @@ export interface DlqOptions {
   readonly maxEntries?: number;
   /** SQS's limits per SendMessageBatch: bytes of bodies and attributes. Default 262144 (256 KiB). */
   readonly maxBytes?: number;
+  /**
+   * When the batch's answer is due (Date.now() ms): a send not answered by then counts as not
+   * delivered, so the batch still answers (its record comes back) rather than running into the
+   * invocation's timeout, which would fail records already written. Default: none.
+   */
+  readonly deadlineMs?: number | undefined;
 }
 
 export interface DeadLetterResult {
@@ -63,20 +76,38 @@ export async function sendDeadLetters(
 ): Promise<DeadLetterResult[]> {
   const fifo = options.url.endsWith('.fifo');
   const built = letters.map((letter) => letterOf(letter, fifo));
-  const chunks = chunksOf(built, options.maxEntries ?? 10, options.maxBytes ?? 262_144);
-  const results = await Promise.all(chunks.map((chunk) => sendChunk(sender, options.url, chunk)));
-  return results.flat();
+  const unsent = built.filter((letter): letter is DeadLetterResult => !('entry' in letter));
+  const chunks = chunksOf(
+    built.filter((letter): letter is Letter => 'entry' in letter),
+    options.maxEntries ?? 10,
+    options.maxBytes ?? 262_144,
+  );
+  const results = await Promise.all(
+    chunks.map((chunk) => sendChunk(sender, options.url, chunk, options.deadlineMs)),
+  );
+  return [...unsent, ...results.flat()].sort((a, b) => a.index - b.index);
 }
 
-function letterOf({ index, record, error }: DeadLetter, fifo: boolean): Letter {
-  // A direct invoke can send a record without a text body; SQS then refuses the letter and the
-  // record is retried, rather than this function crashing on it.
-  const body = typeof record.body === 'string' ? record.body : '';
-  const { attributes, dropped } = deadLetterAttributes(record.messageAttributes, {
+/** The letter, or why it cannot be one that keeps the record intact (then it is not sent). */
+function letterOf({ index, record, error }: DeadLetter, fifo: boolean): Letter | DeadLetterResult {
+  const messageId = messageIdOf(record);
+  const unsent = (failure: string): DeadLetterResult => ({
+    index,
+    delivered: false,
+    failure,
+    dropped: [],
+  });
+  const body: unknown = record.body;
+  if (typeof body !== 'string' || !storable(body)) return unsent('InvalidMessageContents');
+  const copied = deadLetterAttributes(record.messageAttributes, {
     code: error.code,
     detail: error.message,
-    sourceMessageId: record.messageId,
+    sourceMessageId: messageId,
   });
+  // Attribute values with a lone surrogate are among those it cannot copy (message-attribute.ts).
+  if (copied.uncopyable !== undefined) return unsent('InvalidMessageAttribute');
+  const { attributes, dropped } = copied;
+  const group: unknown = record.attributes?.MessageGroupId;
   const entry: SendMessageBatchRequestEntry = {
     Id: `r${index}`,
     MessageBody: body,
@@ -85,12 +116,24 @@ function letterOf({ index, record, error }: DeadLetter, fifo: boolean): Letter {
     // source messageId dedupes a letter resent after a partial failure.
     ...(fifo
       ? {
-          MessageGroupId: record.attributes?.MessageGroupId ?? 'emq-dead-letters',
-          MessageDeduplicationId: record.messageId,
+          MessageGroupId: typeof group === 'string' ? group : 'emq-dead-letters',
+          MessageDeduplicationId: deduplicationId(messageId, body),
         }
       : {}),
   };
   return { index, entry, bytes: sizeOf(body, attributes), dropped };
+}
+
+/**
+ * SQS takes 1 to 128 printable ASCII characters as a deduplication id: an SQS messageId is
+ * one. Any other (a direct invoke's, or none) is hashed with the body, so a resent letter
+ * still dedupes and two different records never do.
+ */
+function deduplicationId(messageId: string | undefined, body: string): string {
+  if (messageId !== undefined && /^[\x21-\x7e]{1,128}$/.test(messageId)) return messageId;
+  return createHash('sha256')
+    .update(JSON.stringify([messageId ?? null, body]))
+    .digest('hex');
 }
 
 /** SQS counts the body and every attribute's name, type and value toward a message's size. */
@@ -133,14 +176,26 @@ async function sendChunk(
   sender: DlqSender,
   url: string,
   chunk: readonly Letter[],
+  deadlineMs: number | undefined,
 ): Promise<DeadLetterResult[]> {
   let output: SendMessageBatchCommandOutput;
+  let timer: NodeJS.Timeout | undefined;
   try {
     // The SDK loads on the first dead letter, not at cold start: most batches send none.
     const { SendMessageBatchCommand } = await import('@aws-sdk/client-sqs');
-    output = await sender.send(
+    // Nothing is sent once the answer is due, as no admission is (docs/reliability.md).
+    if (deadlineMs !== undefined && Date.now() >= deadlineMs) throw deadlineReached();
+    const sent = sender.send(
       new SendMessageBatchCommand({ QueueUrl: url, Entries: chunk.map((letter) => letter.entry) }),
     );
+    output = await (deadlineMs === undefined
+      ? sent
+      : Promise.race([
+          sent,
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(deadlineReached()), deadlineMs - Date.now());
+          }),
+        ]));
   } catch (error) {
     const failure = error instanceof Error ? error.name : 'Error';
     const failureCode = codeOf(error);
@@ -151,6 +206,8 @@ async function sendChunk(
       failureCode,
       dropped,
     }));
+  } finally {
+    clearTimeout(timer);
   }
   const delivered = new Set((output.Successful ?? []).map((entry) => entry.Id));
   const refused = new Map((output.Failed ?? []).map((entry) => [entry.Id, entry.Code]));
@@ -163,6 +220,12 @@ async function sendChunk(
       failure: ok ? undefined : (refused.get(entry.Id) ?? 'NotConfirmed'),
       dropped,
     };
+  });
+}
+
+function deadlineReached(): Error {
+  return Object.assign(new Error('The batch is due: no answer from the DLQ in time.'), {
+    name: 'DeadlineReached',
   });
 }
 

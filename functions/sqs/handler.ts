@@ -12,6 +12,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { containerAdmission } from '../shared/connection.js';
 import { errorFields, log } from '../shared/log.js';
 import { handleSqsBatch } from './batch.js';
+import { messageIdOf, recordsOf } from './event.js';
 import { createSqsClient } from './sqs-client.js';
 
 // One SQS client per container, created with the first dead letter.
@@ -33,11 +34,12 @@ export const handler = middy<SQSEvent, SQSBatchResponse>().handler(async (event,
   } catch (error) {
     // A bad setting fails every record alike: retry them all rather than dead-letter them.
     log('error', 'sqs configuration invalid', errorFields(error));
-    return {
-      batchItemFailures: (event.Records ?? []).map(({ messageId }) => ({
-        itemIdentifier: messageId,
-      })),
-    };
+    const messageIds = recordsOf(event).map(messageIdOf);
+    // Nothing is written without a configuration, and a record without a messageId cannot be
+    // named for a retry: the event is refused whole, to come back whole (event.ts).
+    const named = messageIds.filter((id): id is string => id !== undefined);
+    if (named.length < messageIds.length) throw error;
+    return { batchItemFailures: named.map((itemIdentifier) => ({ itemIdentifier })) };
   }
   return handleSqsBatch(event, {
     admission,

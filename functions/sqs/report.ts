@@ -15,11 +15,13 @@ import { type Fields, type Level, log, logs } from '../shared/log.js';
 import { emitMetrics, metricsFields } from '../shared/metrics.js';
 import { type DispositionKind, mustRetry, type RecordDisposition } from './disposition.js';
 import type { DeadLetterResult } from './dlq.js';
+import { namesListed } from './dlq-attributes.js';
 
 const FACE = 'sqs';
 
 export interface RecordReport {
-  readonly messageId: string;
+  /** Undefined for a record whose messageId is not a text (event.ts). */
+  readonly messageId: string | undefined;
   readonly disposition: RecordDisposition;
   /** The DLQ send's result, for dead letters and failed sends. */
   readonly letter?: DeadLetterResult | undefined;
@@ -36,11 +38,9 @@ const LEVELS: Readonly<Record<DispositionKind, Level>> = {
 };
 
 export function reportRecord({ messageId, disposition, letter }: RecordReport): void {
-  // A retry cannot mend a configuration fault or an unknown answer: an operator must see it.
-  const level =
-    disposition.kind === 'retry' && !disposition.error.retryable
-      ? 'error'
-      : LEVELS[disposition.kind];
+  // A retry that cannot mend its cause (a configuration fault) is an error, said once by the
+  // batch's line (reportBatch): a batch of 10,000 records makes one error line, not 10,000.
+  const level = LEVELS[disposition.kind];
   // Most records are admitted: skip building a line that the level drops.
   if (!logs(level)) return;
   log(level, 'sqs record', {
@@ -74,8 +74,10 @@ function detailOf(disposition: RecordDisposition, letter: DeadLetterResult | und
         outcome: disposition.error.code,
         code: disposition.error.code,
         retryable: disposition.error.retryable,
-        droppedAttributes: letter?.dropped.length ? letter.dropped.join(',') : undefined,
-        ...operatorFields(disposition.error),
+        droppedAttributes: letter?.dropped.length ? namesListed(letter.dropped) : undefined,
+        ...(disposition.kind === 'retry' && !disposition.error.retryable
+          ? { cause: causeOf(disposition.error).causeCode }
+          : operatorFields(disposition.error)),
       };
   }
 }
@@ -105,7 +107,10 @@ export function reportBatch({ dispositions, fifo, waves, durationMs }: BatchRepo
     if (mustRetry(disposition)) failures += 1;
   }
   const fullyRetried = dispositions.length > 0 && failures === dispositions.length;
-  const fields: Record<string, string | number | boolean> = {
+  const unmendable = dispositions.find(
+    (disposition) => disposition.kind === 'retry' && !disposition.error.retryable,
+  );
+  const fields: Record<string, string | number | boolean | undefined> = {
     records: dispositions.length,
     batchItemFailures: failures,
     fifo,
@@ -113,8 +118,13 @@ export function reportBatch({ dispositions, fifo, waves, durationMs }: BatchRepo
     durationMs,
   };
   for (const [key, { count }] of counts) fields[key] = count;
+  if (unmendable !== undefined && 'error' in unmendable) {
+    // Retried, as a server-side fault must be, but a retry cannot mend it (a configuration
+    // fault such as NOPERM, or an unknown answer): an error, named once for the batch.
+    Object.assign(fields, { code: unmendable.error.code, ...operatorFields(unmendable.error) });
+  }
   log(
-    fullyRetried ? 'warn' : 'info',
+    unmendable !== undefined ? 'error' : fullyRetried ? 'warn' : 'info',
     'sqs batch',
     fields,
     metricsFields({ Face: FACE }, [

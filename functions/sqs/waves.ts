@@ -8,14 +8,19 @@ import type { SQSRecord } from 'aws-lambda';
 
 /** A FIFO source: its ARN names a `.fifo` queue. */
 export function isFifoRecord(record: Pick<SQSRecord, 'eventSourceARN'>): boolean {
-  return record.eventSourceARN?.endsWith('.fifo') ?? false;
+  // A direct invoke's record can hold anything: one that is not a text orders nothing here,
+  // and record.ts refuses the record.
+  const arn: unknown = record.eventSourceARN;
+  return typeof arn === 'string' && arn.endsWith('.fifo');
 }
 
 /** The message group that orders a record, or undefined when nothing orders it. */
 export function orderingGroup(
   record: Pick<SQSRecord, 'eventSourceARN' | 'attributes'>,
 ): string | undefined {
-  return isFifoRecord(record) ? (record.attributes?.MessageGroupId ?? '') : undefined;
+  if (!isFifoRecord(record)) return undefined;
+  const group: unknown = record.attributes?.MessageGroupId;
+  return typeof group === 'string' ? group : '';
 }
 
 /**

@@ -128,9 +128,12 @@ describe.each(['standalone', 'cluster'] as const)(
       );
       const retried = lines.filter((line) => line.message === 'sqs record');
       expect(retried.map((line) => [line.level, line.disposition, line.code])).toEqual([
-        ['error', 'retry', 'EMQ_CONFIG'],
-        ['error', 'retry', 'EMQ_CONFIG'],
+        ['warn', 'retry', 'EMQ_CONFIG'],
+        ['warn', 'retry', 'EMQ_CONFIG'],
       ]);
+      // A retry cannot mend it: an error, said once for the batch.
+      const batch = lines.find((line) => line.message === 'sqs batch');
+      expect(batch).toMatchObject({ level: 'error', code: 'EMQ_CONFIG' });
     });
   },
 );

@@ -4,12 +4,12 @@ import { install } from '../../src/connection/fence.js';
 import { readJob } from '../../src/index.js';
 import { mintId } from '../../src/keyspace/ids.js';
 import { sqsEvent, sqsRecord } from '../fixtures/sqs/records.js';
-import { bundlePath, freshBundle, run } from '../support/bundles.js';
+import { freshBundle } from '../support/bundles.js';
 import { connectTo, jobsOf } from '../support/emq.js';
+import { invokeSqsBundle } from '../support/functions.js';
 import { randomQueue, type ServerHandle, startStandalone } from '../support/servers.js';
 import { type Dlq, SQS_REGION, useSqs } from '../support/sqs.js';
 
-const BUNDLE = bundlePath('functions/sqs');
 const SOURCES = ['src', 'functions/sqs', 'functions/shared'];
 
 /**
@@ -20,20 +20,6 @@ function deployedUrl(dlq: Dlq): string {
   const name = dlq.url.split('/').at(-1) ?? '';
   return `https://sqs.${SQS_REGION}.amazonaws.com/123456789012/${name}`;
 }
-
-// The runner's child: imports the bundle by URL, handles the event with a Lambda-shaped
-// context, prints the answer on a RESULT line (the handler's log lines go to stdout too).
-const CHILD = `
-const [bundle, event] = process.argv.slice(1);
-const { handler } = await import(bundle);
-const context = {
-  functionName: 'emq-sqs', awsRequestId: 'c6af9ac6-7b61-11e6-9a41-93e812345678',
-  getRemainingTimeInMillis: () => 30000,
-};
-const response = await handler(JSON.parse(event), context);
-process.stdout.write('RESULT ' + JSON.stringify(response) + '\\n');
-process.exit(0);
-`;
 
 let server: ServerHandle;
 const sqs = useSqs();
@@ -50,32 +36,17 @@ afterAll(async () => {
 });
 
 async function handleWithBundle(event: SQSEvent, defaultQueue: string, dlq: Dlq) {
-  const { stdout } = await run(
-    process.execPath,
-    ['--input-type=module', '-e', CHILD, new URL(`file://${BUNDLE}`).href, JSON.stringify(event)],
-    {
-      env: {
-        PATH: process.env.PATH,
-        AWS_LAMBDA_LOG_LEVEL: 'DEBUG',
-        EMQ_URL: server.url,
-        EMQ_DEFAULT_QUEUE: defaultQueue,
-        EMQ_DLQ_URL: deployedUrl(dlq),
-        AWS_REGION: SQS_REGION,
-        AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
-        AWS_SECRET_ACCESS_KEY: 'not-a-secret',
-        AWS_ENDPOINT_URL_SQS: sqs().endpoint,
-      },
-      timeout: 20_000,
-    },
-  );
-  const lines = stdout.split('\n').filter((line) => line !== '');
-  const result = lines.find((line) => line.startsWith('RESULT '));
-  return {
-    response: JSON.parse(result?.slice('RESULT '.length) ?? 'null'),
-    logs: lines
-      .filter((line) => !line.startsWith('RESULT '))
-      .map((line) => JSON.parse(line) as Record<string, unknown>),
-  };
+  const { response, logs } = await invokeSqsBundle(event, {
+    AWS_LAMBDA_LOG_LEVEL: 'DEBUG',
+    EMQ_URL: server.url,
+    EMQ_DEFAULT_QUEUE: defaultQueue,
+    EMQ_DLQ_URL: deployedUrl(dlq),
+    AWS_REGION: SQS_REGION,
+    AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
+    AWS_SECRET_ACCESS_KEY: 'not-a-secret',
+    AWS_ENDPOINT_URL_SQS: sqs().endpoint,
+  });
+  return { response, logs };
 }
 
 describe('the built SQS bundle', () => {

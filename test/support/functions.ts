@@ -2,11 +2,12 @@
  * The built functions as Lambda runs them, for tests of their callers: each in a process of
  * its own importing its bundle (cli/runtime/function-process.ts), the HTTP one behind the
  * local stack's API Gateway front, the SQS one fed by the local SQS loop, both pointed at a
- * harness server. Their log lines are kept, to show when a test fails.
+ * harness server, or the SQS one invoked directly with any event. Their log lines are kept, to
+ * show when a test fails.
  */
 
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { Children } from '../../cli/runtime/children.js';
@@ -14,7 +15,7 @@ import { type FunctionProcess, startFunction } from '../../cli/runtime/function-
 import { serveHttp } from '../../scripts/local/http-server.js';
 import { LOCAL_SQS, type LocalSqs, startLocalSqs } from '../../scripts/local/sqs-loop.js';
 import { synthesizedSettings } from '../../scripts/local/synthesis.js';
-import { freshBundle } from './bundles.js';
+import { freshBundle, run } from './bundles.js';
 import { freePort } from './ports.js';
 import type { ServerHandle } from './types.js';
 import { waitFor } from './wait.js';
@@ -190,5 +191,64 @@ export async function startSqsFace(
       await started.stop();
       await children.stopAll();
     },
+  };
+}
+
+// The one-shot runner's child: imports the bundle by URL, handles the event with a Lambda-shaped
+// context, and prints the answer, or what the handler threw, on a RESULT line (the handler's
+// log lines go to stdout too).
+const SQS_CHILD = `
+const [bundle, event] = process.argv.slice(1);
+const { handler } = await import(bundle);
+const context = {
+  functionName: 'emq-sqs', awsRequestId: 'c6af9ac6-7b61-11e6-9a41-93e812345678',
+  getRemainingTimeInMillis: () => 30000,
+};
+let result;
+try {
+  result = { response: await handler(JSON.parse(event), context) };
+} catch (error) {
+  result = { thrown: { name: error?.name, code: error?.code, message: error?.message } };
+}
+process.stdout.write('RESULT ' + JSON.stringify(result) + '\\n');
+process.exit(0);
+`;
+
+export interface SqsInvocation {
+  /** The handler's answer; undefined when it threw. */
+  readonly response: SQSBatchResponse | undefined;
+  /** What the handler threw (its name, code and message); undefined when it answered. */
+  readonly thrown: { name?: string; code?: string; message?: string } | undefined;
+  /** Every line the function wrote, parsed. */
+  readonly logs: Record<string, unknown>[];
+}
+
+/**
+ * The built SQS bundle handling one event, as a direct invoke: in a process of its own, with
+ * this environment and a PATH. The event crosses as JSON (a lone surrogate survives it).
+ */
+export async function invokeSqsBundle(
+  event: unknown,
+  env: Readonly<Record<string, string>>,
+): Promise<SqsInvocation> {
+  const bundle = await bundleOf('sqs', {});
+  const { stdout } = await run(
+    process.execPath,
+    ['--input-type=module', '-e', SQS_CHILD, pathToFileURL(bundle).href, JSON.stringify(event)],
+    { env: { PATH: process.env.PATH, ...env }, timeout: 20_000, maxBuffer: 64 * 1024 * 1024 },
+  );
+  const lines = stdout.split('\n').filter((line) => line !== '');
+  const result = lines.find((line) => line.startsWith('RESULT '));
+  if (result === undefined) throw new Error(`the SQS bundle gave no result: ${stdout.slice(-500)}`);
+  const { response, thrown } = JSON.parse(result.slice('RESULT '.length)) as {
+    response?: SQSBatchResponse;
+    thrown?: SqsInvocation['thrown'];
+  };
+  return {
+    response,
+    thrown,
+    logs: lines
+      .filter((line) => !line.startsWith('RESULT '))
+      .map((line) => JSON.parse(line) as Record<string, unknown>),
   };
 }

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { deadLetterAttributes } from '../../functions/sqs/dlq-attributes.js';
+import {
+  deadLetterAttributes as attributesOrUncopyable,
+  type DeadLetterAttributes,
+} from '../../functions/sqs/dlq-attributes.js';
 import { binaryAttribute, stringAttribute } from '../fixtures/sqs/records.js';
+
+/** The attributes of a letter that can be made. */
+function deadLetterAttributes(...args: Parameters<typeof attributesOrUncopyable>) {
+  const made: DeadLetterAttributes = attributesOrUncopyable(...args);
+  if (made.uncopyable !== undefined) throw new Error(`uncopyable: ${made.uncopyable}`);
+  return made;
+}
 
 const reason = { code: 'EMQ_INVALID_QUEUE', detail: 'Invalid queue name', sourceMessageId: 'm-1' };
 
@@ -43,12 +53,45 @@ describe('deadLetterAttributes', () => {
     );
   });
 
-  it('leaves out an attribute with no value SQS accepts', () => {
-    const { attributes, dropped } = deadLetterAttributes(
-      { lists: { dataType: 'String', stringListValues: ['a'], binaryListValues: [] } },
-      reason,
+  it.each([
+    ['a list value', { dataType: 'String', stringListValues: ['a'], binaryListValues: [] }],
+    ['no value', { dataType: 'String' }],
+    ['a data type that is not one', { ...stringAttribute('x'), dataType: 5 }],
+    ['an unknown data type', { ...stringAttribute('x'), dataType: 'Text' }],
+    ['a lone surrogate', stringAttribute('a\ud800')],
+    ['binary that is not base64', { ...binaryAttribute(Buffer.from('x')), binaryValue: 'ab$=' }],
+    ['two values', { ...stringAttribute('x'), binaryValue: 'eA==' }],
+    ['null', null],
+  ])('makes no letter from an attribute with %s: it could not be copied intact', (_, value) => {
+    expect(
+      attributesOrUncopyable({ 'emq-queue': stringAttribute('q'), odd: value }, reason),
+    ).toEqual({ uncopyable: 'odd' });
+  });
+
+  it('makes no letter from attributes that are not an object', () => {
+    expect(attributesOrUncopyable('emq-queue', reason)).toEqual({
+      uncopyable: 'messageAttributes',
+    });
+  });
+
+  it.each([
+    ['none', undefined],
+    ['an empty one', ''],
+    ['one of 257 characters', 'm'.repeat(257)],
+    ['one with a lone surrogate', 'm\ud800'],
+  ])('names no source message for a record with %s as its messageId', (_, sourceMessageId) => {
+    const { attributes } = deadLetterAttributes({}, { ...reason, sourceMessageId });
+    expect(Object.keys(attributes)).toEqual(['emq-error-code', 'emq-error-detail']);
+  });
+
+  it('bounds the note of attributes left out, whatever their number and length', () => {
+    const original = Object.fromEntries(
+      Array.from({ length: 500 }, (_, i) => [`${'n'.repeat(10_000)}${i}`, stringAttribute('v')]),
     );
-    expect(dropped).toEqual(['lists']);
-    expect(attributes.lists).toBeUndefined();
+    const { attributes, dropped } = deadLetterAttributes(original, reason);
+    expect(dropped).toHaveLength(493);
+    const detail = attributes['emq-error-detail']?.StringValue ?? '';
+    expect(detail.length).toBeLessThan(500);
+    expect(detail).toContain('and 490 more');
   });
 });

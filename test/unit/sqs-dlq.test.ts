@@ -1,8 +1,10 @@
 // What sendDeadLetters makes of SQS's answers is tested on the emulator
 // (test/integration/sqs-dlq.test.ts); here, only what needs no SQS: the chunking, and the one
 // answer the emulator cannot give.
+import { randomUUID } from 'node:crypto';
+import type { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { chunksOf, sendDeadLetters } from '../../functions/sqs/dlq.js';
+import { chunksOf, type DlqSender, sendDeadLetters } from '../../functions/sqs/dlq.js';
 import { InvalidInputError } from '../../src/index.js';
 import { sqsRecord } from '../fixtures/sqs/records.js';
 import { unconfirmingSqs } from '../fixtures/sqs/unconfirming-sqs.js';
@@ -22,6 +24,34 @@ describe('sendDeadLetters', () => {
       [true, undefined],
       [false, 'NotConfirmed'],
     ]);
+  });
+});
+
+describe('a FIFO letter', () => {
+  it('is deduplicated by the messageId SQS gave, or by a hash where SQS would refuse the id', async () => {
+    const sent: SendMessageBatchCommand['input'][] = [];
+    const sender: DlqSender = {
+      async send(command) {
+        sent.push(command.input);
+        return { $metadata: {}, Successful: [], Failed: [] };
+      },
+    };
+    const error = new InvalidInputError('EMQ_INVALID_QUEUE', 'Invalid queue name');
+    const ids = [randomUUID(), 'with space', 'é', 'x'.repeat(200), ''];
+    const letters = ids.map((messageId, index) => ({
+      index,
+      record: { ...sqsRecord({ body: 'x', groupId: 'g' }), messageId },
+      error,
+    }));
+    await sendDeadLetters(sender, letters, {
+      url: 'https://sqs.us-east-2.amazonaws.com/123456789012/emq-dead.fifo',
+    });
+    const deduplication = sent
+      .flatMap((input) => input.Entries ?? [])
+      .map((entry) => entry.MessageDeduplicationId);
+    expect(deduplication[0]).toBe(ids[0]);
+    for (const id of deduplication.slice(1)) expect(id).toMatch(/^[0-9a-f]{64}$/);
+    expect(new Set(deduplication).size).toBe(ids.length);
   });
 });
 

@@ -1,3 +1,4 @@
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resetContainer } from '../../functions/shared/connection.js';
 import { setLogSink } from '../../functions/shared/log.js';
@@ -37,5 +38,20 @@ describe('the SQS handler', () => {
         errorCode: 'EMQ_CONFIG',
       }),
     ]);
+  });
+
+  it('throws, naming no record, when a setting is invalid and a record has no messageId', async () => {
+    process.env.EMQ_EXECUTOR = 'quantum';
+    const { messageId: _, ...nameless } = sqsRecord({ body: 'a' });
+    const event = sqsEvent([sqsRecord({ body: 'b' }), nameless as SQSRecord]);
+    // Nothing was written, and an answer could not name the record: the event comes back whole.
+    await expect(handler(event, sqsLambdaContext())).rejects.toMatchObject({ code: 'EMQ_CONFIG' });
+  });
+
+  it('throws for an event that is not an SQS event, whatever the configuration', async () => {
+    process.env.EMQ_EXECUTOR = 'quantum';
+    await expect(
+      handler({ Records: [null] } as unknown as SQSEvent, sqsLambdaContext()),
+    ).rejects.toMatchObject({ code: 'EMQ_INVALID_REQUEST' });
   });
 });

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { SQSEvent } from 'aws-lambda';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { requestOf } from '../../functions/sqs/record.js';
 import { prepare } from '../../src/admission/admission.js';
@@ -174,5 +174,87 @@ describe('requestOf', () => {
       [2, 'EMQ_INVALID_ID'],
     ]);
     expect(request(requestOf(late, 'q')).sentAtMs).toBe(nowMs - 25 * 3_600_000);
+  });
+
+  describe('refuses a record SQS could not have delivered, whatever field is wrong', () => {
+    // A direct invoke can send anything: a field of the wrong type is the record's own fault,
+    // never admitted with the field ignored or its data altered.
+    const broken: [string, (record: SQSRecord) => unknown][] = [
+      ['a body that is not a text', (record) => ({ ...record, body: 42 })],
+      ['a body holding a lone surrogate', (record) => ({ ...record, body: 'a\ud800b' })],
+      ['a body ending in a lone high surrogate', (record) => ({ ...record, body: 'ab\udbff' })],
+      ['messageAttributes that are a text', (record) => ({ ...record, messageAttributes: 'x' })],
+      ['messageAttributes that are a list', (record) => ({ ...record, messageAttributes: [] })],
+      [
+        'another attribute that is not one',
+        (record) => ({ ...record, messageAttributes: { trace: { dataType: 'String' } } }),
+      ],
+      [
+        'another attribute holding a lone surrogate',
+        (record) => ({ ...record, messageAttributes: { trace: stringAttribute('\udc00') } }),
+      ],
+      [
+        'an emq-queue holding a lone surrogate',
+        (record) => ({ ...record, messageAttributes: { 'emq-queue': stringAttribute('q\ud800') } }),
+      ],
+      [
+        'an emq-job-id of the Number type',
+        (record) => ({
+          ...record,
+          messageAttributes: { 'emq-job-id': { ...stringAttribute(mintId()), dataType: 'Number' } },
+        }),
+      ],
+      [
+        'an emq-encoding of a type that is not a String',
+        (record) => ({
+          ...record,
+          body: 'eA==',
+          messageAttributes: {
+            'emq-encoding': { ...stringAttribute('base64'), dataType: 'Stringly' },
+          },
+        }),
+      ],
+      [
+        'an emq-queue whose value is a number',
+        (record) => ({
+          ...record,
+          messageAttributes: { 'emq-queue': { ...stringAttribute('q'), stringValue: 7 } },
+        }),
+      ],
+      [
+        'an ApproximateReceiveCount that is not a text',
+        (record) => ({
+          ...record,
+          attributes: { ...record.attributes, ApproximateReceiveCount: 1 },
+        }),
+      ],
+      [
+        'a SentTimestamp that is not a text',
+        (record) => ({
+          ...record,
+          attributes: { ...record.attributes, SentTimestamp: Date.now() },
+        }),
+      ],
+      ['attributes that are a text', (record) => ({ ...record, attributes: 'x' })],
+      ['an eventSourceARN that is not a text', (record) => ({ ...record, eventSourceARN: 5 })],
+    ];
+    it.each(broken)('%s', (_, breakIt) => {
+      const record = breakIt(sqsRecord({ body: 'x' })) as SQSRecord;
+      const refused = refusal(requestOf(record, 'q'));
+      expect(refused.code).toBe('EMQ_INVALID_REQUEST');
+      expect(refused.recordFault).toBe(true);
+    });
+  });
+
+  it('quotes at most 64 characters of an attribute name it refuses', () => {
+    const name = `emq-${'x'.repeat(100_000)}`;
+    const record = sqsRecord({ body: 'x', attributes: { [name]: stringAttribute('v') } });
+    expect(refusal(requestOf(record, 'q')).message.length).toBeLessThan(300);
+  });
+
+  it('stores a surrogate pair (an emoji) as sent', () => {
+    expect(request(requestOf(sqsRecord({ body: 'a😀b' }), 'q')).payload).toEqual(
+      Buffer.from('a😀b', 'utf8'),
+    );
   });
 });
