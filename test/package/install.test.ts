@@ -93,14 +93,14 @@ describe('the tarball', () => {
     expect(broken).toEqual([]);
   });
 
-  it('holds every entry package.json names, the three function bundles and the emq bin', () => {
+  it('holds every entry package.json names, the four function bundles and the emq bin', () => {
     const targets = Object.values(manifest.exports).flatMap((target) =>
       typeof target === 'string' ? [target] : Object.values(target),
     );
     const expected = [
       ...targets,
       ...Object.values(manifest.bin),
-      ...['http', 'sqs', 'fence'].map((name) => `dist/functions/${name}/index.mjs`),
+      ...['http', 'sqs', 'fence', 'rotate'].map((name) => `dist/functions/${name}/index.mjs`),
     ].map((path) => path.replace(/^\.\//, ''));
     expect(expected.filter((path) => !installed.files.includes(path))).toEqual([]);
   });
