@@ -1,7 +1,7 @@
 /**
  * Lambda entry point of the password rotation of a cache the construct creates: Secrets
- * Manager invokes it for each of the four steps. `EMQ_ROTATION_SERVICE` names the cache
- * service and `EMQ_ROTATION_USERS` the user of each secret it rotates (`[{secretArn, userId}]`),
+ * Manager invokes it for each of the four steps. `ROTATED_SERVICE` names the cache
+ * service and `ROTATED_USERS` the user of each secret it rotates (`[{secretArn, userId}]`),
  * both set by the construct (infra/constructs/credential-rotation.ts).
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -23,14 +23,14 @@ export const handler = async (event: RotationEvent): Promise<void> => {
 };
 
 async function dependencies(): Promise<Parameters<typeof rotate>[1]> {
-  const service = process.env.EMQ_ROTATION_SERVICE;
+  const service = process.env.ROTATED_SERVICE;
   if (service !== 'elasticache' && service !== 'memorydb') {
-    throw new Error('EMQ_ROTATION_SERVICE must be elasticache or memorydb.');
+    throw new Error('ROTATED_SERVICE must be elasticache or memorydb.');
   }
   const rotated: RotatedService = service;
   const users = new Map(
     (
-      JSON.parse(process.env.EMQ_ROTATION_USERS ?? '[]') as { secretArn: string; userId: string }[]
+      JSON.parse(process.env.ROTATED_USERS ?? '[]') as { secretArn: string; userId: string }[]
     ).map(({ secretArn, userId }) => [secretArn, userId]),
   );
   return {

@@ -63,8 +63,8 @@ export class CredentialRotation extends Construct {
       timeout: Duration.minutes(5),
       memorySize: 256,
       environment: {
-        EMQ_ROTATION_SERVICE: rotation.service,
-        EMQ_ROTATION_USERS: Stack.of(this).toJsonString(
+        ROTATED_SERVICE: rotation.service,
+        ROTATED_USERS: Stack.of(this).toJsonString(
           rotation.users.map((user) => ({ secretArn: user.secret.secretArn, userId: user.userId })),
         ),
       },
