@@ -29,9 +29,9 @@ async function dependencies(): Promise<Parameters<typeof rotate>[1]> {
   }
   const rotated: RotatedService = service;
   const users = new Map(
-    (
-      JSON.parse(process.env.ROTATED_USERS ?? '[]') as { secretArn: string; userId: string }[]
-    ).map(({ secretArn, userId }) => [secretArn, userId]),
+    (JSON.parse(process.env.ROTATED_USERS ?? '[]') as { secretArn: string; userId: string }[]).map(
+      ({ secretArn, userId }) => [secretArn, userId],
+    ),
   );
   return {
     secrets: new SecretsManagerClient({}),

@@ -116,10 +116,7 @@ async function setSecret(
   userId: string,
   deps: RotationDeps,
 ): Promise<void> {
-  const current = await readUser(deps, secretId, { VersionStage: CURRENT });
-  const pending = await readUser(deps, secretId, { VersionId: token, VersionStage: PENDING });
-  const passwords = [...new Set([current.password, pending.password])];
-  await deps.users.set(userId, passwords);
+  await deps.users.set(userId, await bothPasswords(deps, secretId, token));
 }
 
 /**
@@ -133,9 +130,7 @@ async function testSecret(
   userId: string,
   deps: RotationDeps,
 ): Promise<void> {
-  const current = await readUser(deps, secretId, { VersionStage: CURRENT });
-  const pending = await readUser(deps, secretId, { VersionId: token, VersionStage: PENDING });
-  const expected = new Set([current.password, pending.password]).size;
+  const expected = (await bothPasswords(deps, secretId, token)).length;
   for (let waited = 0; ; waited += POLL_MS) {
     const state = await deps.users.describe(userId);
     if (state.status === 'active') {
@@ -172,6 +167,17 @@ async function finishSecret(
       ...(currentVersion === undefined ? {} : { RemoveFromVersionId: currentVersion }),
     }),
   );
+}
+
+/** The current password and the pending one (once, where a step ran before and they match). */
+async function bothPasswords(
+  deps: RotationDeps,
+  secretId: string,
+  token: string,
+): Promise<string[]> {
+  const current = await readUser(deps, secretId, { VersionStage: CURRENT });
+  const pending = await readUser(deps, secretId, { VersionId: token, VersionStage: PENDING });
+  return [...new Set([current.password, pending.password])];
 }
 
 interface UserSecret {

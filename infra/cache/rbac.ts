@@ -9,7 +9,7 @@ import * as elasticache from 'aws-cdk-lib/aws-elasticache';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { CacheAuth } from './auth.js';
-import type { CacheRotation } from './rotation.js';
+import { type CacheRotation, rotatedUsers } from './rotation.js';
 import { userSecret } from './user-secret.js';
 
 /** The RBAC user the functions connect as. */
@@ -98,11 +98,12 @@ export function createRbacUsers(scope: Construct, rules: RbacRules): RbacUsers {
   userGroup.addResourceDependency(appUser);
   userGroup.addResourceDependency(installerUser);
   userGroup.addResourceDependency(defaultUser);
-  const rotated = (secret: secretsmanager.Secret | undefined, user: elasticache.CfnUser) =>
-    secret === undefined ? [] : [{ secret, userId: user.userId, userArn: user.attrArn }];
   const rotation: CacheRotation = {
     service: 'elasticache',
-    users: [...rotated(credentials, appUser), ...rotated(installerCredentials, installerUser)],
+    users: rotatedUsers([
+      [credentials, appUser.userId, appUser.attrArn],
+      [installerCredentials, installerUser.userId, installerUser.attrArn],
+    ]),
   };
   return { credentials, installerCredentials, userGroup, iamUser, rotation };
 }

@@ -19,3 +19,12 @@ export interface CacheRotation {
   readonly service: 'elasticache' | 'memorydb';
   readonly users: readonly RotatedUser[];
 }
+
+/** The users of `pairs` that have a secret (a user signing IAM tokens has none), as rotated users. */
+export function rotatedUsers(
+  pairs: readonly (readonly [secretsmanager.Secret | undefined, RotatedUser['userId'], string])[],
+): RotatedUser[] {
+  return pairs.flatMap(([secret, userId, userArn]) =>
+    secret === undefined ? [] : [{ secret, userId, userArn }],
+  );
+}

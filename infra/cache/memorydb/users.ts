@@ -9,7 +9,7 @@ import * as memorydb from 'aws-cdk-lib/aws-memorydb';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { CacheAuth } from '../auth.js';
-import type { CacheRotation } from '../rotation.js';
+import { type CacheRotation, rotatedUsers } from '../rotation.js';
 import { userSecret } from '../user-secret.js';
 import { MEMORYDB_INSTALLER_ACCESS_STRING } from './spec.js';
 
@@ -67,11 +67,13 @@ export function createMemoryDbUsers(
   });
   acl.addResourceDependency(appUser);
   acl.addResourceDependency(installerUser);
-  const rotated = (secret: secretsmanager.Secret | undefined, user: memorydb.CfnUser) =>
-    secret === undefined ? [] : [{ secret, userId: user.userName, userArn: user.attrArn }];
+  // MemoryDB's user API names a user by its name.
   const rotation: CacheRotation = {
     service: 'memorydb',
-    users: [...rotated(credentials, appUser), ...rotated(installerCredentials, installerUser)],
+    users: rotatedUsers([
+      [credentials, appName, appUser.attrArn],
+      [installerCredentials, installerName, installerUser.attrArn],
+    ]),
   };
   return { credentials, installerCredentials, acl, appUser, rotation };
 }
