@@ -55,7 +55,7 @@ async function node(name: string, source: string, args: readonly string[] = []):
 describe('the tarball', () => {
   it('holds the built package, what selfManaged deploys, the docs, README, LICENSE and CHANGELOG, and nothing else of the repository', () => {
     const shipped =
-      /^(?:dist\/(?:core|cdk|client|chunks|types)\/.+|dist\/functions\/(?:http|sqs|fence)\/index\.mjs|dist\/cli\/emq\/index\.mjs|infra\/cache\/selfmanaged\/scripts\/[a-z-]+\.sh|module\/build\/emq(?:-arm64)?\.so|docs\/[a-z-]+\.md|openapi\/openapi\.yaml|README\.md|LICENSE|CHANGELOG\.md|package\.json)$/;
+      /^(?:dist\/(?:core|cdk|client|chunks|types)\/.+|dist\/functions\/(?:http|sqs|fence|rotate)\/index\.mjs|dist\/cli\/emq\/index\.mjs|infra\/cache\/selfmanaged\/scripts\/[a-z-]+\.sh|module\/build\/emq(?:-arm64)?\.so|docs\/[a-z-]+\.md|openapi\/openapi\.yaml|README\.md|LICENSE|CHANGELOG\.md|package\.json)$/;
     expect(installed.files.filter((file) => !shipped.test(file))).toEqual([]);
   });
 
