@@ -291,3 +291,44 @@ describe('the rotation function', () => {
     expect((failure as Error).message).not.toContain(FIRST_PASSWORD);
   });
 });
+
+describe("MemoryDB's user API", () => {
+  it('names the user by its name in UpdateUser and DescribeUsers, with both passwords', async () => {
+    const sent: { command: string; input: unknown }[] = [];
+    class UpdateUserCommand {
+      constructor(readonly input: object) {}
+    }
+    class DescribeUsersCommand {
+      constructor(readonly input: object) {}
+    }
+    class MemoryDBClient {
+      async send(command: UpdateUserCommand | DescribeUsersCommand): Promise<unknown> {
+        sent.push({ command: command.constructor.name, input: command.input });
+        return command instanceof DescribeUsersCommand
+          ? {
+              Users: [
+                { Name: 'emq-x-app', Status: 'active', Authentication: { PasswordCount: 2 } },
+              ],
+            }
+          : { User: { Status: 'modifying' } };
+      }
+    }
+    const users = userPasswords('memorydb', {
+      MemoryDBClient,
+      UpdateUserCommand,
+      DescribeUsersCommand,
+    });
+    await users.set('emq-x-app', ['current', 'new']);
+    expect(await users.describe('emq-x-app')).toEqual({ status: 'active', passwordCount: 2 });
+    expect(sent).toEqual([
+      {
+        command: 'UpdateUserCommand',
+        input: {
+          UserName: 'emq-x-app',
+          AuthenticationMode: { Type: 'password', Passwords: ['current', 'new'] },
+        },
+      },
+      { command: 'DescribeUsersCommand', input: { UserName: 'emq-x-app' } },
+    ]);
+  });
+});
