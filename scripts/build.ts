@@ -29,6 +29,7 @@ const ENTRIES: readonly Entry[] = [
   { source: 'functions/http/handler.ts', folder: 'functions/http' },
   { source: 'functions/sqs/handler.ts', folder: 'functions/sqs' },
   { source: 'functions/fence/handler.ts', folder: 'functions/fence' },
+  { source: 'functions/rotate/handler.ts', folder: 'functions/rotate' },
   { source: 'cli/emq.ts', folder: 'cli/emq' },
   { source: 'scripts/start.ts', folder: 'scripts/start' },
 ];

@@ -3,7 +3,8 @@
  * echomq-lambda: the node-based and Serverless ElastiCache, MemoryDB, a self-managed cluster on
  * Graviton and on x86_64 (each loading the module build the package ships), and an existing
  * cache behind a Function URL, on the team's REST API (imported) and on the team's HTTP API
- * whose default authorizer is a JWT one, with the team's own imported queue. cdk-nag's
+ * whose default authorizer is a JWT one, with the team's own imported queue; there the team's
+ * KMS key encrypts the cache user's secret, the queues and the log groups. cdk-nag's
  * AwsSolutions and Serverless packs run at synthesis, and a finding fails it. The package test
  * synthesizes this app, and CI lints its templates with cfn-lint (scripts/lint-templates.ts).
  * Run it with `CDK_OUTDIR=<folder> node app.js`.
@@ -13,6 +14,7 @@ import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
@@ -51,8 +53,11 @@ for (const [id, cache] of Object.entries(variants)) {
   new EchoMq(stack, 'EchoMq', { vpc, cache: cache(vpc) });
 }
 
+/** The team's KMS key, which encrypts its secrets, queues and logs. */
+const teamKeyArn = `arn:aws:kms:${region}:${account}:key/1234abcd-12ab-34cd-56ef-1234567890ab`;
+
 /** The team's existing cache, its security group and its functions' user. */
-function existingCache(stack: Stack): EchoMqCache {
+function existingCache(stack: Stack, encryptionKey?: kms.IKey): EchoMqCache {
   return EchoMqCache.existing({
     endpoint: 'clustercfg.jobs.abc123.use1.cache.amazonaws.com:6379',
     securityGroup: ec2.SecurityGroup.fromSecurityGroupId(
@@ -60,11 +65,10 @@ function existingCache(stack: Stack): EchoMqCache {
       'CacheSecurityGroup',
       'sg-0ccccccccccccccc0',
     ),
-    secret: secretsmanager.Secret.fromSecretCompleteArn(
-      stack,
-      'CacheUser',
-      `arn:aws:secretsmanager:${region}:${account}:secret:jobs-cache-user-AbCdEf`,
-    ),
+    secret: secretsmanager.Secret.fromSecretAttributes(stack, 'CacheUser', {
+      secretCompleteArn: `arn:aws:secretsmanager:${region}:${account}:secret:jobs-cache-user-AbCdEf`,
+      encryptionKey,
+    }),
   });
 }
 
@@ -76,11 +80,13 @@ new EchoMq(url.stack, 'EchoMq', {
 });
 
 // The team's REST API (deployed by the team) and the team's own queue, imported: its
-// redelivery span is given, since synthesis cannot read an imported queue's.
+// redelivery span is given, since synthesis cannot read an imported queue's. The team's key
+// encrypts the queues, the cache user's secret and every log group.
 const rest = stackWithVpc('TeamRestApi');
+const teamKey = kms.Key.fromKeyArn(rest.stack, 'TeamKey', teamKeyArn);
 new EchoMq(rest.stack, 'EchoMq', {
   vpc: rest.vpc,
-  cache: existingCache(rest.stack),
+  cache: existingCache(rest.stack, teamKey),
   http: {
     restApi: apigw.RestApi.fromRestApiAttributes(rest.stack, 'Api', {
       restApiId: 'a1b2c3d4e5',
@@ -88,18 +94,21 @@ new EchoMq(rest.stack, 'EchoMq', {
     }),
   },
   sqs: {
-    queue: sqs.Queue.fromQueueArn(rest.stack, 'Jobs', `arn:aws:sqs:${region}:${account}:jobs`),
-    deadLetterQueue: sqs.Queue.fromQueueArn(
-      rest.stack,
-      'JobsDlq',
-      `arn:aws:sqs:${region}:${account}:jobs-dlq`,
-    ),
+    queue: sqs.Queue.fromQueueAttributes(rest.stack, 'Jobs', {
+      queueArn: `arn:aws:sqs:${region}:${account}:jobs`,
+      keyArn: teamKeyArn,
+    }),
+    deadLetterQueue: sqs.Queue.fromQueueAttributes(rest.stack, 'JobsDlq', {
+      queueArn: `arn:aws:sqs:${region}:${account}:jobs-dlq`,
+      keyArn: teamKeyArn,
+    }),
     redelivery: {
       visibilityTimeout: Duration.minutes(5),
       maxReceiveCount: 5,
       retentionPeriod: Duration.minutes(50),
     },
   },
+  options: { logGroupEncryptionKey: teamKey },
 });
 
 // The team's HTTP API, whose routes default to its JWT authorizer: EchoMq's routes keep it.

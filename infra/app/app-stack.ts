@@ -54,6 +54,7 @@ export class EchoMqAppStack extends Stack {
         runtime: input.runtime,
         logRetentionDays: input.logRetentionDays,
         keepLogsOnDelete: input.keepLogsOnDelete,
+        passwordRotationDays: input.passwordRotationDays,
         alarmTopicArn: input.alarmTopicArn,
         bundleDir: input.bundleDir,
       },

@@ -6,8 +6,11 @@
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as iam from 'aws-cdk-lib/aws-iam';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { IDependable } from 'constructs';
 import type { ExecutorChoice } from '../../src/settings/config.js';
+import type { CacheRotation } from './rotation.js';
+import { grantSecretRead } from './secret-read.js';
 
 /** The EMQ_* variables that say where Valkey is and how to talk to it; never a password. */
 export interface CacheConnectionEnvironment {
@@ -56,16 +59,11 @@ export interface InstallerAccess {
 }
 
 /** The installer of a cache with an installer user whose password is in `secret`. */
-export function installerBySecret(secret: {
-  readonly secretArn: string;
-  grantRead(grantee: iam.IGrantable): unknown;
-}): InstallerAccess {
+export function installerBySecret(secret: secretsmanager.ISecret): InstallerAccess {
   return {
     mode: 'install',
     environment: { EMQ_SECRET_ARN: secret.secretArn },
-    grant: (grantee) => {
-      secret.grantRead(grantee);
-    },
+    grant: (grantee) => grantSecretRead(secret, grantee),
   };
 }
 
@@ -115,4 +113,6 @@ export interface CacheTarget {
   readonly installer: InstallerAccess;
   /** Present where the functions authenticate with IAM tokens (`cacheAuth=iam`). */
   readonly iamAuth?: CacheIamAuth | undefined;
+  /** The password users whose secrets rotate, where the construct created the cache and its service can. */
+  readonly rotation?: CacheRotation | undefined;
 }

@@ -15,6 +15,8 @@ import {
   type InstallerAccess,
   installerBySecret,
 } from './cache.js';
+import type { CacheRotation } from './rotation.js';
+import { grantSecretRead } from './secret-read.js';
 
 export interface OwnedCacheGroup {
   readonly vpc: ec2.IVpc;
@@ -31,6 +33,8 @@ export interface OwnedCacheCredentials {
   readonly credentials: secretsmanager.Secret | undefined;
   /** `{"username","password"}` of the installer's user; readable by the installer only. */
   readonly installerCredentials: secretsmanager.Secret;
+  /** The users whose secrets rotate; none where the kind's passwords change another way. */
+  readonly rotation?: CacheRotation | undefined;
 }
 
 export abstract class OwnedCache extends Construct implements CacheTarget {
@@ -60,6 +64,11 @@ export abstract class OwnedCache extends Construct implements CacheTarget {
   /** `{"username","password"}` of the installer's user; readable by the installer only. */
   get installerCredentials(): secretsmanager.Secret {
     return this.built(this.users, 'credentials').installerCredentials;
+  }
+
+  /** The password users whose secrets rotate (constructs/credential-rotation.ts). */
+  get rotation(): CacheRotation | undefined {
+    return this.built(this.users, 'credentials').rotation;
   }
 
   /** The installer connects as its own user, with its own secret. */
@@ -112,7 +121,7 @@ export abstract class OwnedCache extends Construct implements CacheTarget {
   }
 
   grantCredentials(grantee: iam.IGrantable): void {
-    this.credentials?.grantRead(grantee);
+    if (this.credentials !== undefined) grantSecretRead(this.credentials, grantee);
   }
 
   private built<T>(part: T | undefined, name: string): T {

@@ -9,6 +9,7 @@ import * as elasticache from 'aws-cdk-lib/aws-elasticache';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { CacheAuth } from './auth.js';
+import { type CacheRotation, rotatedUsers } from './rotation.js';
 import { userSecret } from './user-secret.js';
 
 /** The RBAC user the functions connect as. */
@@ -24,6 +25,8 @@ export interface RbacUsers {
   readonly userGroup: elasticache.CfnUserGroup;
   /** The functions' IAM-enabled user (`cacheAuth=iam`); its user name is its id. */
   readonly iamUser: elasticache.CfnUser | undefined;
+  /** The password users whose secrets rotate: the functions' (but with IAM) and the installer's. */
+  readonly rotation: CacheRotation;
 }
 
 export interface RbacRules {
@@ -40,20 +43,16 @@ export function createRbacUsers(scope: Construct, rules: RbacRules): RbacUsers {
   const { accessString, installerAccessString, cacheAuth = 'password' } = rules;
   // User and group ids are account-wide names: derive them from the cache's path.
   const idPrefix = rbacIdPrefix(scope);
-  const rotation =
-    'ElastiCache RBAC passwords have no managed rotation; rotate by putting a new secret value and redeploying (the user accepts two passwords during the change).';
   const credentials =
     cacheAuth === 'iam'
       ? undefined
       : userSecret(scope, 'Credentials', {
           username: APP_USERNAME,
           description: 'Valkey RBAC user of the functions',
-          rotation,
         });
   const installerCredentials = userSecret(scope, 'InstallerCredentials', {
     username: INSTALLER_USERNAME,
     description: 'Valkey RBAC user of the installer (wire identity, library)',
-    rotation,
   });
   // Every user group must hold a user named `default`; this one is switched off, and a
   // Valkey user group admits only users with a password.
@@ -61,7 +60,11 @@ export function createRbacUsers(scope: Construct, rules: RbacRules): RbacUsers {
     description: 'echomq-lambda: password of the switched-off default Valkey user',
     generateSecretString: { passwordLength: 32, excludePunctuation: true },
   });
-  Validations.of(disabledDefault).acknowledge({ id: 'AwsSolutions-SMG4', reason: rotation });
+  Validations.of(disabledDefault).acknowledge({
+    id: 'AwsSolutions-SMG4',
+    reason:
+      "The default user is switched off ('off -@all'): its password logs nobody in, so rotating it would change nothing. Every user that can log in rotates on the construct's schedule.",
+  });
   const appUser =
     credentials === undefined
       ? createIamUser(scope, idPrefix, accessString)
@@ -95,7 +98,14 @@ export function createRbacUsers(scope: Construct, rules: RbacRules): RbacUsers {
   userGroup.addResourceDependency(appUser);
   userGroup.addResourceDependency(installerUser);
   userGroup.addResourceDependency(defaultUser);
-  return { credentials, installerCredentials, userGroup, iamUser };
+  const rotation: CacheRotation = {
+    service: 'elasticache',
+    users: rotatedUsers([
+      [credentials, appUser.userId, appUser.attrArn],
+      [installerCredentials, installerUser.userId, installerUser.attrArn],
+    ]),
+  };
+  return { credentials, installerCredentials, userGroup, iamUser, rotation };
 }
 
 /** ElastiCache accepts an IAM-enabled user only when its user name equals its user id. */

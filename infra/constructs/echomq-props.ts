@@ -6,6 +6,7 @@
  */
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { SettingValues } from '../../src/settings/settings-table.js';
@@ -38,9 +39,22 @@ export interface EchoMqOptions {
   readonly logRetentionDays?: number;
   /** Keep log groups when the stack is deleted. Default `false`. */
   readonly keepLogsOnDelete?: boolean;
+  /**
+   * The KMS key every log group the construct makes is encrypted with (the `encryptionKey` of
+   * aws-cdk-lib's `LogGroup`). A key of the same app gets the statement CloudWatch Logs needs in
+   * its policy; an imported key's policy must hold it already (docs/kms.md). Default: none
+   * (CloudWatch Logs' own encryption).
+   */
+  readonly logGroupEncryptionKey?: kms.IKey;
+  /**
+   * Days between rotations of the cache users' passwords, where the construct creates the
+   * cache (ElastiCache, Serverless, MemoryDB), from 1 to 1000; `0` turns rotation off.
+   * Default `30`.
+   */
+  readonly passwordRotationDays?: number;
   /** SNS topic ARN the alarms notify. Default: none. */
   readonly alarmTopicArn?: string;
-  /** Folder of the prebuilt bundles (`http/`, `sqs/`, `fence/`). Default: the package's. */
+  /** Folder of the prebuilt bundles (`http/`, `sqs/`, `fence/`, `rotate/`). Default: the package's. */
   readonly bundleDir?: string;
 }
 

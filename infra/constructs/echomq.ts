@@ -23,14 +23,17 @@ import {
 import { checkDedupeTtl } from '../deployment/sqs.js';
 import { keptAs } from '../shared/removal.js';
 import { EchoMqAlarms } from './alarms.js';
+import { CredentialRotation } from './credential-rotation.js';
 import { EchoMqDashboard } from './dashboard.js';
 import type { EchoMqProps } from './echomq-props.js';
 import { FenceInstaller } from './fence-installer.js';
 import { EchoMqFunctions } from './functions.js';
 import { EchoMqHttpFace } from './http-face.js';
 import { keepWhatKeptResourcesNeed } from './kept-references.js';
+import { encryptLogGroups } from './log-encryption.js';
 import { EchoMqNetwork } from './network.js';
 import { redeliveryOf } from './queue-redelivery.js';
+import { grantSendTo } from './queue-send.js';
 import { EchoMqQueues } from './queues.js';
 
 export type { EchoMqFunctionProps, EchoMqOptions, EchoMqProps, EchoMqSqs } from './echomq-props.js';
@@ -50,6 +53,8 @@ export class EchoMq extends Construct {
   readonly queue: sqs.IQueue | undefined;
   readonly deadLetterQueue: sqs.IQueue | undefined;
   readonly fence: FenceInstaller;
+  /** The cache users' password rotation, where the construct creates the cache. */
+  readonly rotation: CredentialRotation;
   readonly alarms: EchoMqAlarms;
   readonly dashboard: EchoMqDashboard;
 
@@ -111,6 +116,7 @@ export class EchoMq extends Construct {
             on: props.http,
           });
     this.fence = new FenceInstaller(this, 'Fence', { deployment, network, cache: this.cache });
+    this.rotation = new CredentialRotation(this, 'Rotation', { deployment, cache: this.cache });
     // Records taken before the fence exists would fail as retryable and burn their receives.
     functions.sqsEventSource?.node.addDependency(this.fence);
 
@@ -129,6 +135,7 @@ export class EchoMq extends Construct {
       deadLetters: this.deadLetterQueue,
       cache: this.cache.metrics,
     });
+    encryptLogGroups(this, props.options?.logGroupEncryptionKey);
     keepWhatKeptResourcesNeed(this);
   }
 
@@ -141,7 +148,7 @@ export class EchoMq extends Construct {
    */
   grantEnqueue(grantee: iam.IGrantable): void {
     this.http?.grantInvoke(grantee);
-    this.queue?.grantSendMessages(grantee);
+    if (this.queue !== undefined) grantSendTo(this.queue, grantee);
   }
 }
 
@@ -191,6 +198,7 @@ function deploymentOf(props: EchoMqProps): ResolvedDeployment {
     tracing: props.tracing,
     logRetentionDays: options.logRetentionDays,
     keepLogsOnDelete: options.keepLogsOnDelete,
+    passwordRotationDays: options.passwordRotationDays,
     alarmTopicArn: options.alarmTopicArn,
     bundleDir: options.bundleDir,
   };

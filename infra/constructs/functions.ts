@@ -11,6 +11,7 @@ import { emqEnvironment } from '../deployment/environment.js';
 import { BundledFunction } from './bundled-function.js';
 import type { EchoMqFunctionProps } from './echomq-props.js';
 import type { EchoMqNetwork } from './network.js';
+import { grantSendTo } from './queue-send.js';
 import type { EchoMqQueues } from './queues.js';
 
 export interface EchoMqFunctionsProps {
@@ -60,7 +61,7 @@ export class EchoMqFunctions extends Construct {
       },
     }).function;
     this.sqs = sqsFunction;
-    queues.deadLetters.grantSendMessages(sqsFunction);
+    grantSendTo(queues.deadLetters, sqsFunction);
     queues.source.grantConsumeMessages(sqsFunction);
     this.sqsEventSource = new lambda.EventSourceMapping(this, 'SqsEventSource', {
       target: sqsFunction,

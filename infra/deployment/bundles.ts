@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /** The bundle folders under the bundle directory, one per function. */
-export const BUNDLES = ['http', 'sqs', 'fence'] as const;
+export const BUNDLES = ['http', 'sqs', 'fence', 'rotate'] as const;
 export type BundleName = (typeof BUNDLES)[number];
 
 /** Lambda loads `index.mjs` from the bundle folder and calls its `handler` export. */

@@ -49,6 +49,7 @@ export const CONTEXT_KEYS = [
   'runtime',
   'logRetentionDays',
   'keepLogsOnDelete',
+  'passwordRotationDays',
   'alarmTopicArn',
   'bundleDir',
   'stackName',
@@ -174,6 +175,7 @@ export function deploymentFromContext(
     tracing: flag('tracing'),
     logRetentionDays: number('logRetentionDays'),
     keepLogsOnDelete: flag('keepLogsOnDelete'),
+    passwordRotationDays: number('passwordRotationDays'),
     alarmTopicArn: text('alarmTopicArn'),
   };
   const stackName = text('stackName') ?? 'EchoMqLambda';

@@ -53,6 +53,9 @@ export interface HttpOptions {
   readonly memoryMiB?: number;
 }
 
+/** Days between password rotations where the deployment says nothing. */
+export const DEFAULT_PASSWORD_ROTATION_DAYS = 30;
+
 /** The Lambda runtimes the bundles are built and tested for. */
 export const RUNTIMES = ['nodejs22.x', 'nodejs24.x'] as const;
 export type RuntimeName = (typeof RUNTIMES)[number];
@@ -60,7 +63,7 @@ export type RuntimeName = (typeof RUNTIMES)[number];
 export interface EchoMqDeployment {
   /** Where the functions find Valkey. Default `{ kind: 'elasticache' }`. */
   readonly cache?: CacheSpec;
-  /** Folder of the prebuilt bundles (`http/`, `sqs/`, `fence/`, each with `index.mjs`). Default: the package's own `dist/functions`. */
+  /** Folder of the prebuilt bundles (`http/`, `sqs/`, `fence/`, `rotate/`, each with `index.mjs`). Default: the package's own `dist/functions`. */
   readonly bundleDir?: string;
   /**
    * The EMQ_* settings every function receives: one field per row of the settings table
@@ -88,6 +91,11 @@ export interface EchoMqDeployment {
   readonly logRetentionDays?: number;
   /** Keep log groups when the stack is deleted. Default `false` (a teardown leaves nothing). */
   readonly keepLogsOnDelete?: boolean;
+  /**
+   * Days between rotations of the passwords of a cache the construct creates (ElastiCache,
+   * Serverless, MemoryDB), from 1 to 1000; `0` turns rotation off. Default `30`.
+   */
+  readonly passwordRotationDays?: number;
   /** SNS topic ARN the alarms notify. Default: none (alarms only change state). */
   readonly alarmTopicArn?: string;
 }
@@ -103,6 +111,7 @@ export interface ResolvedDeployment {
   readonly tracing: boolean;
   readonly logRetentionDays: RetentionDays;
   readonly keepLogsOnDelete: boolean;
+  readonly passwordRotationDays: number;
   readonly alarmTopicArn: string | undefined;
 }
 
@@ -163,6 +172,14 @@ export function resolveDeployment(input: EchoMqDeployment = {}): {
     Object.values(RetentionDays).includes(logRetentionDays),
     `logRetentionDays must be a CloudWatch Logs retention (${retentionChoices()}).`,
   );
+  const passwordRotationDays = input.passwordRotationDays ?? DEFAULT_PASSWORD_ROTATION_DAYS;
+  ensure(
+    passwordRotationDays === 0 ||
+      (Number.isSafeInteger(passwordRotationDays) &&
+        passwordRotationDays >= 1 &&
+        passwordRotationDays <= 1000),
+    'passwordRotationDays must be a whole number from 1 to 1000 (Secrets Manager rotation), or 0 to turn rotation off.',
+  );
   const alarmTopicArn = input.alarmTopicArn;
   ensure(
     alarmTopicArn === undefined || /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:\S+$/.test(alarmTopicArn),
@@ -181,6 +198,7 @@ export function resolveDeployment(input: EchoMqDeployment = {}): {
       tracing: input.tracing ?? true,
       logRetentionDays,
       keepLogsOnDelete: input.keepLogsOnDelete ?? false,
+      passwordRotationDays,
       alarmTopicArn,
     },
     problems,

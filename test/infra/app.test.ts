@@ -95,6 +95,7 @@ describe('createEchoMqApp', () => {
       expect.stringMatching(/the http bundle .* is missing: run npm run build first\./),
       expect.stringMatching(/the sqs bundle .* is missing: run npm run build first\./),
       expect.stringMatching(/the fence bundle .* is missing: run npm run build first\./),
+      expect.stringMatching(/the rotate bundle .* is missing: run npm run build first\./),
     ]);
   });
 });

@@ -71,6 +71,7 @@ describe('resolveDeployment', () => {
       tracing: true,
       logRetentionDays: 30,
       keepLogsOnDelete: false,
+      passwordRotationDays: 30,
       alarmTopicArn: undefined,
     });
   });
@@ -162,6 +163,7 @@ describe('deploymentFromContext', () => {
         maxConcurrency: 50,
         logRetentionDays: '14',
         keepLogsOnDelete: true,
+        passwordRotationDays: '7',
         stackName: 'EmqProd',
       }),
     );
@@ -173,6 +175,7 @@ describe('deploymentFromContext', () => {
       sqs: { maxConcurrency: 50 },
       logRetentionDays: 14,
       keepLogsOnDelete: true,
+      passwordRotationDays: 7,
     });
   });
 
@@ -225,6 +228,7 @@ describe('bundles', () => {
     expect(missingBundles(dir)).toEqual([
       `the sqs bundle ${dir}/sqs/index.mjs is missing: run npm run build first.`,
       `the fence bundle ${dir}/fence/index.mjs is missing: run npm run build first.`,
+      `the rotate bundle ${dir}/rotate/index.mjs is missing: run npm run build first.`,
     ]);
   });
 });
@@ -241,9 +245,9 @@ describe('EchoMqAppStack', () => {
       failure = error;
     }
     expect(failure).toBeInstanceOf(InvalidDeploymentError);
-    expect((failure as InvalidDeploymentError).problems).toHaveLength(4);
+    expect((failure as InvalidDeploymentError).problems).toHaveLength(5);
     expect((failure as Error).message).toMatch(
-      /^echomq-lambda: 4 problems in the props or context:\n {2}- /,
+      /^echomq-lambda: 5 problems in the props or context:\n {2}- /,
     );
     expect(app.node.findChild('Invalid').node.children).toEqual([]);
   });

@@ -55,7 +55,7 @@ async function node(name: string, source: string, args: readonly string[] = []):
 describe('the tarball', () => {
   it('holds the built package, what selfManaged deploys, the docs, README, LICENSE and CHANGELOG, and nothing else of the repository', () => {
     const shipped =
-      /^(?:dist\/(?:core|cdk|client|chunks|types)\/.+|dist\/functions\/(?:http|sqs|fence)\/index\.mjs|dist\/cli\/emq\/index\.mjs|infra\/cache\/selfmanaged\/scripts\/[a-z-]+\.sh|module\/build\/emq(?:-arm64)?\.so|docs\/[a-z-]+\.md|openapi\/openapi\.yaml|README\.md|LICENSE|CHANGELOG\.md|package\.json)$/;
+      /^(?:dist\/(?:core|cdk|client|chunks|types)\/.+|dist\/functions\/(?:http|sqs|fence|rotate)\/index\.mjs|dist\/cli\/emq\/index\.mjs|infra\/cache\/selfmanaged\/scripts\/[a-z-]+\.sh|module\/build\/emq(?:-arm64)?\.so|docs\/[a-z-]+\.md|openapi\/openapi\.yaml|README\.md|LICENSE|CHANGELOG\.md|package\.json)$/;
     expect(installed.files.filter((file) => !shipped.test(file))).toEqual([]);
   });
 
@@ -93,14 +93,14 @@ describe('the tarball', () => {
     expect(broken).toEqual([]);
   });
 
-  it('holds every entry package.json names, the three function bundles and the emq bin', () => {
+  it('holds every entry package.json names, the four function bundles and the emq bin', () => {
     const targets = Object.values(manifest.exports).flatMap((target) =>
       typeof target === 'string' ? [target] : Object.values(target),
     );
     const expected = [
       ...targets,
       ...Object.values(manifest.bin),
-      ...['http', 'sqs', 'fence'].map((name) => `dist/functions/${name}/index.mjs`),
+      ...['http', 'sqs', 'fence', 'rotate'].map((name) => `dist/functions/${name}/index.mjs`),
     ].map((path) => path.replace(/^\.\//, ''));
     expect(expected.filter((path) => !installed.files.includes(path))).toEqual([]);
   });

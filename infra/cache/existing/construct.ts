@@ -22,6 +22,7 @@ import {
   type InstallerAccess,
   installerBySecret,
 } from '../cache.js';
+import { grantSecretRead } from '../secret-read.js';
 
 /** ElastiCache IAM authentication to a cache the construct does not own. */
 export interface ExistingIamAuth {
@@ -137,7 +138,7 @@ export class ExistingValkey extends Construct implements CacheTarget {
   }
 
   grantCredentials(grantee: iam.IGrantable): void {
-    this.credentials?.grantRead(grantee);
+    if (this.credentials !== undefined) grantSecretRead(this.credentials, grantee);
   }
 }
 

@@ -9,12 +9,9 @@ import * as memorydb from 'aws-cdk-lib/aws-memorydb';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { CacheAuth } from '../auth.js';
+import { type CacheRotation, rotatedUsers } from '../rotation.js';
 import { userSecret } from '../user-secret.js';
 import { MEMORYDB_INSTALLER_ACCESS_STRING } from './spec.js';
-
-/** Why MemoryDB user passwords have no rotation Lambda (cdk-nag SMG4). */
-const ROTATION =
-  'MemoryDB user passwords have no managed rotation; rotate by putting a new secret value and redeploying (a user accepts two passwords during the change).';
 
 export interface MemoryDbUsers {
   readonly credentials: secretsmanager.Secret | undefined;
@@ -22,6 +19,8 @@ export interface MemoryDbUsers {
   readonly acl: memorydb.CfnACL;
   /** The functions' user; IAM-enabled with `cacheAuth=iam`. */
   readonly appUser: memorydb.CfnUser;
+  /** The password users whose secrets rotate (MemoryDB `UpdateUser`, by user name). */
+  readonly rotation: CacheRotation;
 }
 
 export function createMemoryDbUsers(
@@ -33,7 +32,6 @@ export function createMemoryDbUsers(
     userSecret(scope, id, {
       username,
       description: `MemoryDB user of ${whose}`,
-      rotation: ROTATION,
     });
   const appName = `${prefix}-app`;
   const installerName = `${prefix}-installer`;
@@ -69,5 +67,13 @@ export function createMemoryDbUsers(
   });
   acl.addResourceDependency(appUser);
   acl.addResourceDependency(installerUser);
-  return { credentials, installerCredentials, acl, appUser };
+  // MemoryDB's user API names a user by its name.
+  const rotation: CacheRotation = {
+    service: 'memorydb',
+    users: rotatedUsers([
+      [credentials, appName, appUser.attrArn],
+      [installerCredentials, installerName, installerUser.attrArn],
+    ]),
+  };
+  return { credentials, installerCredentials, acl, appUser, rotation };
 }

@@ -32,13 +32,30 @@ export const ref = (id: string) => ({ Ref: id });
 /** `{ "Fn::GetAtt": [id, attribute] }` */
 export const getAtt = (id: string, attribute: string) => ({ 'Fn::GetAtt': [id, attribute] });
 
-/** The functions deployed from the project's bundles (not the CDK provider's dispatcher). */
+/**
+ * The functions deployed from the project's bundles that connect to the cache: the HTTP, SQS
+ * and fence functions (not the CDK provider's dispatcher, nor the rotation function, which
+ * calls only AWS APIs: rotationFunctions).
+ */
 export function projectFunctions(template: Template): Record<string, Resource> {
   return Object.fromEntries(
     Object.entries(resourcesOf(template, 'AWS::Lambda::Function')).filter(
-      ([, fn]) => fn.Properties.Handler === BUNDLE_HANDLER,
+      ([, fn]) => fn.Properties.Handler === BUNDLE_HANDLER && !isRotation(fn),
     ),
   );
+}
+
+/** The password rotation functions (infra/constructs/credential-rotation.ts). */
+export function rotationFunctions(template: Template): Record<string, Resource> {
+  return Object.fromEntries(
+    Object.entries(resourcesOf(template, 'AWS::Lambda::Function')).filter(([, fn]) =>
+      isRotation(fn),
+    ),
+  );
+}
+
+function isRotation(fn: Resource): boolean {
+  return 'ROTATED_SERVICE' in environmentOf(fn);
 }
 
 /** The environment variables of a function. */

@@ -1,0 +1,334 @@
+// The rotation function of the caches the construct creates (functions/rotate), its four steps
+// run as Secrets Manager runs them, against stand-ins of the AWS APIs: Secrets Manager's
+// versions and stages behind the SDK client's own commands, and ElastiCache's user API backed
+// by a real Valkey whose ACL user is the cache user. After a rotation the user accepts the
+// current and the new password; after the next one the oldest is refused.
+import {
+  DescribeSecretCommand,
+  GetRandomPasswordCommand,
+  GetSecretValueCommand,
+  PutSecretValueCommand,
+  UpdateSecretVersionStageCommand,
+} from '@aws-sdk/client-secrets-manager';
+import { Valkey } from 'iovalkey';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type RotationDeps,
+  RotationError,
+  type RotationStep,
+  rotate,
+} from '../../functions/rotate/rotation.js';
+import { userPasswords } from '../../functions/rotate/user-passwords.js';
+import { ADMIN, usersWithAdmin } from '../support/admin-user.js';
+import { type ServerHandle, startStandalone } from '../support/servers.js';
+
+const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:emq-app-AbCdEf';
+const USER_ID = 'emq-test-app';
+const FIRST_PASSWORD = 'first-password-0123456789abcdef';
+const STEPS: readonly RotationStep[] = ['createSecret', 'setSecret', 'testSecret', 'finishSecret'];
+
+/** Secrets Manager's versions and stages of one secret, answering the SDK's commands. */
+class SecretsManagerStandIn {
+  readonly versions = new Map<string, { value: string | undefined; stages: string[] }>();
+  private minted = 0;
+
+  constructor(initial: string) {
+    this.versions.set('v0', { value: initial, stages: ['AWSCURRENT'] });
+  }
+
+  /** What RotateSecret does before it invokes the function: a version staged AWSPENDING, with no value yet. */
+  startRotation(token: string): void {
+    if (this.versions.has(token)) return;
+    this.versions.set(token, { value: undefined, stages: ['AWSPENDING'] });
+  }
+
+  async send(command: object): Promise<Record<string, unknown>> {
+    if (command instanceof DescribeSecretCommand) {
+      return {
+        RotationEnabled: true,
+        VersionIdsToStages: Object.fromEntries(
+          [...this.versions].map(([id, version]) => [id, [...version.stages]]),
+        ),
+      };
+    }
+    if (command instanceof GetSecretValueCommand) {
+      const { VersionId, VersionStage } = command.input;
+      const found = [...this.versions].find(
+        ([id, version]) =>
+          (VersionId === undefined || id === VersionId) &&
+          (VersionStage === undefined || version.stages.includes(VersionStage)),
+      );
+      if (found?.[1].value === undefined) throw notFound();
+      return { VersionId: found[0], SecretString: found[1].value };
+    }
+    if (command instanceof GetRandomPasswordCommand) {
+      this.minted += 1;
+      return {
+        RandomPassword: `minted${this.minted}`.padEnd(command.input.PasswordLength ?? 32, 'x'),
+      };
+    }
+    if (command instanceof PutSecretValueCommand) {
+      const { ClientRequestToken, SecretString, VersionStages } = command.input;
+      if (ClientRequestToken === undefined || SecretString === undefined)
+        throw new Error('bad put');
+      for (const version of this.versions.values()) {
+        version.stages = version.stages.filter((stage) => !VersionStages?.includes(stage));
+      }
+      this.versions.set(ClientRequestToken, {
+        value: SecretString,
+        stages: [...(VersionStages ?? [])],
+      });
+      return {};
+    }
+    if (command instanceof UpdateSecretVersionStageCommand) {
+      const { VersionStage, MoveToVersionId, RemoveFromVersionId } = command.input;
+      if (VersionStage !== 'AWSCURRENT' || MoveToVersionId === undefined)
+        throw new Error('bad move');
+      const old =
+        RemoveFromVersionId === undefined ? undefined : this.versions.get(RemoveFromVersionId);
+      if (old !== undefined) old.stages = ['AWSPREVIOUS'];
+      for (const version of this.versions.values()) {
+        if (version !== old)
+          version.stages = version.stages.filter((stage) => stage !== 'AWSPREVIOUS');
+      }
+      const moved = this.versions.get(MoveToVersionId);
+      if (moved === undefined) throw notFound();
+      moved.stages = ['AWSCURRENT'];
+      return {};
+    }
+    throw new Error(`The stand-in does not serve ${command.constructor.name}.`);
+  }
+
+  current(): Record<string, unknown> {
+    const found = [...this.versions.values()].find((version) =>
+      version.stages.includes('AWSCURRENT'),
+    );
+    return JSON.parse(found?.value ?? '{}') as Record<string, unknown>;
+  }
+}
+
+function notFound(): Error {
+  const error = new Error("Secrets Manager can't find the specified secret value.");
+  error.name = 'ResourceNotFoundException';
+  return error;
+}
+
+/**
+ * ElastiCache's `ModifyUser` and `DescribeUsers`, as the SDK module's classes, applied to the
+ * user of a real Valkey: at most two passwords (as ElastiCache allows), and a user that reads
+ * `modifying` once after each change, as the service's does while it applies it.
+ */
+function elastiCacheStandIn(admin: Valkey): Record<string, unknown> {
+  let modifying = false;
+  class ModifyUserCommand {
+    constructor(readonly input: { UserId: string; AuthenticationMode: { Passwords: string[] } }) {}
+  }
+  class DescribeUsersCommand {
+    constructor(readonly input: { UserId: string }) {}
+  }
+  class ElastiCacheClient {
+    async send(command: object): Promise<unknown> {
+      if (command instanceof ModifyUserCommand) {
+        const { UserId, AuthenticationMode } = command.input;
+        if (AuthenticationMode.Passwords.length > 2) throw new Error('InvalidParameterValue');
+        const passwords = AuthenticationMode.Passwords.map((password) => `>${password}`);
+        await admin.call('ACL', 'SETUSER', UserId, 'on', 'resetpass', ...passwords, '~*', '+@all');
+        modifying = true;
+        return { Status: 'modifying' };
+      }
+      if (command instanceof DescribeUsersCommand) {
+        const rules = (await admin.call('ACL', 'GETUSER', command.input.UserId)) as unknown[];
+        const passwords = rules[rules.indexOf('passwords') + 1] as unknown[];
+        const status = modifying ? 'modifying' : 'active';
+        modifying = false;
+        return {
+          Users: [
+            {
+              UserId: command.input.UserId,
+              Status: status,
+              Authentication: { Type: 'password', PasswordCount: passwords.length },
+            },
+          ],
+        };
+      }
+      throw new Error('unknown command');
+    }
+  }
+  return { ElastiCacheClient, ModifyUserCommand, DescribeUsersCommand };
+}
+
+let server: ServerHandle;
+let admin: Valkey;
+
+beforeAll(async () => {
+  server = await startStandalone({
+    auth: ADMIN,
+    extraArgs: usersWithAdmin([USER_ID, 'on', `>${FIRST_PASSWORD}`, '~*', '+@all']),
+  });
+  admin = await server.client();
+});
+
+afterAll(async () => {
+  admin?.disconnect();
+  await server?.stop();
+});
+
+/** Whether `password` logs the user in, on a connection of its own. */
+async function logsIn(password: string): Promise<boolean> {
+  const client = new Valkey({
+    host: server.host,
+    port: server.port,
+    username: USER_ID,
+    password,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  // A refused AUTH is the answer this asks for, not an error to report.
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    return (await client.call('ACL', 'WHOAMI')) === USER_ID;
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
+
+function depsOver(secrets: SecretsManagerStandIn): RotationDeps {
+  return {
+    secrets,
+    users: userPasswords('elasticache', elastiCacheStandIn(admin)),
+    userOf: (arn) => (arn === SECRET_ARN ? USER_ID : undefined),
+    pause: () => Promise.resolve(),
+    settleMs: 60_000,
+  };
+}
+
+async function rotateOnce(secrets: SecretsManagerStandIn, token: string): Promise<void> {
+  secrets.startRotation(token);
+  for (const step of STEPS) {
+    await rotate(
+      { Step: step, SecretId: SECRET_ARN, ClientRequestToken: token },
+      depsOver(secrets),
+    );
+  }
+}
+
+describe('the rotation function', () => {
+  it('keeps the current password valid beside the new one, and drops it at the next rotation', async () => {
+    await admin.call('ACL', 'SETUSER', USER_ID, 'on', 'resetpass', `>${FIRST_PASSWORD}`);
+    const secrets = new SecretsManagerStandIn(
+      JSON.stringify({ username: USER_ID, password: FIRST_PASSWORD }),
+    );
+    await rotateOnce(secrets, 'token-1');
+    const second = secrets.current();
+    expect(second.username).toBe(USER_ID);
+    expect(second.password).not.toBe(FIRST_PASSWORD);
+    expect(second.password).toHaveLength(32);
+    expect(await logsIn(String(second.password))).toBe(true);
+    expect(await logsIn(FIRST_PASSWORD)).toBe(true);
+
+    await rotateOnce(secrets, 'token-2');
+    const third = secrets.current();
+    expect(await logsIn(String(third.password))).toBe(true);
+    expect(await logsIn(String(second.password))).toBe(true);
+    expect(await logsIn(FIRST_PASSWORD)).toBe(false);
+    expect(secrets.versions.get('token-1')?.stages).toEqual(['AWSPREVIOUS']);
+  });
+
+  it('runs every step again without a change, as Secrets Manager may', async () => {
+    await admin.call('ACL', 'SETUSER', USER_ID, 'on', 'resetpass', `>${FIRST_PASSWORD}`);
+    const secrets = new SecretsManagerStandIn(
+      JSON.stringify({ username: USER_ID, password: FIRST_PASSWORD }),
+    );
+    secrets.startRotation('again');
+    for (const step of STEPS) {
+      for (const _ of [1, 2]) {
+        await rotate(
+          { Step: step, SecretId: SECRET_ARN, ClientRequestToken: 'again' },
+          depsOver(secrets),
+        );
+      }
+    }
+    const current = secrets.current();
+    expect(secrets.versions.size).toBe(2);
+    expect(await logsIn(String(current.password))).toBe(true);
+    expect(await logsIn(FIRST_PASSWORD)).toBe(true);
+  });
+
+  it('refuses a secret that is not its own cache user, and changes nothing', async () => {
+    const secrets = new SecretsManagerStandIn(JSON.stringify({ username: 'x', password: 'y' }));
+    const failure = await rotate(
+      { Step: 'createSecret', SecretId: `${SECRET_ARN}-other`, ClientRequestToken: 't' },
+      depsOver(secrets),
+    ).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(RotationError);
+    expect(secrets.versions.size).toBe(1);
+  });
+
+  it('fails testSecret while the service has not applied the change, naming the state', async () => {
+    const secrets = new SecretsManagerStandIn(
+      JSON.stringify({ username: USER_ID, password: FIRST_PASSWORD }),
+    );
+    const deps: RotationDeps = {
+      ...depsOver(secrets),
+      users: {
+        set: () => Promise.resolve(),
+        describe: () => Promise.resolve({ status: 'modifying', passwordCount: 1 }),
+      },
+      settleMs: 0,
+    };
+    secrets.startRotation('slow');
+    await rotate({ Step: 'createSecret', SecretId: SECRET_ARN, ClientRequestToken: 'slow' }, deps);
+    const failure = await rotate(
+      { Step: 'testSecret', SecretId: SECRET_ARN, ClientRequestToken: 'slow' },
+      deps,
+    ).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(RotationError);
+    expect((failure as Error).message).toContain("'modifying'");
+    expect((failure as Error).message).not.toContain(FIRST_PASSWORD);
+  });
+});
+
+describe("MemoryDB's user API", () => {
+  it('names the user by its name in UpdateUser and DescribeUsers, with both passwords', async () => {
+    const sent: { command: string; input: unknown }[] = [];
+    class UpdateUserCommand {
+      constructor(readonly input: object) {}
+    }
+    class DescribeUsersCommand {
+      constructor(readonly input: object) {}
+    }
+    class MemoryDBClient {
+      async send(command: UpdateUserCommand | DescribeUsersCommand): Promise<unknown> {
+        sent.push({ command: command.constructor.name, input: command.input });
+        return command instanceof DescribeUsersCommand
+          ? {
+              Users: [
+                { Name: 'emq-x-app', Status: 'active', Authentication: { PasswordCount: 2 } },
+              ],
+            }
+          : { User: { Status: 'modifying' } };
+      }
+    }
+    const users = userPasswords('memorydb', {
+      MemoryDBClient,
+      UpdateUserCommand,
+      DescribeUsersCommand,
+    });
+    await users.set('emq-x-app', ['current', 'new']);
+    expect(await users.describe('emq-x-app')).toEqual({ status: 'active', passwordCount: 2 });
+    expect(sent).toEqual([
+      {
+        command: 'UpdateUserCommand',
+        input: {
+          UserName: 'emq-x-app',
+          AuthenticationMode: { Type: 'password', Passwords: ['current', 'new'] },
+        },
+      },
+      { command: 'DescribeUsersCommand', input: { UserName: 'emq-x-app' } },
+    ]);
+  });
+});
