@@ -14,11 +14,12 @@ import * as ids from '../keyspace/ids.js';
 import { classifyFailure } from '../outcomes/outcome-rules.js';
 import { ConfigError, type EmqError } from '../outcomes/outcomes.js';
 import { type Config, configure } from '../settings/config.js';
+import { AuthenticationRefused } from './authenticating-connector.js';
 import { type ClientTls, closeClient, newClient, openWithin } from './clients.js';
 import { checkNodes, loadScripts } from './fence.js';
 import { type FenceReading, readNodes } from './node-reading.js';
 import { nodeClientOf, nodeNameOf } from './transport.js';
-import { type SentCredentials, sentCredentials } from './url-credentials.js';
+import { configCredentials } from './url-credentials.js';
 
 export type Warn = (event: string, fields: Readonly<Record<string, string>>) => void;
 
@@ -81,7 +82,12 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     lastError = error;
     onWarning('connection-error', { code: errorCodeOf(error) });
     // What no retry can mend ends the open at once, rather than at the connect timeout.
-    if (error instanceof Error && MENDLESS.test(error.message)) refuse(error);
+    if (
+      error instanceof AuthenticationRefused ||
+      (error instanceof Error && MENDLESS.test(error.message))
+    ) {
+      refuse(error);
+    }
   };
   client.on('error', seen);
   if (client instanceof Cluster) {
@@ -139,15 +145,23 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
  */
 function explain(failure: EmqError, lastError: unknown, config: Config): EmqError {
   const text = lastError instanceof Error ? lastError.message : '';
+  if (NO_PASSWORD_SET.test(text) || NO_PASSWORD_SET.test(failureText(failure))) {
+    // Fail closed: the credentials are not the server's, so the target may not be either.
+    return new ConfigError(
+      "A password was sent to a Valkey server that has none configured for that user: nothing was sent after it. Remove the password (EMQ_PASSWORD, the URL's, the secret's), or set the server's.",
+      { cause: lastError ?? failure },
+    );
+  }
   const refusal =
     /^(WRONGPASS|NOAUTH)\b/.exec(text) ?? /^(WRONGPASS|NOAUTH)\b/.exec(failureText(failure));
-  if (refusal !== null) {
-    // WRONGPASS answers credentials that were sent (EMQ_*, a secret, an IAM token or the
-    // URL's own); NOAUTH a connection that sent none, or a cluster node's later command after
-    // a refusal.
-    const { username, password } = urlCredentials(config);
+  const ownLogin = lastError instanceof AuthenticationRefused;
+  if (refusal !== null || ownLogin) {
+    // WRONGPASS (or any refusal of the connector's AUTH) answers credentials that were sent
+    // (EMQ_*, a secret, an IAM token or the URL's own); NOAUTH a connection that sent none.
+    const { username, password } = configCredentials(config);
     const sent =
-      refusal[1] === 'WRONGPASS' ||
+      ownLogin ||
+      refusal?.[1] === 'WRONGPASS' ||
       password !== undefined ||
       config.iam !== undefined ||
       config.secretArn !== undefined;
@@ -176,14 +190,8 @@ function explain(failure: EmqError, lastError: unknown, config: Config): EmqErro
   return failure;
 }
 
-/** The credentials the connection sent, as the client's options took them from the first URL. */
-function urlCredentials(config: Config): SentCredentials {
-  try {
-    return sentCredentials(config, new URL(config.urls[0] ?? ''));
-  } catch {
-    return { username: config.username, password: config.password };
-  }
-}
+/** AUTH answered by a server that has no password to check (Valkey's and Redis's texts). */
+const NO_PASSWORD_SET = /without any password configured|no password is set/i;
 
 /** Connection errors a retry cannot mend: refused credentials, the wrong cluster mode. */
 const MENDLESS = /^(WRONGPASS|NOAUTH)\b|cluster support disabled/i;
