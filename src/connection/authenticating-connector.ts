@@ -45,6 +45,19 @@ export class CredentialSource {
   /** Every later connect authenticates with `password` (same user). */
   setPassword(password: string): void {
     this.#current = { ...this.#current, password };
+    this.#refused = false;
+  }
+
+  #refused = false;
+
+  /** A server refused the credentials held now: no later connect can succeed with them. */
+  get refused(): boolean {
+    return this.#refused;
+  }
+
+  /** Notes a refusal of `credentials`, if they are still the ones held. */
+  noteRefusal(credentials: LoginCredentials): void {
+    if (credentials === this.#current) this.#refused = true;
   }
 }
 
@@ -53,12 +66,13 @@ export class AuthenticationRefused extends Error {
   override readonly name = 'AuthenticationRefused';
 }
 
-/** True for a refusal of a connection's login, by this connector or by the server's own reply. */
-export function isAuthenticationRefusal(error: unknown): boolean {
+/**
+ * True for a failure caused by refused credentials (WRONGPASS, NOAUTH: a wrong or rotated
+ * password, a user that is off or unknown), as the error or any of its causes says.
+ */
+export function isCredentialRefusal(error: unknown): boolean {
   for (let at: unknown = error, depth = 0; at instanceof Error && depth < 5; depth++) {
-    if (at instanceof AuthenticationRefused || /^(WRONGPASS|NOAUTH)\b/.test(at.message)) {
-      return true;
-    }
+    if (/^(WRONGPASS|NOAUTH)\b/.test(at.message)) return true;
     at = at.cause;
   }
   return false;
@@ -107,9 +121,13 @@ export function authenticatingConnector(
             reject(error);
             return;
           }
-          login(this.stream, source.current, this.#options, {
+          const credentials = source.current;
+          login(this.stream, credentials, this.#options, {
             ready: resolve,
-            refused: reject,
+            refused: (error) => {
+              source.noteRefusal(credentials);
+              reject(error);
+            },
             failed: (socket, error) => {
               // Closed by the client itself while logging in: end it, as iovalkey would.
               if (!this.connecting) {

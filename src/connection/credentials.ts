@@ -16,6 +16,14 @@ export function attachCredentials(client: Valkey | Cluster, source: CredentialSo
   sources.set(client, source);
 }
 
+/**
+ * True once a server refused the credentials `connection` holds (on a reconnect, or a cluster
+ * node's connect): every later connect of it fails the same way, so it must be replaced.
+ */
+export function loginRefused(connection: Connection): boolean {
+  return sources.get(connection.client)?.refused === true;
+}
+
 function isCluster(client: Valkey | Cluster): client is Cluster {
   return client instanceof Cluster;
 }
