@@ -6,11 +6,13 @@
  * replaced; with a secret, a refusal reads the secret again (docs/security.md, rotation).
  */
 import type { AdmissionTarget } from '../../src/admission/admission.js';
-import { isCredentialRefusal } from '../../src/connection/authenticating-connector.js';
+import {
+  credentialsChanging,
+  isCredentialRefusal,
+} from '../../src/connection/authenticating-connector.js';
 import { type Connection, connect, type Warn } from '../../src/connection/connector.js';
 import { loginRefused } from '../../src/connection/credentials.js';
 import { causeOf, classifyFailure } from '../../src/outcomes/outcome-rules.js';
-import { UnavailableError } from '../../src/outcomes/outcomes.js';
 import { type Config, loadConfig } from '../../src/settings/config.js';
 import { IamSession } from './iam-session.js';
 import { errorFields, log } from './log.js';
@@ -141,20 +143,19 @@ async function openWithSecret(
   let credentials = await source.get();
   for (let attempt = 1; ; attempt++) {
     try {
-      return { connection: await connect({ ...config, ...credentials, onWarning }), credentials };
+      const connection = await connect({
+        ...config,
+        ...credentials,
+        onWarning,
+        renewableCredentials: true,
+      });
+      return { connection, credentials };
     } catch (error) {
       if (!isCredentialRefusal(error)) throw error;
       source.refused(credentials);
       const next = attempt === 1 ? await source.get() : credentials;
-      if (sameCredentials(next, credentials)) throw rotating(error);
+      if (sameCredentials(next, credentials)) throw credentialsChanging(error);
       credentials = next;
     }
   }
-}
-
-function rotating(cause: unknown): UnavailableError {
-  return new UnavailableError(
-    'The cache refused the credentials its secret holds; they may be changing (a rotation). Retry shortly.',
-    { cause },
-  );
 }

@@ -20,6 +20,7 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import { type ConnectionOptions as TlsOptions, connect as tlsConnect } from 'node:tls';
 import { AbstractConnector } from 'iovalkey';
+import { UnavailableError } from '../outcomes/outcomes.js';
 
 /** What a connection authenticates with; no password: it sends no AUTH. */
 export interface LoginCredentials {
@@ -34,7 +35,14 @@ export interface LoginCredentials {
 export class CredentialSource {
   #current: LoginCredentials;
 
-  constructor(initial: LoginCredentials) {
+  /**
+   * `renewable`: the credentials come from a store that may hold newer ones (a secret being
+   * rotated), so a refusal is answered as a retryable pause while the holder reads it again.
+   */
+  constructor(
+    initial: LoginCredentials,
+    readonly renewable = false,
+  ) {
     this.#current = initial;
   }
 
@@ -64,6 +72,30 @@ export class CredentialSource {
 /** The server refused a connection's AUTH: nothing was sent after it and the socket is closed. */
 export class AuthenticationRefused extends Error {
   override readonly name = 'AuthenticationRefused';
+}
+
+/** A refusal of renewable credentials (a rotation under way?): retryable, the refusal its cause. */
+function refusalOf(text: string, source: CredentialSource): Error {
+  const refusal = new AuthenticationRefused(text);
+  return source.renewable && /^(WRONGPASS|NOAUTH)\b/.test(text)
+    ? credentialsChanging(refusal)
+    : refusal;
+}
+
+/** What a caller hears while refused credentials may be being replaced: retry shortly. */
+export function credentialsChanging(cause: unknown): UnavailableError {
+  return new UnavailableError(
+    'The cache refused the credentials; they may be changing (a rotation). Retry shortly.',
+    { cause },
+  );
+}
+
+/** True for the connector's own refusal of a login, as the error or its cause. */
+export function isRefusedLogin(error: unknown): boolean {
+  return (
+    error instanceof AuthenticationRefused ||
+    (error instanceof Error && error.cause instanceof AuthenticationRefused)
+  );
 }
 
 /**
@@ -124,9 +156,9 @@ export function authenticatingConnector(
           const credentials = source.current;
           login(this.stream, credentials, this.#options, {
             ready: resolve,
-            refused: (error) => {
+            refused: (text) => {
               source.noteRefusal(credentials);
-              reject(error);
+              reject(refusalOf(text, source));
             },
             failed: (socket, error) => {
               // Closed by the client itself while logging in: end it, as iovalkey would.
@@ -157,8 +189,8 @@ function openSocket(options: SocketOptions): Socket {
 interface LoginOutcome {
   /** Authenticated (or nothing to authenticate): the socket, connected, nothing else sent. */
   ready(socket: Socket): void;
-  /** The server refused the login: the socket is destroyed. */
-  refused(error: Error): void;
+  /** The server refused the login (its reply's text): the socket is destroyed. */
+  refused(text: string): void;
   /** A network fault or the timeout: the socket is destroyed; a reconnect may mend it. */
   failed(socket: Socket, error: Error): void;
 }
@@ -208,7 +240,7 @@ function login(
   const refuse = (text: string) =>
     settle(() => {
       socket.destroy();
-      outcome.refused(new AuthenticationRefused(text));
+      outcome.refused(text);
     });
   const onConnect = () => {
     if (settled) return;

@@ -19,8 +19,12 @@ export type ClientTls = Pick<TlsOptions, 'ca' | 'servername' | 'cert' | 'key'>;
  * cluster node's, each slot-map read's, each reconnect) authenticates before anything else is
  * sent, with the credentials its source holds at that connect (authenticating-connector.ts).
  */
-export function newClient(config: Config, tls: ClientTls | undefined): Valkey | Cluster {
-  const source = new CredentialSource(configCredentials(config));
+export function newClient(
+  config: Config,
+  tls: ClientTls | undefined,
+  renewableCredentials = false,
+): Valkey | Cluster {
+  const source = new CredentialSource(configCredentials(config), renewableCredentials);
   const client = config.cluster
     ? clusterClient(config, tls, source)
     : standaloneClient(config, tls, source);

@@ -14,7 +14,7 @@ import * as ids from '../keyspace/ids.js';
 import { classifyFailure } from '../outcomes/outcome-rules.js';
 import { ConfigError, type EmqError } from '../outcomes/outcomes.js';
 import { type Config, configure } from '../settings/config.js';
-import { AuthenticationRefused } from './authenticating-connector.js';
+import { isRefusedLogin } from './authenticating-connector.js';
 import { type ClientTls, closeClient, newClient, openWithin } from './clients.js';
 import { checkNodes, loadScripts } from './fence.js';
 import { type FenceReading, readNodes } from './node-reading.js';
@@ -36,6 +36,13 @@ export interface RuntimeOptions {
   readonly onWarning?: Warn;
   /** TLS settings beyond the configuration's CA (a client certificate, a server name). Default: none. */
   readonly tls?: ClientTls | undefined;
+  /**
+   * The credentials come from a store that may hold newer ones (a secret being rotated): a
+   * login refused on a reconnect or a cluster node's connect fails its calls as retryable
+   * (EMQ_UNAVAILABLE) rather than as configuration, while the caller reads the store again
+   * and opens a new connection (loginRefused). Default `false`.
+   */
+  readonly renewableCredentials?: boolean;
 }
 
 /** The configuration (any field left out takes its default) and the runtime options. */
@@ -64,9 +71,16 @@ export interface Connection {
  * cluster mode wrong, `native` asked of a server without the module, an evicting policy).
  */
 export async function connect(options: ConnectOptions = {}): Promise<Connection> {
-  const { checkFence = true, mintId = ids.mintId, onWarning = () => {}, tls, ...fields } = options;
+  const {
+    checkFence = true,
+    mintId = ids.mintId,
+    onWarning = () => {},
+    tls,
+    renewableCredentials = false,
+    ...fields
+  } = options;
   const config = configure(fields);
-  const client = newClient(config, tls);
+  const client = newClient(config, tls, renewableCredentials);
   // Every error event is handled: without a listener iovalkey prints it, stack and address, to
   // stderr. Commands report their own failures; the operator is told the code, and a failure
   // to open is explained by the last one seen.
@@ -82,10 +96,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     lastError = error;
     onWarning('connection-error', { code: errorCodeOf(error) });
     // What no retry can mend ends the open at once, rather than at the connect timeout.
-    if (
-      error instanceof AuthenticationRefused ||
-      (error instanceof Error && MENDLESS.test(error.message))
-    ) {
+    if (isRefusedLogin(error) || (error instanceof Error && MENDLESS.test(error.message))) {
       refuse(error);
     }
   };
@@ -154,7 +165,7 @@ function explain(failure: EmqError, lastError: unknown, config: Config): EmqErro
   }
   const refusal =
     /^(WRONGPASS|NOAUTH)\b/.exec(text) ?? /^(WRONGPASS|NOAUTH)\b/.exec(failureText(failure));
-  const ownLogin = lastError instanceof AuthenticationRefused;
+  const ownLogin = isRefusedLogin(lastError);
   if (refusal !== null || ownLogin) {
     // WRONGPASS (or any refusal of the connector's AUTH) answers credentials that were sent
     // (EMQ_*, a secret, an IAM token or the URL's own); NOAUTH a connection that sent none.
