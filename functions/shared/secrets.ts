@@ -30,13 +30,14 @@ export class SecretCredentials {
   constructor(
     private readonly secretArn: string,
     private readonly clock: () => number = () => performance.now(),
+    private readonly client?: Pick<SecretsManagerClient, 'send'>,
   ) {}
 
   /** The credentials read last, or read now where those were refused and a read is due. */
   get(): Promise<Credentials> {
     const now = this.clock();
     if (this.#read === undefined || (this.#stale && now - this.#readAt >= REREAD_INTERVAL_MS)) {
-      const read = readCredentials(this.secretArn);
+      const read = readCredentials(this.secretArn, this.client);
       this.#read = read;
       this.#readAt = now;
       this.#stale = false;
