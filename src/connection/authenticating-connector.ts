@@ -39,6 +39,8 @@ export class CredentialSource {
    * `renewable`: the credentials come from a store that may hold newer ones (a secret being
    * rotated), so a refusal is answered as a retryable pause while the holder reads it again.
    */
+  #refused = false;
+
   constructor(
     initial: LoginCredentials,
     readonly renewable = false,
@@ -56,8 +58,6 @@ export class CredentialSource {
     this.#refused = false;
   }
 
-  #refused = false;
-
   /** A server refused the credentials held now: no later connect can succeed with them. */
   get refused(): boolean {
     return this.#refused;
@@ -69,6 +69,9 @@ export class CredentialSource {
   }
 }
 
+/** A server's refusal of credentials: WRONGPASS (wrong, off, unknown), NOAUTH (none sent). */
+export const CREDENTIALS_REFUSED = /^(WRONGPASS|NOAUTH)\b/;
+
 /** The server refused a connection's AUTH: nothing was sent after it and the socket is closed. */
 export class AuthenticationRefused extends Error {
   override readonly name = 'AuthenticationRefused';
@@ -77,7 +80,7 @@ export class AuthenticationRefused extends Error {
 /** A refusal of renewable credentials (a rotation under way?): retryable, the refusal its cause. */
 function refusalOf(text: string, source: CredentialSource): Error {
   const refusal = new AuthenticationRefused(text);
-  return source.renewable && /^(WRONGPASS|NOAUTH)\b/.test(text)
+  return source.renewable && CREDENTIALS_REFUSED.test(text)
     ? credentialsChanging(refusal)
     : refusal;
 }
@@ -104,7 +107,7 @@ export function isRefusedLogin(error: unknown): boolean {
  */
 export function isCredentialRefusal(error: unknown): boolean {
   for (let at: unknown = error, depth = 0; at instanceof Error && depth < 5; depth++) {
-    if (/^(WRONGPASS|NOAUTH)\b/.test(at.message)) return true;
+    if (CREDENTIALS_REFUSED.test(at.message)) return true;
     at = at.cause;
   }
   return false;

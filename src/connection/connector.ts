@@ -14,7 +14,7 @@ import * as ids from '../keyspace/ids.js';
 import { classifyFailure } from '../outcomes/outcome-rules.js';
 import { ConfigError, type EmqError } from '../outcomes/outcomes.js';
 import { type Config, configure } from '../settings/config.js';
-import { isRefusedLogin } from './authenticating-connector.js';
+import { CREDENTIALS_REFUSED, isRefusedLogin } from './authenticating-connector.js';
 import { type ClientTls, closeClient, newClient, openWithin } from './clients.js';
 import { checkNodes, loadScripts } from './fence.js';
 import { type FenceReading, readNodes } from './node-reading.js';
@@ -96,7 +96,8 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     lastError = error;
     onWarning('connection-error', { code: errorCodeOf(error) });
     // What no retry can mend ends the open at once, rather than at the connect timeout.
-    if (isRefusedLogin(error) || (error instanceof Error && MENDLESS.test(error.message))) {
+    const text = error instanceof Error ? error.message : '';
+    if (isRefusedLogin(error) || CREDENTIALS_REFUSED.test(text) || MENDLESS.test(text)) {
       refuse(error);
     }
   };
@@ -163,8 +164,7 @@ function explain(failure: EmqError, lastError: unknown, config: Config): EmqErro
       { cause: lastError ?? failure },
     );
   }
-  const refusal =
-    /^(WRONGPASS|NOAUTH)\b/.exec(text) ?? /^(WRONGPASS|NOAUTH)\b/.exec(failureText(failure));
+  const refusal = CREDENTIALS_REFUSED.exec(text) ?? CREDENTIALS_REFUSED.exec(failureText(failure));
   const ownLogin = isRefusedLogin(lastError);
   if (refusal !== null || ownLogin) {
     // WRONGPASS (or any refusal of the connector's AUTH) answers credentials that were sent
@@ -204,8 +204,8 @@ function explain(failure: EmqError, lastError: unknown, config: Config): EmqErro
 /** AUTH answered by a server that has no password to check (Valkey's and Redis's texts). */
 const NO_PASSWORD_SET = /without any password configured|no password is set/i;
 
-/** Connection errors a retry cannot mend: refused credentials, the wrong cluster mode. */
-const MENDLESS = /^(WRONGPASS|NOAUTH)\b|cluster support disabled/i;
+/** Connection errors a retry cannot mend beside refused credentials: the wrong cluster mode. */
+const MENDLESS = /cluster support disabled/i;
 
 /** An error event's errno or TLS code (ECONNRESET, SELF_SIGNED_CERT_IN_CHAIN) or its reply prefix. */
 function errorCodeOf(error: unknown): string {
