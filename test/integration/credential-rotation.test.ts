@@ -43,19 +43,9 @@ describe.each(['standalone', 'cluster'] as const)('on a %s server', (topology) =
     await installFenceEverywhere(target);
     reader = await connectTo(target);
     secrets = await startSecretsManager({ username: FUNCTIONS_USER, password: PASSWORD });
-    face = await startHttpFace(
-      target.kind === 'cluster' ? (target.nodes[0] as ServerHandle) : target,
-      {
-        env: {
-          ...secrets.environment,
-          ...(target.kind === 'cluster'
-            ? { EMQ_URL: target.seeds.join(','), EMQ_CLUSTER: 'true' }
-            : {}),
-          EMQ_SECRET_ARN: secrets.arn,
-          EMQ_CONNECT_TIMEOUT_MS: '2000',
-        },
-      },
-    );
+    face = await startHttpFace(target, {
+      env: { ...secrets.environment, EMQ_SECRET_ARN: secrets.arn, EMQ_CONNECT_TIMEOUT_MS: '2000' },
+    });
   }, 180_000);
 
   afterAll(async () => {

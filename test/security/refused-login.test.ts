@@ -16,7 +16,7 @@ import { freshBundle } from '../support/bundles.js';
 import { assertBuilt, emq } from '../support/cli.js';
 import { digestOf } from '../support/digest.js';
 import { installFenceEverywhere } from '../support/fence-ready.js';
-import { type RunningHttpFace, startHttpFace } from '../support/functions.js';
+import { type RunningHttpFace, startHttpFace, valkeyEnvironment } from '../support/functions.js';
 import {
   type ClusterHandle,
   randomQueue,
@@ -107,18 +107,11 @@ function environment(
   password: string,
 ): Record<string, string> {
   return {
-    ...(target.kind === 'cluster'
-      ? { EMQ_URL: target.seeds.join(','), EMQ_CLUSTER: 'true' }
-      : { EMQ_URL: target.url }),
+    ...valkeyEnvironment(target),
     EMQ_USERNAME: username,
     EMQ_PASSWORD: password,
     EMQ_CONNECT_TIMEOUT_MS: '2000',
   };
-}
-
-/** A node the faces are started against (their EMQ_URL names the whole target). */
-function nodeOf(target: ServerHandle | ClusterHandle): ServerHandle {
-  return target.kind === 'cluster' ? (target.nodes[0] as ServerHandle) : target;
 }
 
 interface Answer {
@@ -176,7 +169,7 @@ describe.each(['standalone', 'cluster'] as const)(
     describe.each(LOGINS)('the functions logging in with %s', (_, username, password) => {
       it('answers every HTTP route 500 EMQ_CONFIG and writes nothing', async () => {
         const before = await footprint(target());
-        const face = await startHttpFace(nodeOf(target()), {
+        const face = await startHttpFace(target(), {
           env: environment(target(), username, password),
         });
         let answers: Answer[];
