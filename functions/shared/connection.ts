@@ -3,7 +3,7 @@
  * A failed open is not cached: the next invocation tries again. With IAM authentication the
  * connection is moved onto a fresh token (or rebuilt) before it is handed out. A connection
  * whose login a server refused since it opened (a password rotated, then a reconnect) is
- * replaced; with a secret, a refusal reads the secret again (docs/security.md, rotation).
+ * replaced; with a secret, a refusal reads the secret again (docs/security.md, "Credentials: fail closed").
  */
 import type { AdmissionTarget } from '../../src/admission/admission.js';
 import {
@@ -48,7 +48,9 @@ export function containerConnection(): Promise<Connection> {
     const stale = opened;
     opened = undefined;
     pending = undefined;
-    if (stale.credentials !== undefined) secret?.refused(stale.credentials);
+    if (stale.credentials !== undefined && loginRefused(stale.connection)) {
+      secret?.refused(stale.credentials);
+    }
     void stale.connection.close();
   }
   const current = pending ?? start();
