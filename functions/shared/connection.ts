@@ -1,19 +1,35 @@
 /**
  * One connection per Lambda container, opened on first use and reused by every invocation.
  * A failed open is not cached: the next invocation tries again. With IAM authentication the
- * connection is moved onto a fresh token (or rebuilt) before it is handed out.
+ * connection is moved onto a fresh token (or rebuilt) before it is handed out. A connection
+ * whose login a server refused since it opened (a password rotated, then a reconnect) is
+ * replaced; with a secret, a refusal reads the secret again (docs/security.md, "Credentials: fail closed").
  */
 import type { AdmissionTarget } from '../../src/admission/admission.js';
-import { type Connection, connect } from '../../src/connection/connector.js';
+import {
+  credentialsChanging,
+  isCredentialRefusal,
+} from '../../src/connection/authenticating-connector.js';
+import { type Connection, connect, type Warn } from '../../src/connection/connector.js';
+import { loginRefused } from '../../src/connection/credentials.js';
 import { causeOf, classifyFailure } from '../../src/outcomes/outcome-rules.js';
 import { type Config, loadConfig } from '../../src/settings/config.js';
 import { IamSession } from './iam-session.js';
 import { errorFields, log } from './log.js';
-import { readCredentials } from './secrets.js';
+import { type Credentials, SecretCredentials, sameCredentials } from './secrets.js';
 
 let config: Config | undefined;
 let pending: Promise<Connection> | undefined;
 let iam: IamSession | undefined;
+let secret: SecretCredentials | undefined;
+/** What a connection opened with: the secret's credentials, if they came from one. */
+interface Opened {
+  readonly connection: Connection;
+  readonly credentials: Credentials | undefined;
+}
+
+/** The open connection, and the `pending` promise that resolved to it. */
+let opened: (Opened & { readonly pending: Promise<Connection> }) | undefined;
 
 /** The container's configuration, read from the environment once. */
 export function containerConfig(): Config {
@@ -28,6 +44,15 @@ export function containerAdmission(): AdmissionTarget {
 
 /** The container's connection; opens it on first use, renews its IAM token when due. */
 export function containerConnection(): Promise<Connection> {
+  if (opened !== undefined && opened.pending === pending && unusable(opened.connection)) {
+    const stale = opened;
+    opened = undefined;
+    pending = undefined;
+    if (stale.credentials !== undefined && loginRefused(stale.connection)) {
+      secret?.refused(stale.credentials);
+    }
+    void stale.connection.close();
+  }
   const current = pending ?? start();
   return iam === undefined || current !== pending ? current : keptFresh(iam, current);
 }
@@ -38,18 +63,25 @@ export async function resetContainer(): Promise<void> {
   pending = undefined;
   config = undefined;
   iam = undefined;
+  secret = undefined;
+  opened = undefined;
   if (current !== undefined) await (await current.catch(() => undefined))?.close();
 }
 
 function start(): Promise<Connection> {
-  const opening = open(containerConfig());
+  const opening: Promise<Connection> = open(containerConfig()).then((result) => {
+    if (pending === opening) opened = { ...result, pending: opening };
+    return result.connection;
+  });
   pending = opening;
   opening.catch((error: unknown) => {
     if (pending === opening) pending = undefined;
     // Once per failed open, whatever the requests waiting on it are told: the operator's line.
     const failure = classifyFailure(error);
     const { causeCode, causeText } = causeOf(failure);
-    log(failure.retryable ? 'warn' : 'error', 'connection failed', {
+    // Refused credentials are an operator's matter even while callers are told to retry.
+    const level = failure.retryable && !isCredentialRefusal(failure) ? 'warn' : 'error';
+    log(level, 'connection failed', {
       ...errorFields(failure),
       code: failure.code,
       ...(failure.operatorOnly ? { detail: failure.message } : {}),
@@ -71,9 +103,16 @@ async function keptFresh(session: IamSession, current: Promise<Connection>): Pro
   return pending ?? start();
 }
 
-async function open(config: Config): Promise<Connection> {
-  const onWarning = (event: string, fields: Readonly<Record<string, string>>) =>
-    log('warn', event, fields);
+/**
+ * A connection that cannot serve again: a server refused its login since it opened (every
+ * later reconnect would be refused too), or its client ended (a refused reconnect ends it).
+ */
+function unusable(connection: Connection): boolean {
+  return loginRefused(connection) || connection.client.status === 'end';
+}
+
+async function open(config: Config): Promise<Opened> {
+  const onWarning: Warn = (event, fields) => log('warn', event, fields);
   if (config.iam !== undefined) {
     iam ??= new IamSession(config.iam);
     const token = await iam.token();
@@ -84,9 +123,41 @@ async function open(config: Config): Promise<Connection> {
       onWarning,
     });
     iam.opened(token);
-    return connection;
+    return { connection, credentials: undefined };
   }
-  const credentials =
-    config.secretArn === undefined ? undefined : await readCredentials(config.secretArn);
-  return connect({ ...config, ...credentials, onWarning });
+  if (config.secretArn === undefined) {
+    return { connection: await connect({ ...config, onWarning }), credentials: undefined };
+  }
+  secret ??= new SecretCredentials(config.secretArn);
+  return openWithSecret(config, secret, onWarning);
+}
+
+/**
+ * Opens with the secret's credentials. Refused, it reads the secret again (when due) and opens
+ * with what it holds now, once; while the secret still holds refused credentials, the answer
+ * is a retryable pause (a rotation under way), never a configuration error.
+ */
+async function openWithSecret(
+  config: Config,
+  source: SecretCredentials,
+  onWarning: Warn,
+): Promise<Opened> {
+  let credentials = await source.get();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const connection = await connect({
+        ...config,
+        ...credentials,
+        onWarning,
+        renewableCredentials: true,
+      });
+      return { connection, credentials };
+    } catch (error) {
+      if (!isCredentialRefusal(error)) throw error;
+      source.refused(credentials);
+      const next = attempt === 1 ? await source.get() : credentials;
+      if (sameCredentials(next, credentials)) throw credentialsChanging(error);
+      credentials = next;
+    }
+  }
 }

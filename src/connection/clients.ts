@@ -7,14 +7,29 @@ import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import { Cluster, type ClusterOptions, type RedisOptions, Valkey } from 'iovalkey';
 import { ConfigError, UnavailableError } from '../outcomes/outcomes.js';
 import type { Config } from '../settings/config.js';
-import { sentCredentials } from './url-credentials.js';
+import { authenticatingConnector, CredentialSource } from './authenticating-connector.js';
+import { attachCredentials } from './credentials.js';
+import { configCredentials } from './url-credentials.js';
 
 /** TLS settings beyond the configuration's CA (a client certificate, a server name). */
 export type ClientTls = Pick<TlsOptions, 'ca' | 'servername' | 'cert' | 'key'>;
 
-/** A client for the configuration, not yet connected (lazyConnect). */
-export function newClient(config: Config, tls: ClientTls | undefined): Valkey | Cluster {
-  return config.cluster ? clusterClient(config, tls) : standaloneClient(config, tls);
+/**
+ * A client for the configuration, not yet connected (lazyConnect). Every socket it opens (each
+ * cluster node's, each slot-map read's, each reconnect) authenticates before anything else is
+ * sent, with the credentials its source holds at that connect (authenticating-connector.ts).
+ */
+export function newClient(
+  config: Config,
+  tls: ClientTls | undefined,
+  renewableCredentials = false,
+): Valkey | Cluster {
+  const source = new CredentialSource(configCredentials(config), renewableCredentials);
+  const client = config.cluster
+    ? clusterClient(config, tls, source)
+    : standaloneClient(config, tls, source);
+  attachCredentials(client, source);
+  return client;
 }
 
 /**
@@ -46,10 +61,17 @@ export async function openWithin(
   }
 }
 
-function nodeOptions(config: Config, url: URL, tls: ClientTls | undefined): RedisOptions {
+function nodeOptions(
+  config: Config,
+  url: URL,
+  tls: ClientTls | undefined,
+  source: CredentialSource,
+): RedisOptions {
   const secure = url.protocol === 'rediss:';
   return {
-    ...sentCredentials(config, url),
+    // No username or password for iovalkey: it would send an AUTH of its own, with the queued
+    // commands right behind it. The connector authenticates each socket first.
+    Connector: authenticatingConnector(source),
     tls: secure
       ? { ...(config.tlsCa === undefined ? {} : { ca: config.tlsCa }), ...tls }
       : undefined,
@@ -100,7 +122,11 @@ function parse(url: string): URL {
   throw new ConfigError('EMQ_URL is invalid: expected redis://host:port or rediss://host:port.');
 }
 
-function standaloneClient(config: Config, tls: ClientTls | undefined): Valkey {
+function standaloneClient(
+  config: Config,
+  tls: ClientTls | undefined,
+  source: CredentialSource,
+): Valkey {
   const [first, ...rest] = config.urls;
   if (first === undefined || rest.length > 0) {
     throw new ConfigError(
@@ -110,19 +136,23 @@ function standaloneClient(config: Config, tls: ClientTls | undefined): Valkey {
   const url = parse(first);
   const db = url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0;
   return new Valkey({
-    ...nodeOptions(config, url, tls),
+    ...nodeOptions(config, url, tls, source),
     host: url.hostname,
     port: Number(url.port || 6379),
     db,
   });
 }
 
-function clusterClient(config: Config, tls: ClientTls | undefined): Cluster {
+function clusterClient(
+  config: Config,
+  tls: ClientTls | undefined,
+  source: CredentialSource,
+): Cluster {
   const urls = config.urls.map(parse);
   const [first] = urls;
   if (first === undefined) throw new ConfigError('EMQ_URL needs at least one cluster seed.');
   const options: ClusterOptions = {
-    redisOptions: nodeOptions(config, first, tls),
+    redisOptions: nodeOptions(config, first, tls, source),
     lazyConnect: true,
     enableOfflineQueue: false,
     // No CLUSTER INFO at connect: the slot map read (CLUSTER SLOTS) is the one topology read,

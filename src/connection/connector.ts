@@ -14,11 +14,12 @@ import * as ids from '../keyspace/ids.js';
 import { classifyFailure } from '../outcomes/outcome-rules.js';
 import { ConfigError, type EmqError } from '../outcomes/outcomes.js';
 import { type Config, configure } from '../settings/config.js';
+import { CREDENTIALS_REFUSED, isRefusedLogin } from './authenticating-connector.js';
 import { type ClientTls, closeClient, newClient, openWithin } from './clients.js';
 import { checkNodes, loadScripts } from './fence.js';
 import { type FenceReading, readNodes } from './node-reading.js';
 import { nodeClientOf, nodeNameOf } from './transport.js';
-import { type SentCredentials, sentCredentials } from './url-credentials.js';
+import { configCredentials } from './url-credentials.js';
 
 export type Warn = (event: string, fields: Readonly<Record<string, string>>) => void;
 
@@ -35,6 +36,13 @@ export interface RuntimeOptions {
   readonly onWarning?: Warn;
   /** TLS settings beyond the configuration's CA (a client certificate, a server name). Default: none. */
   readonly tls?: ClientTls | undefined;
+  /**
+   * The credentials come from a store that may hold newer ones (a secret being rotated): a
+   * login refused on a reconnect or a cluster node's connect fails its calls as retryable
+   * (EMQ_UNAVAILABLE) rather than as configuration, while the caller reads the store again
+   * and opens a new connection (loginRefused). Default `false`.
+   */
+  readonly renewableCredentials?: boolean;
 }
 
 /** The configuration (any field left out takes its default) and the runtime options. */
@@ -63,9 +71,16 @@ export interface Connection {
  * cluster mode wrong, `native` asked of a server without the module, an evicting policy).
  */
 export async function connect(options: ConnectOptions = {}): Promise<Connection> {
-  const { checkFence = true, mintId = ids.mintId, onWarning = () => {}, tls, ...fields } = options;
+  const {
+    checkFence = true,
+    mintId = ids.mintId,
+    onWarning = () => {},
+    tls,
+    renewableCredentials = false,
+    ...fields
+  } = options;
   const config = configure(fields);
-  const client = newClient(config, tls);
+  const client = newClient(config, tls, renewableCredentials);
   // Every error event is handled: without a listener iovalkey prints it, stack and address, to
   // stderr. Commands report their own failures; the operator is told the code, and a failure
   // to open is explained by the last one seen.
@@ -81,7 +96,10 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     lastError = error;
     onWarning('connection-error', { code: errorCodeOf(error) });
     // What no retry can mend ends the open at once, rather than at the connect timeout.
-    if (error instanceof Error && MENDLESS.test(error.message)) refuse(error);
+    const text = error instanceof Error ? error.message : '';
+    if (isRefusedLogin(error) || CREDENTIALS_REFUSED.test(text) || MENDLESS.test(text)) {
+      refuse(error);
+    }
   };
   client.on('error', seen);
   if (client instanceof Cluster) {
@@ -139,15 +157,22 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
  */
 function explain(failure: EmqError, lastError: unknown, config: Config): EmqError {
   const text = lastError instanceof Error ? lastError.message : '';
-  const refusal =
-    /^(WRONGPASS|NOAUTH)\b/.exec(text) ?? /^(WRONGPASS|NOAUTH)\b/.exec(failureText(failure));
-  if (refusal !== null) {
-    // WRONGPASS answers credentials that were sent (EMQ_*, a secret, an IAM token or the
-    // URL's own); NOAUTH a connection that sent none, or a cluster node's later command after
-    // a refusal.
-    const { username, password } = urlCredentials(config);
+  if (NO_PASSWORD_SET.test(text) || NO_PASSWORD_SET.test(failureText(failure))) {
+    // Fail closed: the credentials are not the server's, so the target may not be either.
+    return new ConfigError(
+      "A password was sent to a Valkey server that has none configured for that user: nothing was sent after it. Remove the password (EMQ_PASSWORD, the URL's, the secret's), or set the server's.",
+      { cause: lastError ?? failure },
+    );
+  }
+  const refusal = CREDENTIALS_REFUSED.exec(text) ?? CREDENTIALS_REFUSED.exec(failureText(failure));
+  const ownLogin = isRefusedLogin(lastError);
+  if (refusal !== null || ownLogin) {
+    // WRONGPASS (or any refusal of the connector's AUTH) answers credentials that were sent
+    // (EMQ_*, a secret, an IAM token or the URL's own); NOAUTH a connection that sent none.
+    const { username, password } = configCredentials(config);
     const sent =
-      refusal[1] === 'WRONGPASS' ||
+      ownLogin ||
+      refusal?.[1] === 'WRONGPASS' ||
       password !== undefined ||
       config.iam !== undefined ||
       config.secretArn !== undefined;
@@ -176,17 +201,11 @@ function explain(failure: EmqError, lastError: unknown, config: Config): EmqErro
   return failure;
 }
 
-/** The credentials the connection sent, as the client's options took them from the first URL. */
-function urlCredentials(config: Config): SentCredentials {
-  try {
-    return sentCredentials(config, new URL(config.urls[0] ?? ''));
-  } catch {
-    return { username: config.username, password: config.password };
-  }
-}
+/** AUTH answered by a server that has no password to check (Valkey's and Redis's texts). */
+const NO_PASSWORD_SET = /without any password configured|no password is set/i;
 
-/** Connection errors a retry cannot mend: refused credentials, the wrong cluster mode. */
-const MENDLESS = /^(WRONGPASS|NOAUTH)\b|cluster support disabled/i;
+/** Connection errors a retry cannot mend beside refused credentials: the wrong cluster mode. */
+const MENDLESS = /cluster support disabled/i;
 
 /** An error event's errno or TLS code (ECONNRESET, SELF_SIGNED_CERT_IN_CHAIN) or its reply prefix. */
 function errorCodeOf(error: unknown): string {

@@ -1,18 +1,27 @@
 /**
  * Renews the password (an IAM token) of an open connection's client, for ElastiCache IAM auth:
- * every later connect or reconnect, of the client and of every cluster node, AUTHs with the
- * new one, and every connected node re-authenticates now, which also restarts ElastiCache's
- * 12-hour limit on IAM-authenticated connections.
- *
- * Depends on iovalkey internals; written against iovalkey 0.4.0: a Redis client reads
- * `options.password` at each connect; a Cluster builds new node clients from
- * `options.redisOptions` (the object its connection pool shares) and keeps one client per node.
+ * every later connect or reconnect, of the client and of every cluster node, authenticates with
+ * the new one (its credential source, authenticating-connector.ts), and every connected node
+ * re-authenticates now, which also restarts ElastiCache's 12-hour limit on IAM-authenticated
+ * connections.
  */
 import { Cluster, type Valkey } from 'iovalkey';
+import type { CredentialSource } from './authenticating-connector.js';
 import type { Connection } from './connector.js';
 
-interface WithPassword {
-  options: { password?: string | undefined; redisOptions?: { password?: string | undefined } };
+const sources = new WeakMap<Valkey | Cluster, CredentialSource>();
+
+/** Records where `client`'s connects read their credentials (clients.ts, when it builds one). */
+export function attachCredentials(client: Valkey | Cluster, source: CredentialSource): void {
+  sources.set(client, source);
+}
+
+/**
+ * True once a server refused the credentials `connection` holds (on a reconnect, or a cluster
+ * node's connect): every later connect of it fails the same way, so it must be replaced.
+ */
+export function loginRefused(connection: Connection): boolean {
+  return sources.get(connection.client)?.refused === true;
 }
 
 function isCluster(client: Valkey | Cluster): client is Cluster {
@@ -21,16 +30,11 @@ function isCluster(client: Valkey | Cluster): client is Cluster {
 
 /** Every later connection of `client` authenticates with `password`. */
 export function setClientPassword(client: Valkey | Cluster, password: string): void {
-  const internals = client as unknown as WithPassword;
-  if (isCluster(client)) {
-    const shared = internals.options.redisOptions;
-    if (shared !== undefined) shared.password = password;
-    for (const node of client.nodes('all')) {
-      (node as unknown as WithPassword).options.password = password;
-    }
-  } else {
-    internals.options.password = password;
+  const source = sources.get(client);
+  if (source === undefined) {
+    throw new Error('This client was not opened by the connector: its credentials are fixed.');
   }
+  source.setPassword(password);
 }
 
 /** Sets the new password and AUTHs every ready connection with it; rejects if one refuses. */

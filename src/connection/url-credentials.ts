@@ -16,3 +16,12 @@ export function sentCredentials(config: Config, url: URL): SentCredentials {
     password: config.password ?? (decodeURIComponent(url.password) || undefined),
   };
 }
+
+/** The credentials a client of `config` sends: its first URL's, under EMQ_USERNAME and EMQ_PASSWORD. */
+export function configCredentials(config: Config): SentCredentials {
+  try {
+    return sentCredentials(config, new URL(config.urls[0] ?? ''));
+  } catch {
+    return { username: config.username, password: config.password };
+  }
+}

@@ -149,7 +149,7 @@ export const SETTINGS = table({
     parse: text,
     default: undefined,
     deploy: { by: 'cache' },
-    doc: 'A Secrets Manager secret holding `{"username","password"}`, read once at cold start.',
+    doc: 'A Secrets Manager secret holding `{"username","password"}`, read at cold start and again (at most once a second) after the cache refuses its password.',
   },
   tlsCa: {
     env: 'EMQ_TLS_CA',

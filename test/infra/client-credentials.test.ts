@@ -1,8 +1,10 @@
 // Renewing an open client's password on a real valkey-server whose user's password changes:
 // reconnects use the new one, and open connections re-authenticate with it.
-import type { Valkey } from 'iovalkey';
+import { Cluster, type Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newClient } from '../../src/connection/clients.js';
 import { renewClientPassword, setClientPassword } from '../../src/connection/credentials.js';
+import { configure } from '../../src/settings/config.js';
 import { ADMIN, usersWithAdmin } from '../support/admin-user.js';
 import {
   type ClusterHandle,
@@ -14,6 +16,16 @@ import { waitFor } from '../support/wait.js';
 
 const USER = 'emq-iam';
 const userArgs = usersWithAdmin([USER, 'on', '>token-1', '~*', '+@all']);
+
+/** A client as the connector builds it, connected as USER with `password`. */
+async function clientOf(urls: readonly string[], password: string): Promise<Valkey | Cluster> {
+  const client = newClient(
+    configure({ urls: [...urls], cluster: urls.length > 1, username: USER, password }),
+    undefined,
+  );
+  await client.connect();
+  return client;
+}
 
 /** Replaces every password of the user: the old token stops opening connections. */
 async function rotate(admin: Valkey, next: string): Promise<void> {
@@ -33,7 +45,7 @@ describe('a standalone client', () => {
   });
 
   it('reconnects with the password set last, not the one it opened with', async () => {
-    const client = await server.client({ username: USER, password: 'token-1' });
+    const client = await clientOf([server.url], 'token-1');
     try {
       expect(await client.call('ACL', 'WHOAMI')).toBe(USER);
       let reconnects = 0;
@@ -55,7 +67,7 @@ describe('a standalone client', () => {
   });
 
   it('re-authenticates an open connection with the new password, and fails loudly with a wrong one', async () => {
-    const client = await server.client({ username: USER, password: 'token-2' });
+    const client = await clientOf([server.url], 'token-2');
     try {
       await rotate(admin, 'token-3');
       await renewClientPassword(client, USER, 'token-3');
@@ -80,9 +92,8 @@ describe('a cluster client', () => {
   });
 
   it('re-authenticates every node, and rebuilds dropped node connections with the new password', async () => {
-    const client = await cluster.clusterClient({
-      redisOptions: { username: USER, password: 'token-1' },
-    });
+    const client = await clientOf(cluster.seeds, 'token-1');
+    if (!(client instanceof Cluster)) throw new Error('expected a cluster client');
     try {
       // A key on every primary, so every node connection is open.
       const keys = ['{a}k', '{b}k', '{c}k'];

@@ -161,6 +161,20 @@ describe('a server reached in the wrong cluster mode', () => {
   });
 });
 
+describe('on a server without a password', () => {
+  it('refuses to go on with a password it was given (fail closed): configuration, naming neither', async () => {
+    const failure = await connect({
+      urls: [plain.url],
+      password: 'a-password-for-another-server',
+      connectTimeoutMs: 2_000,
+    }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ConfigError);
+    expect(failure).toMatchObject({ code: 'EMQ_CONFIG', retryable: false });
+    expect((failure as Error).message).toMatch(/has none configured/);
+    expect((failure as Error).message).not.toContain('a-password-for-another-server');
+  });
+});
+
 describe('what reaches stderr', () => {
   it('nothing of iovalkey: every error event is handled', () => {
     const ours = printed.mock.calls.filter((call) => String(call[0]).includes('[ioredis]'));

@@ -17,7 +17,7 @@ import { LOCAL_SQS, type LocalSqs, startLocalSqs } from '../../scripts/local/sqs
 import { synthesizedSettings } from '../../scripts/local/synthesis.js';
 import { freshBundle, run } from './bundles.js';
 import { freePort } from './ports.js';
-import type { ServerHandle } from './types.js';
+import type { ClusterHandle, ServerHandle } from './types.js';
 import { waitFor } from './wait.js';
 
 /** A Function URL's front: every request, whatever its path and method, goes to the function. */
@@ -32,9 +32,16 @@ export const DEFAULT_EVENT_SOURCE = {
   reportBatchItemFailures: true,
 } as const;
 
+/** Where Valkey is, as a function's environment says it: a server's URL, or a cluster's seeds. */
+export function valkeyEnvironment(target: ServerHandle | ClusterHandle): Record<string, string> {
+  return target.kind === 'cluster'
+    ? { EMQ_URL: target.seeds.join(','), EMQ_CLUSTER: 'true' }
+    : { EMQ_URL: target.url };
+}
+
 /** What every function is given: where Valkey is, and a PATH. */
-function baseEnv(server: ServerHandle, extra: Readonly<Record<string, string>>) {
-  return { PATH: process.env.PATH, EMQ_URL: server.url, ...extra };
+function baseEnv(target: ServerHandle | ClusterHandle, extra: Readonly<Record<string, string>>) {
+  return { PATH: process.env.PATH, ...valkeyEnvironment(target), ...extra };
 }
 
 export interface RunningFace {
@@ -78,7 +85,7 @@ export interface RunningHttpFace extends RunningFace {
 
 /** The HTTP function from its bundle, behind its front on a free port. */
 export async function startHttpFace(
-  server: ServerHandle,
+  server: ServerHandle | ClusterHandle,
   options: HttpFaceOptions = {},
 ): Promise<RunningHttpFace> {
   const front = options.front ?? { kind: 'api' };
@@ -126,7 +133,7 @@ export interface RunningSqsFace extends RunningFace {
 
 /** The SQS function from its bundle, fed by the local loop from a fresh emulator's source queue. */
 export async function startSqsFace(
-  server: ServerHandle,
+  server: ServerHandle | ClusterHandle,
   options: FaceOptions = {},
 ): Promise<RunningSqsFace> {
   const bundle = await bundleOf('sqs', options);
