@@ -6,6 +6,7 @@
  * is built, the functions' environments by the runtime's own loadConfig.
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
+import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -16,11 +17,9 @@ import { moduleOf } from '../cache/modules.js';
 import {
   checkedDeployment,
   type EchoMqDeployment,
-  InvalidDeploymentError,
   type Redelivery,
   type ResolvedDeployment,
 } from '../deployment/deployment.js';
-import { checkDedupeTtl } from '../deployment/sqs.js';
 import { keptAs } from '../shared/removal.js';
 import { EchoMqAlarms } from './alarms.js';
 import { EchoMqDashboard } from './dashboard.js';
@@ -30,6 +29,8 @@ import { EchoMqFunctions } from './functions.js';
 import { EchoMqHttpFace } from './http-face.js';
 import { keepWhatKeptResourcesNeed } from './kept-references.js';
 import { EchoMqNetwork } from './network.js';
+import { overridesOf } from './override-props.js';
+import { propNamed } from './prop-names.js';
 import { redeliveryOf } from './queue-redelivery.js';
 import { EchoMqQueues } from './queues.js';
 
@@ -86,10 +87,6 @@ export class EchoMq extends Construct {
             queueProps: props.queueProps,
             deadLetterQueueProps: props.deadLetterQueueProps,
           });
-    if (queues !== undefined && props.queueProps !== undefined) {
-      // The overrides may change the figures the deployment was checked with: check the queue.
-      checkRedelivery(deployment.settings.dedupeTtlMs, redeliveryOf(queues.source, undefined));
-    }
     this.queue = queues?.source;
     this.deadLetterQueue = queues?.deadLetters;
     const functions = new EchoMqFunctions(this, 'Functions', {
@@ -180,11 +177,24 @@ function deploymentOf(props: EchoMqProps): ResolvedDeployment {
   if (onTeamApi && http.auth !== undefined && http.authorizer !== undefined) {
     problems.push('http.auth and http.authorizer are exclusive: give the routes one authorizer.');
   }
+  if (
+    onTeamApi &&
+    !(http.api instanceof apigwv2.HttpApi) &&
+    http.auth === undefined &&
+    http.authorizer === undefined
+  ) {
+    // Its routes would silently take IAM where the team's default authorizer was meant.
+    problems.push(
+      "http.api is imported (HttpApi.fromHttpApiAttributes): synthesis cannot read its default authorizer, so name the routes' authorizer: http.authorizer, such as new HttpIamAuthorizer() for IAM (SigV4) or the API's own authorizer (HttpJwtAuthorizer, HttpLambdaAuthorizer).",
+    );
+  }
   const input: EchoMqDeployment = {
     cache: props.cache.spec,
     settings: props.settings,
     http,
     sqs: sqsFace,
+    sqsFace: props.sqs !== false,
+    overrides: overridesOf(props),
     ...(redelivery === undefined ? {} : { redelivery }),
     network: { interfaceEndpoints: props.interfaceEndpoints ?? false },
     runtime: options.runtime,
@@ -194,13 +204,5 @@ function deploymentOf(props: EchoMqProps): ResolvedDeployment {
     alarmTopicArn: options.alarmTopicArn,
     bundleDir: options.bundleDir,
   };
-  return checkedDeployment(input, problems);
-}
-
-/** The one dedupe rule, on figures known only once the queue is built. */
-function checkRedelivery(dedupeTtlMs: number, read: Redelivery | string): void {
-  const problems: string[] = [];
-  if (typeof read === 'string') problems.push(read);
-  else checkDedupeTtl(dedupeTtlMs, read, (ok, problem) => ok || problems.push(problem));
-  if (problems.length > 0) throw new InvalidDeploymentError(problems);
+  return checkedDeployment(input, problems, propNamed);
 }

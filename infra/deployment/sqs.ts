@@ -3,6 +3,7 @@
  * function, with their defaults and checks. deployment.ts assembles it with the rest.
  */
 import type { Ensure, EnsureInt, Resolved } from '../shared/resolved.js';
+import type { QueueOverrides } from './overrides.js';
 
 export interface SqsOptions {
   /** Source queue and DLQ are FIFO queues (records of one group admitted in order). Default `false`. */
@@ -93,11 +94,6 @@ export function resolveSqs(
   if (sqs.maxConcurrency !== undefined) int('maxConcurrency', sqs.maxConcurrency, 2, 1_000);
   int('sqs timeoutSeconds', sqs.timeoutSeconds, 1, 900);
   int('visibilityTimeoutSeconds', sqs.visibilityTimeoutSeconds, 0, 43_200);
-  // AWS's rule for SQS-driven functions: a message must stay hidden through retries of a batch.
-  ensure(
-    sqs.visibilityTimeoutSeconds >= 6 * sqs.timeoutSeconds,
-    `visibilityTimeoutSeconds (${sqs.visibilityTimeoutSeconds}) must be at least 6 × the SQS function timeout (${6 * sqs.timeoutSeconds}).`,
-  );
   int('maxReceiveCount', sqs.maxReceiveCount, 1, 1_000);
   int('sqs memoryMiB', sqs.memoryMiB, 128, 10_240);
   return sqs;
@@ -122,15 +118,39 @@ export interface Redelivery {
   readonly retentionSeconds: number;
 }
 
-/** The figures of the source queue its options make. */
-export function sourceRedelivery(sqs: ResolvedSqs): Redelivery {
+/** The figures of the source queue its options make, and `queueProps` over them. */
+export function sourceRedelivery(sqs: ResolvedSqs, overrides: QueueOverrides = {}): Redelivery {
+  const visibility = overrides.visibilityTimeoutSeconds;
+  const receives = overrides.maxReceiveCount;
   return {
     queue: 'the source queue',
-    names: { visibility: 'visibilityTimeoutSeconds', receives: 'maxReceiveCount' },
-    visibilityTimeoutSeconds: sqs.visibilityTimeoutSeconds,
-    maxReceiveCount: sqs.maxReceiveCount,
-    retentionSeconds: SOURCE_RETENTION_SECONDS,
+    names: {
+      visibility:
+        visibility === undefined ? 'visibilityTimeoutSeconds' : 'queueProps.visibilityTimeout',
+      receives:
+        receives === undefined ? 'maxReceiveCount' : 'queueProps.deadLetterQueue.maxReceiveCount',
+    },
+    visibilityTimeoutSeconds: visibility ?? sqs.visibilityTimeoutSeconds,
+    maxReceiveCount: receives ?? sqs.maxReceiveCount,
+    retentionSeconds: overrides.retentionSeconds ?? SOURCE_RETENTION_SECONDS,
   };
+}
+
+/**
+ * AWS's rule for an SQS-driven function: a message stays hidden through the function's retries
+ * of a batch, at least 6 × its timeout (below 1 × Lambda refuses the event source). One rule
+ * for every queue: the one the construct makes, queueProps over it, and the team's own.
+ */
+export function checkVisibility(
+  queue: Redelivery,
+  timeout: { readonly name: string; readonly seconds: number },
+  ensure: Ensure,
+): void {
+  const visibility = queue.visibilityTimeoutSeconds;
+  ensure(
+    visibility >= 6 * timeout.seconds,
+    `${queue.names.visibility} (${visibility} s) of ${queue.queue} must be at least 6 × the SQS function's timeout, ${timeout.name} (${timeout.seconds} s) = ${6 * timeout.seconds} s: a record would come back while its batch still runs. Raise ${queue.names.visibility} or lower ${timeout.name}.`,
+  );
 }
 
 /**
