@@ -7,6 +7,7 @@
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -24,6 +25,7 @@ import { keptAs } from '../shared/removal.js';
 import { EchoMqAlarms } from './alarms.js';
 import { EchoMqDashboard } from './dashboard.js';
 import type { EchoMqProps } from './echomq-props.js';
+import { deploymentNameOf, type Face, FaceMetrics } from './face-metrics.js';
 import { FenceInstaller } from './fence-installer.js';
 import { EchoMqFunctions } from './functions.js';
 import { EchoMqHttpFace } from './http-face.js';
@@ -51,13 +53,22 @@ export class EchoMq extends Construct {
   readonly queue: sqs.IQueue | undefined;
   readonly deadLetterQueue: sqs.IQueue | undefined;
   readonly fence: FenceInstaller;
-  readonly alarms: EchoMqAlarms;
+  /**
+   * The alarms a team pages on: the source queue's oldest message, the DLQ's depth, 5xx on the
+   * HTTP face, each function's errors and throttles, and the cache's where the stack owns it.
+   */
+  readonly alarms: readonly cloudwatch.IAlarm[];
   readonly dashboard: EchoMqDashboard;
+  /** The name every metric of this deployment carries in its `Deployment` dimension. */
+  readonly deploymentName: string;
+  private readonly faces: FaceMetrics;
 
   constructor(scope: Construct, id: string, props: EchoMqProps) {
     super(scope, id);
     const deployment = deploymentOf(props);
     this.deployment = deployment;
+    this.deploymentName = deploymentNameOf(this);
+    this.faces = new FaceMetrics(this.deploymentName);
 
     this.network = new EchoMqNetwork(this, 'Network', {
       vpc: props.vpc,
@@ -96,6 +107,7 @@ export class EchoMq extends Construct {
       http: props.http !== false,
       queues,
       functionProps: props.functionProps,
+      deploymentName: this.deploymentName,
     });
     this.httpFunction = functions.http;
     this.sqsFunction = functions.sqs;
@@ -118,11 +130,16 @@ export class EchoMq extends Construct {
         ),
       ),
       deadLetters: this.deadLetterQueue,
-      apiServerErrors: this.http?.serverErrors,
+      source: this.queue,
+      serverErrors:
+        this.http === undefined
+          ? undefined
+          : (this.http.serverErrors ?? this.metricServerErrors({ face: 'http' })),
       cache: this.cache.metrics,
       topicArn: deployment.alarmTopicArn,
-    });
+    }).alarms;
     this.dashboard = new EchoMqDashboard(this, 'Dashboard', {
+      faces: this.faces,
       deadLetters: this.deadLetterQueue,
       cache: this.cache.metrics,
     });
@@ -139,6 +156,40 @@ export class EchoMq extends Construct {
   grantEnqueue(grantee: iam.IGrantable): void {
     this.http?.grantInvoke(grantee);
     this.queue?.grantSendMessages(grantee);
+  }
+
+  /** Requests the HTTP face answered (records for the SQS face), of one outcome where given. Default: Sum over 5 minutes. */
+  metricRequests(
+    options: cloudwatch.MetricOptions & { readonly face?: Face; readonly outcome?: string } = {},
+  ): cloudwatch.Metric {
+    const { face = 'http', ...rest } = options;
+    return this.faces.metric(face, face === 'http' ? 'Requests' : 'Records', rest);
+  }
+
+  /** Jobs a face put into the keyspace (a batch's enqueued items counted one by one). Default: the HTTP face's Sum over 5 minutes. */
+  metricAdmittedJobs(
+    options: cloudwatch.MetricOptions & { readonly face?: Face } = {},
+  ): cloudwatch.Metric {
+    const { face = 'http', ...rest } = options;
+    return this.faces.metric(face, 'AdmittedJobs', rest);
+  }
+
+  /** The HTTP face's time per request in ms, as the function measured it. Default: p99 over 5 minutes. */
+  metricLatency(options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return this.faces.metric('http', 'Latency', { statistic: 'p99', ...options });
+  }
+
+  /** Records of the SQS face's batches that SQS delivers again. Default: Sum over 5 minutes. */
+  metricBatchItemFailures(options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return this.faces.metric('sqs', 'BatchItemFailures', options);
+  }
+
+  /** The HTTP face's 5xx answers, counted by its function on every front. Default: Sum over 5 minutes. */
+  metricServerErrors(
+    options: cloudwatch.MetricOptions & { readonly face?: 'http' } = {},
+  ): cloudwatch.Metric {
+    const { face = 'http', ...rest } = options;
+    return this.faces.metric(face, 'ServerErrors', rest);
   }
 }
 

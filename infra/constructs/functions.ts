@@ -5,6 +5,7 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { SETTINGS } from '../../src/settings/settings-table.js';
 import type { CacheTarget } from '../cache/cache.js';
 import type { ResolvedDeployment } from '../deployment/deployment.js';
 import { emqEnvironment } from '../deployment/environment.js';
@@ -23,6 +24,8 @@ export interface EchoMqFunctionsProps {
   readonly queues: EchoMqQueues | undefined;
   /** Merged over both functions' defaults. */
   readonly functionProps?: EchoMqFunctionProps | undefined;
+  /** The name their metrics carry (EMQ_DEPLOYMENT). */
+  readonly deploymentName: string;
 }
 
 export class EchoMqFunctions extends Construct {
@@ -35,6 +38,7 @@ export class EchoMqFunctions extends Construct {
     super(scope, id);
     const { deployment, network, cache, queues } = props;
     const shared = { deployment, network, cache, overrides: props.functionProps };
+    const named = { [SETTINGS.deployment.env]: props.deploymentName };
 
     this.http = props.http
       ? new BundledFunction(this, 'Http', {
@@ -43,7 +47,7 @@ export class EchoMqFunctions extends Construct {
           description: 'echomq-lambda HTTP face: POST/PUT/GET/HEAD /queues/{queue}/jobs...',
           timeoutSeconds: deployment.http.timeoutSeconds,
           memoryMiB: deployment.http.memoryMiB,
-          environment: emqEnvironment(deployment.settings, 'http'),
+          environment: { ...emqEnvironment(deployment.settings, 'http'), ...named },
         }).function
       : undefined;
 
@@ -56,6 +60,7 @@ export class EchoMqFunctions extends Construct {
       memoryMiB: deployment.sqs.memoryMiB,
       environment: {
         ...emqEnvironment(deployment.settings, 'sqs'),
+        ...named,
         EMQ_DLQ_URL: queues.deadLetters.queueUrl,
       },
     }).function;

@@ -404,7 +404,7 @@ describe('fence installer', () => {
 });
 
 describe('alarms and outputs', () => {
-  it('alarm on a non-empty DLQ, function errors and throttles, and API 5xx', () => {
+  it('alarm on a non-empty DLQ, the backlog age, function errors and throttles, and API 5xx', () => {
     const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm'))
       .filter((alarm) => alarm.Properties.MetricName !== undefined)
       .map((alarm) => `${alarm.Properties.Namespace} ${alarm.Properties.MetricName}`);
@@ -414,6 +414,7 @@ describe('alarms and outputs', () => {
       'AWS/Lambda Errors',
       'AWS/Lambda Throttles',
       'AWS/Lambda Throttles',
+      'AWS/SQS ApproximateAgeOfOldestMessage',
       'AWS/SQS ApproximateNumberOfMessagesVisible',
     ]);
   });
