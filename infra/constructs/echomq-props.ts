@@ -71,8 +71,8 @@ export interface EchoMqProps {
   readonly settings?: SettingValues;
   /**
    * What becomes of the cache and queues the construct creates on delete or replacement.
-   * Default: kept (a final snapshot of an ElastiCache replication group, of a Serverless cache
-   * and of self-managed data volumes; the queues retained). `RETAIN` keeps the caches too, and
+   * Default: the queues retained, and of a cache a final snapshot only (of an ElastiCache
+   * replication group, a Serverless cache, a MemoryDB cluster, self-managed data volumes). `RETAIN` keeps the caches too, and
    * with them everything they refer to (users, secrets, security groups, and subnets and VPC
    * where they are in the same stack); `DESTROY` deletes them all with the stack.
    */
