@@ -112,6 +112,12 @@ export interface Redelivery {
   readonly queue: string;
   /** Which names the message gives the figures: the options' or the queue's own. */
   readonly names: { readonly visibility: string; readonly receives: string };
+  /**
+   * How many SQS function timeouts its visibility timeout must cover: 6 on the queue the
+   * construct makes (AWS's advice, and the construct's default), 1 on the team's own (below it
+   * Lambda refuses the event source). Default 1.
+   */
+  readonly timeoutsCovered?: 1 | 6;
   readonly visibilityTimeoutSeconds: number;
   /** undefined: no redrive policy. */
   readonly maxReceiveCount: number | undefined;
@@ -133,13 +139,16 @@ export function sourceRedelivery(sqs: ResolvedSqs, overrides: QueueOverrides = {
     visibilityTimeoutSeconds: visibility ?? sqs.visibilityTimeoutSeconds,
     maxReceiveCount: receives ?? sqs.maxReceiveCount,
     retentionSeconds: overrides.retentionSeconds ?? SOURCE_RETENTION_SECONDS,
+    timeoutsCovered: 6,
   };
 }
 
 /**
- * AWS's rule for an SQS-driven function: a message stays hidden through the function's retries
- * of a batch, at least 6 × its timeout (below 1 × Lambda refuses the event source). One rule
- * for every queue: the one the construct makes, queueProps over it, and the team's own.
+ * AWS's rule for an SQS-driven function: a message stays hidden while its batch runs. Lambda
+ * refuses an event source whose queue hides it for less than the function's timeout, and AWS
+ * advises 6 ×, to cover the retries of a batch, which the construct keeps on the queue it
+ * makes. One check for every queue: the one the construct makes, queueProps over it, and the
+ * team's own (`sqs.redelivery` or a Queue of the app).
  */
 export function checkVisibility(
   queue: Redelivery,
@@ -147,9 +156,12 @@ export function checkVisibility(
   ensure: Ensure,
 ): void {
   const visibility = queue.visibilityTimeoutSeconds;
+  const times = queue.timeoutsCovered ?? 1;
+  const needed = times * timeout.seconds;
+  const cover = times === 1 ? '' : `${times} × `;
   ensure(
-    visibility >= 6 * timeout.seconds,
-    `${queue.names.visibility} (${visibility} s) of ${queue.queue} must be at least 6 × the SQS function's timeout, ${timeout.name} (${timeout.seconds} s) = ${6 * timeout.seconds} s: a record would come back while its batch still runs. Raise ${queue.names.visibility} or lower ${timeout.name}.`,
+    visibility >= needed,
+    `${queue.names.visibility} (${visibility} s) of ${queue.queue} must be at least ${cover}the SQS function's timeout, ${timeout.name} (${timeout.seconds} s)${times === 1 ? '' : ` = ${needed} s`}: a record would come back while its batch still runs${times === 1 ? ', and Lambda refuses the event source' : ''}. Raise ${queue.names.visibility} or lower ${timeout.name}.`,
   );
 }
 
