@@ -13,6 +13,7 @@ import type { EchoMqCache } from '../cache/echomq-cache.js';
 import type { RuntimeName, SqsOptions } from '../deployment/deployment.js';
 import type { EchoMqHttp } from './http-face.js';
 import type { EchoMqRedelivery } from './queue-redelivery.js';
+import type { EchoMqRollout } from './rollout.js';
 
 /**
  * The SQS face: the team's queue (and DLQ: else one the construct makes), or new ones; and the
@@ -93,4 +94,10 @@ export interface EchoMqProps {
   readonly deadLetterQueueProps?: sqs.QueueProps;
   /** The functions' runtime, logs and alarms, and the bundles they deploy. Default: each field's default. */
   readonly options?: EchoMqOptions;
+  /**
+   * Shift each release to the alias `live` gradually (CodeDeploy canary or linear), rolled back
+   * by the construct's alarms; only for a release that keeps the wire identity (the deploy
+   * refuses one that changes it: docs/upgrading.md). Default: all at once.
+   */
+  readonly rollout?: EchoMqRollout;
 }

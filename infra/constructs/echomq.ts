@@ -8,6 +8,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as codedeploy from 'aws-cdk-lib/aws-codedeploy';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -35,6 +36,7 @@ import { overridesOf } from './override-props.js';
 import { propNamed } from './prop-names.js';
 import { redeliveryOf } from './queue-redelivery.js';
 import { EchoMqQueues } from './queues.js';
+import { EchoMqRolloutGroups } from './rollout.js';
 
 export type { EchoMqFunctionProps, EchoMqOptions, EchoMqProps, EchoMqSqs } from './echomq-props.js';
 
@@ -47,6 +49,12 @@ export class EchoMq extends Construct {
   readonly functionsSecurityGroup: ec2.ISecurityGroup;
   readonly httpFunction: lambda.Function | undefined;
   readonly sqsFunction: lambda.Function | undefined;
+  /** The HTTP function's alias `live`, which the routes invoke. */
+  readonly httpAlias: lambda.Alias | undefined;
+  /** The SQS function's alias `live`, which the event source invokes. */
+  readonly sqsAlias: lambda.Alias | undefined;
+  /** CodeDeploy's groups that shift each alias, where `rollout` asks for a gradual one. */
+  readonly rolloutGroups: readonly codedeploy.LambdaDeploymentGroup[];
   /** The HTTP face: its API (new or the user's), REST API or Function URL. */
   readonly http: EchoMqHttpFace | undefined;
   /** The queue whose messages become jobs, and its DLQ (new or the user's). */
@@ -111,17 +119,28 @@ export class EchoMq extends Construct {
     });
     this.httpFunction = functions.http;
     this.sqsFunction = functions.sqs;
+    this.httpAlias = functions.httpLive;
+    this.sqsAlias = functions.sqsLive;
     this.http =
-      functions.http === undefined || props.http === false
+      functions.httpLive === undefined || props.http === false
         ? undefined
         : new EchoMqHttpFace(this, 'Http', {
             deployment,
-            handler: functions.http,
+            handler: functions.httpLive,
             on: props.http,
           });
-    this.fence = new FenceInstaller(this, 'Fence', { deployment, network, cache: this.cache });
+    this.fence = new FenceInstaller(this, 'Fence', {
+      deployment,
+      network,
+      cache: this.cache,
+      rollout: props.rollout === undefined ? 'all-at-once' : 'gradual',
+    });
     // Records taken before the fence exists would fail as retryable and burn their receives.
     functions.sqsEventSource?.node.addDependency(this.fence);
+    // A release reaches the alias only once the installer accepted it (a gradual rollout
+    // across identities is refused there, before any traffic shifts).
+    for (const alias of [functions.httpLive, functions.sqsLive])
+      alias?.node.addDependency(this.fence);
 
     this.alarms = new EchoMqAlarms(this, 'Alarms', {
       functions: Object.fromEntries(
@@ -138,6 +157,18 @@ export class EchoMq extends Construct {
       cache: this.cache.metrics,
       topicArn: deployment.alarmTopicArn,
     }).alarms;
+    this.rolloutGroups =
+      props.rollout === undefined
+        ? []
+        : new EchoMqRolloutGroups(this, 'Rollout', {
+            rollout: props.rollout,
+            aliases: Object.fromEntries(
+              Object.entries({ Http: functions.httpLive, Sqs: functions.sqsLive }).filter(
+                (entry): entry is [string, lambda.Alias] => entry[1] !== undefined,
+              ),
+            ),
+            alarms: this.alarms,
+          }).groups;
     this.dashboard = new EchoMqDashboard(this, 'Dashboard', {
       faces: this.faces,
       deadLetters: this.deadLetterQueue,

@@ -1,6 +1,8 @@
 /**
  * The two faces: the HTTP function behind the API and the SQS function fed by the source
  * queue (batches of 10, partial batch responses, bounded concurrency). Either may be left out.
+ * Each is published as a version behind the alias `live`, which the routes and the event
+ * source invoke: a release moves the alias, at once or gradually (rollout.ts).
  */
 import { Duration, Validations } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -28,9 +30,16 @@ export interface EchoMqFunctionsProps {
   readonly deploymentName: string;
 }
 
+/** The alias every caller of a face invokes. */
+export const LIVE_ALIAS = 'live';
+
 export class EchoMqFunctions extends Construct {
   readonly http: lambda.Function | undefined;
   readonly sqs: lambda.Function | undefined;
+  /** The HTTP function's alias `live`: what the routes invoke. */
+  readonly httpLive: lambda.Alias | undefined;
+  /** The SQS function's alias `live`: what the event source invokes. */
+  readonly sqsLive: lambda.Alias | undefined;
   /** Polling starts when this exists; the construct makes it wait for the fence. */
   readonly sqsEventSource: lambda.EventSourceMapping | undefined;
 
@@ -50,6 +59,7 @@ export class EchoMqFunctions extends Construct {
           environment: { ...emqEnvironment(deployment.settings, 'http'), ...named },
         }).function
       : undefined;
+    this.httpLive = this.http === undefined ? undefined : live(this, 'HttpLive', this.http);
 
     if (queues === undefined) return;
     const sqsFunction = new BundledFunction(this, 'Sqs', {
@@ -65,10 +75,11 @@ export class EchoMqFunctions extends Construct {
       },
     }).function;
     this.sqs = sqsFunction;
+    this.sqsLive = live(this, 'SqsLive', sqsFunction);
     queues.deadLetters.grantSendMessages(sqsFunction);
     queues.source.grantConsumeMessages(sqsFunction);
     this.sqsEventSource = new lambda.EventSourceMapping(this, 'SqsEventSource', {
-      target: sqsFunction,
+      target: this.sqsLive,
       eventSourceArn: queues.source.queueArn,
       batchSize: deployment.sqs.batchSize,
       ...(deployment.sqs.maxBatchingWindowSeconds > 0
@@ -93,4 +104,9 @@ export class EchoMqFunctions extends Construct {
         "Lambda offers no on-failure destination for SQS event sources: a record that keeps failing goes to the source queue's DLQ by its redrive policy, and one the function refuses it sends to the DLQ itself.",
     });
   }
+}
+
+/** `fn`'s current version behind the alias `live`. */
+function live(scope: Construct, id: string, fn: lambda.Function): lambda.Alias {
+  return new lambda.Alias(scope, id, { aliasName: LIVE_ALIAS, version: fn.currentVersion });
 }

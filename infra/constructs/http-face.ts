@@ -61,7 +61,8 @@ export type EchoMqHttp = EchoMqNewHttpApi | EchoMqOnHttpApi | EchoMqOnRestApi | 
 
 export interface EchoMqHttpFaceProps {
   readonly deployment: ResolvedDeployment;
-  readonly handler: lambda.Function;
+  /** What the routes invoke: the HTTP function's alias `live`. */
+  readonly handler: lambda.IFunction;
   /** Default: a new HTTP API. */
   readonly on?: EchoMqHttp | undefined;
 }

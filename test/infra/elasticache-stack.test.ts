@@ -268,8 +268,16 @@ describe('SQS face', () => {
   it('reads the source queue in batches of 10 with partial batch responses and bounded concurrency', () => {
     const [sqsFunction] = functionNamed('Sqs');
     const [queue] = onlyResource(template, 'AWS::SQS::Queue', 'Source');
-    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+    // The event source invokes the alias `live` of the SQS function's published version.
+    const [alias] = onlyResource(template, 'AWS::Lambda::Alias', 'SqsLive');
+    template.hasResourceProperties('AWS::Lambda::Alias', {
       FunctionName: ref(sqsFunction),
+      Name: 'live',
+    });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: {
+        'Fn::Join': ['', [{ 'Fn::Select': [6, { 'Fn::Split': [':', ref(alias)] }] }, ':live']],
+      },
       EventSourceArn: getAtt(queue, 'Arn'),
       BatchSize: 10,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
