@@ -2,7 +2,8 @@
  * The deployment's checks name a field by its context key, as the repository's own app reads it
  * (`-c memoryDbShards=3`); the construct is given props, so its problems name the prop's path
  * instead (`EchoMqCache.memoryDb({ shards })`, `http.auth.issuer`). One table, from the key to
- * the path; a setting (`dedupeTtlMs (EMQ_DEDUPE_TTL_MS)`) is a field of `settings`.
+ * the path; a setting (`dedupeTtlMs (EMQ_DEDUPE_TTL_MS)`) is a field of `settings`. A secret's
+ * ARN keeps its key: only a plain spec (`EchoMqCache.fromSpec`, the app's context) holds one.
  */
 import { SETTING_NAMES } from '../../src/settings/settings-table.js';
 
@@ -35,8 +36,6 @@ const PROP_PATHS: Readonly<Record<string, string>> = {
   dataStorageMaxGb: 'EchoMqCache.serverless({ dataStorageMaxGb })',
   ecpuPerSecondMax: 'EchoMqCache.serverless({ ecpuPerSecondMax })',
   valkeyEndpoint: 'EchoMqCache.existing({ endpoint })',
-  valkeySecretArn: 'EchoMqCache.existing({ secret })',
-  valkeyInstallerSecretArn: 'EchoMqCache.existing({ installer: { secret } })',
 };
 
 const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
