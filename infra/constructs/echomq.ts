@@ -275,7 +275,7 @@ function deploymentOf(props: EchoMqProps): ResolvedDeployment {
     settings: props.settings,
     http,
     sqs: sqsFace,
-    sqsFace: props.sqs !== false,
+    faces: { http: props.http !== false, sqs: props.sqs !== false },
     overrides: overridesOf(props),
     ...(redelivery === undefined ? {} : { redelivery }),
     network: { interfaceEndpoints: props.interfaceEndpoints ?? false },

@@ -85,8 +85,11 @@ export interface EchoMqDeployment {
   readonly http?: HttpOptions;
   /** The queues and the SQS function. Default: each field's default. */
   readonly sqs?: SqsOptions;
-  /** Whether there is an SQS face, whose queue the rules between queue and function hold to. Default `true`. */
-  readonly sqsFace?: boolean;
+  /**
+   * Which faces there are: a rule between a face's function and its front or queue holds only
+   * where the face is. Default: both.
+   */
+  readonly faces?: { readonly http: boolean; readonly sqs: boolean };
   /**
    * The redelivery figures of the queue the SQS face reads where the deployment does not make it
    * (the team's own queue), checked against dedupeTtlMs in its place. Default: the new queue's.
@@ -176,12 +179,15 @@ export function resolveDeployment(input: EchoMqDeployment = {}): {
       ? { name: option, seconds: own }
       : { name: FUNCTION_TIMEOUT_PROP, seconds: overrides.functionTimeoutSeconds };
   const httpTimeout = timeout('http timeoutSeconds', http.timeoutSeconds);
+  const faces = input.faces ?? { http: true, sqs: true };
   // API Gateway gives an integration at most 30 s: the function must answer within it.
-  int(httpTimeout.name, httpTimeout.seconds, 1, 29);
+  if (faces.http || httpTimeout.name !== FUNCTION_TIMEOUT_PROP) {
+    int(httpTimeout.name, httpTimeout.seconds, 1, 29);
+  }
   int('http memoryMiB', http.memoryMiB, 128, 10_240);
 
   const sqs = resolveSqs(input.sqs, ensure, int);
-  if (input.sqsFace !== false) {
+  if (faces.sqs) {
     const sqsTimeout = timeout('sqs timeoutSeconds', sqs.timeoutSeconds);
     int(sqsTimeout.name, sqsTimeout.seconds, 1, 900);
     const source = input.redelivery ?? sourceRedelivery(sqs, overrides.queue);

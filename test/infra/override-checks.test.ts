@@ -146,3 +146,17 @@ describe('problems name the prop path', () => {
     expect(problems.join('\n')).not.toMatch(/memoryDbShards|jwtIssuer/);
   });
 });
+
+describe('a face left out', () => {
+  it('holds functionProps.timeout to no HTTP limit where there is no HTTP face', () => {
+    expect(() =>
+      composeEchoMq(
+        withProps({
+          http: false,
+          functionProps: { timeout: Duration.seconds(60) },
+          sqs: { visibilityTimeoutSeconds: 360 },
+        }),
+      ),
+    ).not.toThrow();
+  });
+});
