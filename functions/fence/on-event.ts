@@ -3,7 +3,8 @@
  * Create and Update install the wire identity on every primary with the same install the CLI
  * uses, or, where the resource's `Mode` is `verify` (an existing cache given no installer
  * credentials: the installer connects as the functions' user), only check that every primary
- * already holds it. Delete leaves the fence alone (other stacks and hosts may rely on it).
+ * already holds it. An Update whose `Rollout` is `gradual` first reads the live identity and
+ * fails, writing nothing, where the release changes it. Delete leaves the fence alone (other stacks and hosts may rely on it).
  * Both are idempotent, so CloudFormation may send the same event twice.
  */
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -61,7 +62,7 @@ async function refuseGradualAcrossIdentities(connection: Connection, wire: strin
   );
   if (live === undefined) return;
   throw new FenceError(
-    `This release changes the wire identity from '${live.value}' to '${wire}', and a gradual rollout is configured: the live and the new functions would refuse each other's fence while traffic shifts. Deploy this release all at once (leave the construct's deployment preference out), then configure the gradual rollout again for later releases (docs/upgrading.md).`,
+    `This release changes the wire identity from '${live.value}' to '${wire}', and a gradual rollout is configured: the live and the new functions would refuse each other's fence while traffic shifts. Deploy this release all at once (leave the construct's rollout out), then set rollout again for later releases (docs/upgrading.md).`,
   );
 }
 
