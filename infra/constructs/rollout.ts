@@ -1,7 +1,7 @@
 /**
- * A gradual rollout of a release (docs/upgrading.md), where the team asks for one: CodeDeploy shifts the
- * alias `live` of each face from the live version to the new one (canary or linear), and rolls
- * back when one of the construct's alarms fires. Only for a release that keeps the wire
+ * A gradual rollout of a release (docs/upgrading.md), where the team asks for one: CodeDeploy
+ * shifts the alias `live` of each face from the live version to the new one (canary or
+ * linear), and rolls back when one of the construct's alarms fires. Only for a release that keeps the wire
  * identity: the fence installer, told the rollout is gradual, fails the deploy where the
  * identity changes (functions/fence/on-event.ts), and that release goes all at once.
  */
