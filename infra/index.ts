@@ -19,6 +19,7 @@ export type {
   EchoMqOnRestApi,
 } from './constructs/http-face.js';
 export type { EchoMqRedelivery } from './constructs/queue-redelivery.js';
+export type { EchoMqRollout } from './constructs/rollout.js';
 export {
   type ApiAuth,
   type HttpOptions,

@@ -94,6 +94,8 @@ function setBy(name: string, row: Setting<unknown>): string {
       return 'the cache';
     case 'queues':
       return 'the queues';
+    case 'construct':
+      return 'the construct';
     case 'local':
       return '-';
   }

@@ -13,6 +13,7 @@ import { App, Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { LambdaDeploymentConfig } from 'aws-cdk-lib/aws-codedeploy';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -77,6 +78,8 @@ new EchoMq(url.stack, 'EchoMq', {
   vpc: url.vpc,
   cache: existingCache(url.stack),
   http: { functionUrl: true },
+  // Releases that keep the wire identity shift 10 % of calls for 5 minutes first.
+  rollout: { preference: LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES },
 });
 
 // The team's REST API (deployed by the team) and the team's own queue, imported: its

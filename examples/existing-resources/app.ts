@@ -7,6 +7,7 @@
  */
 import { App, CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -62,7 +63,8 @@ const echoMq = new EchoMq(stack, 'EchoMq', {
     secret,
     installer: { secret: installerSecret },
   }),
-  http: { api },
+  // An imported API's default authorizer is not known at synth: name the routes' authorizer.
+  http: { api, authorizer: new HttpIamAuthorizer() },
   sqs: { queue, deadLetterQueue, redelivery },
   settings: { defaultQueue: 'orders' },
 });

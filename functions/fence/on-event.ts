@@ -3,13 +3,15 @@
  * Create and Update install the wire identity on every primary with the same install the CLI
  * uses, or, where the resource's `Mode` is `verify` (an existing cache given no installer
  * credentials: the installer connects as the functions' user), only check that every primary
- * already holds it. Delete leaves the fence alone (other stacks and hosts may rely on it).
- * Both are idempotent, so CloudFormation may send the same event twice.
+ * already holds it. An Update whose `Rollout` is `gradual` first reads the live identity and
+ * fails, writing nothing, where the release changes it. Delete leaves the fence alone (other
+ * stacks and hosts may rely on it). Both are idempotent, so CloudFormation may send the same event twice.
  */
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { type Connection, connect } from '../../src/connection/connector.js';
 import { install, verify } from '../../src/connection/fence.js';
+import { readNodes } from '../../src/connection/node-reading.js';
 import { EmqError, FenceError } from '../../src/outcomes/outcomes.js';
 import { type Env, loadConfig } from '../../src/settings/config.js';
 import { errorFields, log } from '../shared/log.js';
@@ -42,6 +44,28 @@ export const FENCE_PHYSICAL_ID = 'emq-fence';
  */
 export type FenceMode = 'install' | 'verify';
 
+/**
+ * The resource's `Rollout`: `gradual` where traffic shifts from the live version to the new one
+ * over minutes (CodeDeploy canary or linear), else all at once (no property: all at once).
+ */
+export type Rollout = 'gradual' | 'all-at-once';
+
+/**
+ * A gradual rollout serves the live and the new version side by side: where the new one
+ * expects another wire identity, each refuses the other's fence (EMQWIRE) for as long as the
+ * shift lasts. Read before anything is written, on an Update: the live identity is the one
+ * the primaries hold.
+ */
+async function refuseGradualAcrossIdentities(connection: Connection, wire: string): Promise<void> {
+  const live = (await readNodes(connection)).find(
+    (reading) => reading.value !== null && reading.value !== wire,
+  );
+  if (live === undefined) return;
+  throw new FenceError(
+    `This release changes the wire identity from '${live.value}' to '${wire}', and a gradual rollout is configured: the live and the new functions would refuse each other's fence while traffic shifts. Deploy this release all at once (leave the construct's rollout out), then set rollout again for later releases (docs/upgrading.md).`,
+  );
+}
+
 export async function onFenceEvent(
   event: CloudFormationCustomResourceEvent,
   options: FenceEventOptions = {},
@@ -54,6 +78,9 @@ export async function onFenceEvent(
   const declared: unknown = event.ResourceProperties.Wire;
   const wire = typeof declared === 'string' && declared !== '' ? declared : config.wire;
   const mode: FenceMode = event.ResourceProperties.Mode === 'verify' ? 'verify' : 'install';
+  const gradual =
+    event.RequestType === 'Update' &&
+    event.ResourceProperties.Rollout === ('gradual' satisfies Rollout);
   const installOnce = async (): Promise<number> => {
     const credentials = await openCredentials(config, options.secrets);
     const connection: Connection = await connect({
@@ -63,6 +90,7 @@ export async function onFenceEvent(
       checkFence: false,
     });
     try {
+      if (gradual) await refuseGradualAcrossIdentities(connection, wire);
       const readings = await (mode === 'verify' ? verify(connection) : install(connection));
       const bad = readings.filter((reading) => !reading.ok).length;
       if (bad > 0) throw new FenceError(`${bad} node(s) do not hold '${wire}' after the install.`);

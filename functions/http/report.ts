@@ -39,8 +39,17 @@ export function report(served: Served, requestId: string, durationMs: number): v
     metricsFields({ Face: 'http', Outcome: served.kind }, [
       { name: 'Requests', value: 1, unit: 'Count' },
       { name: 'Latency', value: duration, unit: 'Milliseconds' },
+      // The 5xx of every front, API Gateway's or not (a Function URL, the team's API).
+      { name: 'ServerErrors', value: status >= 500 ? 1 : 0, unit: 'Count' },
+      { name: 'AdmittedJobs', value: admittedJobs(served), unit: 'Count' },
     ]),
   );
+}
+
+/** Jobs the request put into the keyspace: a batch's enqueued items, or the one job. */
+function admittedJobs(served: Served): number {
+  if (served.batch !== undefined) return served.batch.enqueued;
+  return served.kind === 'enqueued' ? 1 : 0;
 }
 
 /** Retryable failures are expected in a failover: a warning, not an error page. */

@@ -131,6 +131,11 @@ export function reportBatch({ dispositions, fifo, waves, durationMs }: BatchRepo
       { name: 'Batches', value: 1, unit: 'Count' },
       { name: 'BatchRecords', value: dispositions.length, unit: 'Count' },
       { name: 'BatchItemFailures', value: failures, unit: 'Count' },
+      {
+        name: 'AdmittedJobs',
+        value: dispositions.filter((disposition) => disposition.kind === 'admitted').length,
+        unit: 'Count',
+      },
       { name: 'FullyRetriedBatches', value: fullyRetried ? 1 : 0, unit: 'Count' },
       { name: 'BatchDuration', value: durationMs, unit: 'Milliseconds' },
     ]),

@@ -1,6 +1,8 @@
 /**
- * The alarms an operator needs first: something reached the DLQ, a function failed or was
- * throttled, the API answered 5xx; on a cache the stack owns, evictions, memory, replica lag
+ * The alarms an operator needs first: something reached the DLQ, the source queue holds a
+ * message too old (a stuck backlog), a function failed or was throttled, a front answered 5xx
+ * (API Gateway's count on the API the construct made, the HTTP function's own elsewhere: the
+ * team's API, a REST API, a Function URL); on a cache the stack owns, evictions, memory, replica lag
  * and, with ElastiCache durability, the transaction log. Each notifies the SNS topic when one
  * is configured.
  */
@@ -22,6 +24,11 @@ export const REPLICATION_LAG_ALARM_SECONDS = 5;
  * primary refuses every write until the log catches up (ElastiCache "Durability: Options").
  */
 export const DURABILITY_LAG_ALARM_MS = 5_000;
+/**
+ * Seconds the source queue's oldest message may wait: beyond a few of the redelivery cycles the
+ * defaults give (visibility 180 s), the SQS face is not keeping up or is refusing every batch.
+ */
+export const BACKLOG_AGE_ALARM_SECONDS = 900;
 /** An alarm's math expression may read at most this many metrics. */
 const METRICS_PER_ALARM = 10;
 
@@ -29,8 +36,13 @@ export interface EchoMqAlarmsProps {
   readonly functions: Readonly<Record<string, lambda.IFunction>>;
   /** The DLQ, where there is an SQS face. */
   readonly deadLetters: sqs.IQueue | undefined;
-  /** 5xx answers of the API the construct made, where it made one. */
-  readonly apiServerErrors: cloudwatch.IMetric | undefined;
+  /** The source queue, where there is an SQS face. */
+  readonly source: sqs.IQueue | undefined;
+  /**
+   * 5xx answers of the HTTP face: API Gateway's on the API the construct made, else the HTTP
+   * function's own count (the team's API, a REST API, a Function URL). Default: no HTTP face.
+   */
+  readonly serverErrors: cloudwatch.IMetric | undefined;
   /** The cache's metrics, where the stack owns the cache. Default: none (no cache alarms). */
   readonly cache?: CacheMetrics | undefined;
   /** SNS topic the alarms notify. Default: none. */
@@ -54,6 +66,17 @@ export class EchoMqAlarms extends Construct {
         }),
       );
     }
+    if (props.source !== undefined) {
+      this.add(
+        'SourceBacklogAge',
+        `The source queue's oldest message has waited ${BACKLOG_AGE_ALARM_SECONDS} s or more: the SQS face is not keeping up or keeps failing (see its errors and the DLQ).`,
+        props.source.metricApproximateAgeOfOldestMessage({
+          period: Duration.minutes(1),
+          statistic: 'Maximum',
+        }),
+        BACKLOG_AGE_ALARM_SECONDS,
+      );
+    }
     for (const [name, fn] of Object.entries(props.functions)) {
       this.add(
         `${name}Errors`,
@@ -66,11 +89,11 @@ export class EchoMqAlarms extends Construct {
         fn.metricThrottles({ period: PERIOD }),
       );
     }
-    if (props.apiServerErrors !== undefined) {
+    if (props.serverErrors !== undefined) {
       this.add(
         'Api5xx',
-        'The HTTP API answered 5xx (Valkey unavailable or refusing, or a function failure).',
-        props.apiServerErrors,
+        'The HTTP face answered 5xx (Valkey unavailable or refusing, or a function failure).',
+        props.serverErrors,
       );
     }
 

@@ -10,11 +10,11 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { CacheMetrics, DurabilityLogMetrics } from '../cache/cache.js';
-
-/** The namespace the faces publish their EMF metrics in (functions/shared/metrics.ts). */
-export const FACE_METRICS_NAMESPACE = 'EchoMQ/Lambda';
+import type { FaceMetrics } from './face-metrics.js';
 
 export interface EchoMqDashboardProps {
+  /** This deployment's face metrics. */
+  readonly faces: FaceMetrics;
   /** The DLQ, where there is an SQS face. */
   readonly deadLetters: sqs.IQueue | undefined;
   /** The cache's metrics, where the stack owns the cache. Default: no cache row. */
@@ -23,30 +23,15 @@ export interface EchoMqDashboardProps {
 
 const PERIOD = Duration.minutes(1);
 
-/** Every series of one metric name, split by the dimensions the faces publish it with. */
-function search(dimensions: string, metricName: string, statistic: string, label: string) {
-  return new cloudwatch.MathExpression({
-    expression: `SEARCH('{${FACE_METRICS_NAMESPACE},${dimensions}} MetricName="${metricName}"', '${statistic}', ${PERIOD.toSeconds()})`,
-    label,
-    period: PERIOD,
-  });
-}
-
-function face(metricName: string, dimensions: Record<string, string>, statistic: string) {
-  return new cloudwatch.Metric({
-    namespace: FACE_METRICS_NAMESPACE,
-    metricName,
-    dimensionsMap: dimensions,
-    statistic,
-    period: PERIOD,
-  });
-}
-
 export class EchoMqDashboard extends Construct {
   readonly dashboard: cloudwatch.Dashboard;
 
   constructor(scope: Construct, id: string, props: EchoMqDashboardProps) {
     super(scope, id);
+    const { faces } = props;
+    const search = faces.search.bind(faces);
+    const face = (metricName: string, statistic: string) =>
+      faces.metric('sqs', metricName, { statistic, period: PERIOD });
     const graph = (title: string, left: cloudwatch.IMetric[], width = 8) =>
       new cloudwatch.GraphWidget({ title, left, width, height: 6 });
 
@@ -61,13 +46,13 @@ export class EchoMqDashboard extends Construct {
       ],
       [
         graph('SQS batches and batch item failures', [
-          face('Batches', { Face: 'sqs' }, 'Sum'),
-          face('BatchItemFailures', { Face: 'sqs' }, 'Sum'),
-          face('FullyRetriedBatches', { Face: 'sqs' }, 'Sum'),
+          face('Batches', 'Sum'),
+          face('BatchItemFailures', 'Sum'),
+          face('FullyRetriedBatches', 'Sum'),
         ]),
         graph('SQS batch duration p50 / p99 (ms)', [
-          face('BatchDuration', { Face: 'sqs' }, 'p50'),
-          face('BatchDuration', { Face: 'sqs' }, 'p99'),
+          face('BatchDuration', 'p50'),
+          face('BatchDuration', 'p99'),
         ]),
         graph(
           'DLQ depth',

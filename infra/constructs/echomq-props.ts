@@ -14,6 +14,7 @@ import type { EchoMqCache } from '../cache/echomq-cache.js';
 import type { RuntimeName, SqsOptions } from '../deployment/deployment.js';
 import type { EchoMqHttp } from './http-face.js';
 import type { EchoMqRedelivery } from './queue-redelivery.js';
+import type { EchoMqRollout } from './rollout.js';
 
 /**
  * The SQS face: the team's queue (and DLQ: else one the construct makes), or new ones; and the
@@ -85,8 +86,8 @@ export interface EchoMqProps {
   readonly settings?: SettingValues;
   /**
    * What becomes of the cache and queues the construct creates on delete or replacement.
-   * Default: kept (a final snapshot of an ElastiCache replication group, of a Serverless cache
-   * and of self-managed data volumes; the queues retained). `RETAIN` keeps the caches too, and
+   * Default: the queues retained, and of a cache a final snapshot only (of an ElastiCache
+   * replication group, a Serverless cache, a MemoryDB cluster, self-managed data volumes). `RETAIN` keeps the caches too, and
    * with them everything they refer to (users, secrets, security groups, and subnets and VPC
    * where they are in the same stack); `DESTROY` deletes them all with the stack.
    */
@@ -107,4 +108,10 @@ export interface EchoMqProps {
   readonly deadLetterQueueProps?: sqs.QueueProps;
   /** The functions' runtime, logs and alarms, and the bundles they deploy. Default: each field's default. */
   readonly options?: EchoMqOptions;
+  /**
+   * Shift each release to the alias `live` gradually (CodeDeploy canary or linear), rolled back
+   * by the construct's alarms; only for a release that keeps the wire identity (the deploy
+   * refuses one that changes it: docs/upgrading.md). Default: all at once.
+   */
+  readonly rollout?: EchoMqRollout;
 }

@@ -6,6 +6,9 @@
  * is built, the functions' environments by the runtime's own loadConfig.
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
+import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as codedeploy from 'aws-cdk-lib/aws-codedeploy';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -16,25 +19,27 @@ import { moduleOf } from '../cache/modules.js';
 import {
   checkedDeployment,
   type EchoMqDeployment,
-  InvalidDeploymentError,
   type Redelivery,
   type ResolvedDeployment,
 } from '../deployment/deployment.js';
-import { checkDedupeTtl } from '../deployment/sqs.js';
 import { keptAs } from '../shared/removal.js';
 import { EchoMqAlarms } from './alarms.js';
 import { CredentialRotation } from './credential-rotation.js';
 import { EchoMqDashboard } from './dashboard.js';
 import type { EchoMqProps } from './echomq-props.js';
+import { deploymentNameOf, type Face, FaceMetrics } from './face-metrics.js';
 import { FenceInstaller } from './fence-installer.js';
 import { EchoMqFunctions } from './functions.js';
 import { EchoMqHttpFace } from './http-face.js';
 import { keepWhatKeptResourcesNeed } from './kept-references.js';
 import { encryptLogGroups } from './log-encryption.js';
 import { EchoMqNetwork } from './network.js';
+import { overridesOf } from './override-props.js';
+import { propNamed } from './prop-names.js';
 import { redeliveryOf } from './queue-redelivery.js';
 import { grantSendTo } from './queue-send.js';
 import { EchoMqQueues } from './queues.js';
+import { EchoMqRolloutGroups } from './rollout.js';
 
 export type { EchoMqFunctionProps, EchoMqOptions, EchoMqProps, EchoMqSqs } from './echomq-props.js';
 
@@ -47,6 +52,12 @@ export class EchoMq extends Construct {
   readonly functionsSecurityGroup: ec2.ISecurityGroup;
   readonly httpFunction: lambda.Function | undefined;
   readonly sqsFunction: lambda.Function | undefined;
+  /** The HTTP function's alias `live`, which the routes invoke. */
+  readonly httpAlias: lambda.Alias | undefined;
+  /** The SQS function's alias `live`, which the event source invokes. */
+  readonly sqsAlias: lambda.Alias | undefined;
+  /** CodeDeploy's groups that shift each alias, where `rollout` asks for a gradual one. */
+  readonly rolloutGroups: readonly codedeploy.LambdaDeploymentGroup[];
   /** The HTTP face: its API (new or the user's), REST API or Function URL. */
   readonly http: EchoMqHttpFace | undefined;
   /** The queue whose messages become jobs, and its DLQ (new or the user's). */
@@ -55,13 +66,22 @@ export class EchoMq extends Construct {
   readonly fence: FenceInstaller;
   /** The cache users' password rotation, where the construct creates the cache. */
   readonly rotation: CredentialRotation;
-  readonly alarms: EchoMqAlarms;
+  /**
+   * The alarms a team pages on: the source queue's oldest message, the DLQ's depth, 5xx on the
+   * HTTP face, each function's errors and throttles, and the cache's where the stack owns it.
+   */
+  readonly alarms: readonly cloudwatch.IAlarm[];
   readonly dashboard: EchoMqDashboard;
+  /** The name every metric of this deployment carries in its `Deployment` dimension. */
+  readonly deploymentName: string;
+  private readonly faces: FaceMetrics;
 
   constructor(scope: Construct, id: string, props: EchoMqProps) {
     super(scope, id);
     const deployment = deploymentOf(props);
     this.deployment = deployment;
+    this.deploymentName = deploymentNameOf(this);
+    this.faces = new FaceMetrics(this.deploymentName);
 
     this.network = new EchoMqNetwork(this, 'Network', {
       vpc: props.vpc,
@@ -91,10 +111,6 @@ export class EchoMq extends Construct {
             queueProps: props.queueProps,
             deadLetterQueueProps: props.deadLetterQueueProps,
           });
-    if (queues !== undefined && props.queueProps !== undefined) {
-      // The overrides may change the figures the deployment was checked with: check the queue.
-      checkRedelivery(deployment.settings.dedupeTtlMs, redeliveryOf(queues.source, undefined));
-    }
     this.queue = queues?.source;
     this.deadLetterQueue = queues?.deadLetters;
     const functions = new EchoMqFunctions(this, 'Functions', {
@@ -104,21 +120,33 @@ export class EchoMq extends Construct {
       http: props.http !== false,
       queues,
       functionProps: props.functionProps,
+      deploymentName: this.deploymentName,
     });
     this.httpFunction = functions.http;
     this.sqsFunction = functions.sqs;
+    this.httpAlias = functions.httpLive;
+    this.sqsAlias = functions.sqsLive;
     this.http =
-      functions.http === undefined || props.http === false
+      functions.httpLive === undefined || props.http === false
         ? undefined
         : new EchoMqHttpFace(this, 'Http', {
             deployment,
-            handler: functions.http,
+            handler: functions.httpLive,
             on: props.http,
           });
-    this.fence = new FenceInstaller(this, 'Fence', { deployment, network, cache: this.cache });
+    this.fence = new FenceInstaller(this, 'Fence', {
+      deployment,
+      network,
+      cache: this.cache,
+      rollout: props.rollout === undefined ? 'all-at-once' : 'gradual',
+    });
     this.rotation = new CredentialRotation(this, 'Rotation', { deployment, cache: this.cache });
     // Records taken before the fence exists would fail as retryable and burn their receives.
     functions.sqsEventSource?.node.addDependency(this.fence);
+    // A release reaches the alias only once the installer accepted it (a gradual rollout
+    // across identities is refused there, before any traffic shifts).
+    for (const alias of [functions.httpLive, functions.sqsLive])
+      alias?.node.addDependency(this.fence);
 
     this.alarms = new EchoMqAlarms(this, 'Alarms', {
       functions: Object.fromEntries(
@@ -127,11 +155,28 @@ export class EchoMq extends Construct {
         ),
       ),
       deadLetters: this.deadLetterQueue,
-      apiServerErrors: this.http?.serverErrors,
+      source: this.queue,
+      serverErrors:
+        this.http === undefined
+          ? undefined
+          : (this.http.serverErrors ?? this.metricServerErrors({ face: 'http' })),
       cache: this.cache.metrics,
       topicArn: deployment.alarmTopicArn,
-    });
+    }).alarms;
+    this.rolloutGroups =
+      props.rollout === undefined
+        ? []
+        : new EchoMqRolloutGroups(this, 'Rollout', {
+            rollout: props.rollout,
+            aliases: Object.fromEntries(
+              Object.entries({ Http: functions.httpLive, Sqs: functions.sqsLive }).filter(
+                (entry): entry is [string, lambda.Alias] => entry[1] !== undefined,
+              ),
+            ),
+            alarms: this.alarms,
+          }).groups;
     this.dashboard = new EchoMqDashboard(this, 'Dashboard', {
+      faces: this.faces,
       deadLetters: this.deadLetterQueue,
       cache: this.cache.metrics,
     });
@@ -149,6 +194,40 @@ export class EchoMq extends Construct {
   grantEnqueue(grantee: iam.IGrantable): void {
     this.http?.grantInvoke(grantee);
     if (this.queue !== undefined) grantSendTo(this.queue, grantee);
+  }
+
+  /** Requests the HTTP face answered (records for the SQS face), of one outcome where given. Default: Sum over 5 minutes. */
+  metricRequests(
+    options: cloudwatch.MetricOptions & { readonly face?: Face; readonly outcome?: string } = {},
+  ): cloudwatch.Metric {
+    const { face = 'http', ...rest } = options;
+    return this.faces.metric(face, face === 'http' ? 'Requests' : 'Records', rest);
+  }
+
+  /** Jobs a face put into the keyspace (a batch's enqueued items counted one by one). Default: the HTTP face's Sum over 5 minutes. */
+  metricAdmittedJobs(
+    options: cloudwatch.MetricOptions & { readonly face?: Face } = {},
+  ): cloudwatch.Metric {
+    const { face = 'http', ...rest } = options;
+    return this.faces.metric(face, 'AdmittedJobs', rest);
+  }
+
+  /** The HTTP face's time per request in ms, as the function measured it. Default: p99 over 5 minutes. */
+  metricLatency(options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return this.faces.metric('http', 'Latency', { statistic: 'p99', ...options });
+  }
+
+  /** Records of the SQS face's batches that SQS delivers again. Default: Sum over 5 minutes. */
+  metricBatchItemFailures(options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return this.faces.metric('sqs', 'BatchItemFailures', options);
+  }
+
+  /** The HTTP face's 5xx answers, counted by its function on every front. Default: Sum over 5 minutes. */
+  metricServerErrors(
+    options: cloudwatch.MetricOptions & { readonly face?: 'http' } = {},
+  ): cloudwatch.Metric {
+    const { face = 'http', ...rest } = options;
+    return this.faces.metric(face, 'ServerErrors', rest);
   }
 }
 
@@ -187,11 +266,24 @@ function deploymentOf(props: EchoMqProps): ResolvedDeployment {
   if (onTeamApi && http.auth !== undefined && http.authorizer !== undefined) {
     problems.push('http.auth and http.authorizer are exclusive: give the routes one authorizer.');
   }
+  if (
+    onTeamApi &&
+    !(http.api instanceof apigwv2.HttpApi) &&
+    http.auth === undefined &&
+    http.authorizer === undefined
+  ) {
+    // Its routes would silently take IAM where the team's default authorizer was meant.
+    problems.push(
+      "http.api is imported (HttpApi.fromHttpApiAttributes): synthesis cannot read its default authorizer, so name the routes' authorizer: http.authorizer, such as new HttpIamAuthorizer() for IAM (SigV4) or the API's own authorizer (HttpJwtAuthorizer, HttpLambdaAuthorizer).",
+    );
+  }
   const input: EchoMqDeployment = {
     cache: props.cache.spec,
     settings: props.settings,
     http,
     sqs: sqsFace,
+    faces: { http: props.http !== false, sqs: props.sqs !== false },
+    overrides: overridesOf(props),
     ...(redelivery === undefined ? {} : { redelivery }),
     network: { interfaceEndpoints: props.interfaceEndpoints ?? false },
     runtime: options.runtime,
@@ -202,13 +294,5 @@ function deploymentOf(props: EchoMqProps): ResolvedDeployment {
     alarmTopicArn: options.alarmTopicArn,
     bundleDir: options.bundleDir,
   };
-  return checkedDeployment(input, problems);
-}
-
-/** The one dedupe rule, on figures known only once the queue is built. */
-function checkRedelivery(dedupeTtlMs: number, read: Redelivery | string): void {
-  const problems: string[] = [];
-  if (typeof read === 'string') problems.push(read);
-  else checkDedupeTtl(dedupeTtlMs, read, (ok, problem) => ok || problems.push(problem));
-  if (problems.length > 0) throw new InvalidDeploymentError(problems);
+  return checkedDeployment(input, problems, propNamed);
 }

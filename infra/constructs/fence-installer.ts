@@ -22,6 +22,8 @@ export interface FenceInstallerProps {
   readonly deployment: ResolvedDeployment;
   readonly network: EchoMqNetwork;
   readonly cache: CacheTarget;
+  /** How releases reach the faces' alias: a gradual one is refused across identities. */
+  readonly rollout: 'gradual' | 'all-at-once';
 }
 
 /** The CloudFormation type of the fence resource. */
@@ -67,6 +69,8 @@ export class FenceInstaller extends Construct {
         // the package to a new library would leave the old one loaded, and the new functions
         // refusing (EMQWIRE) until someone ran `emq install`.
         Installer: bundleDigest(deployment.bundleDir, 'fence'),
+        // gradual: an Update that changes the live identity fails (functions/fence/on-event.ts).
+        Rollout: props.rollout,
       },
     });
     // The install connects from inside the VPC: the cache, its security group rules and the

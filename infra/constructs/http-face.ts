@@ -31,8 +31,10 @@ export interface EchoMqOnHttpApi extends HttpOptions {
   /** The team's HTTP API: the routes are added to it (its stages deploy them). */
   readonly api: apigwv2.IHttpApi;
   /**
-   * The routes' authorizer. Default: a JWT authorizer where `auth` asks for one, else the
-   * API's `defaultAuthorizer` (and its scopes) where it is an `HttpApi` that has one, else IAM.
+   * The routes' authorizer; required (or `auth`) with an imported API, whose default authorizer
+   * synthesis cannot read: `new HttpIamAuthorizer()` for IAM. Default: a JWT authorizer where
+   * `auth` asks for one, else the API's `defaultAuthorizer` (and its scopes) where it is an
+   * `HttpApi` of the app that has one, else IAM.
    */
   readonly authorizer?: apigwv2.IHttpRouteAuthorizer;
 }
@@ -61,7 +63,8 @@ export type EchoMqHttp = EchoMqNewHttpApi | EchoMqOnHttpApi | EchoMqOnRestApi | 
 
 export interface EchoMqHttpFaceProps {
   readonly deployment: ResolvedDeployment;
-  readonly handler: lambda.Function;
+  /** What the routes invoke: the HTTP function's alias `live`. */
+  readonly handler: lambda.IFunction;
   /** Default: a new HTTP API. */
   readonly on?: EchoMqHttp | undefined;
 }

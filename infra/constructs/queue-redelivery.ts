@@ -55,7 +55,10 @@ export function redeliveryOf(
   }
   return {
     queue: name,
-    names: OWN_NAMES,
+    names: {
+      visibility: 'sqs.redelivery.visibilityTimeout',
+      receives: 'sqs.redelivery.maxReceiveCount',
+    },
     visibilityTimeoutSeconds: given.visibilityTimeout.toSeconds(),
     maxReceiveCount: given.maxReceiveCount,
     retentionSeconds: given.retentionPeriod?.toSeconds() ?? SQS_DEFAULT_RETENTION_SECONDS,

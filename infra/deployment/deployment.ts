@@ -16,10 +16,13 @@ import { checkAckReplicas, defaultAckReplicas } from './ack-replicas.js';
 import { defaultBundleDir } from './bundle-dir.js';
 import { missingBundles } from './bundles.js';
 import { resolveCache } from './cache.js';
+import { closestKey } from './context-keys.js';
 import { settingsProblems } from './environment.js';
 import { type NetworkOptions, type ResolvedNetwork, resolveNetwork } from './network.js';
+import { FUNCTION_TIMEOUT_PROP, type Overrides } from './overrides.js';
 import {
   checkDedupeTtl,
+  checkVisibility,
   type Redelivery,
   type ResolvedSqs,
   resolveSqs,
@@ -28,6 +31,7 @@ import {
 } from './sqs.js';
 
 export type { ResolvedNetwork } from './network.js';
+export type { Overrides, QueueOverrides } from './overrides.js';
 export type { Redelivery, SqsOptions } from './sqs.js';
 
 export type ApiAuth =
@@ -59,6 +63,14 @@ export const DEFAULT_PASSWORD_ROTATION_DAYS = 30;
 /** The Lambda runtimes the bundles are built and tested for. */
 export const RUNTIMES = ['nodejs22.x', 'nodejs24.x'] as const;
 export type RuntimeName = (typeof RUNTIMES)[number];
+/** The oldest Node.js the bundles run on (esbuild target node22, ES modules). */
+const OLDEST_NODE = 22;
+
+/** Whether Lambda's runtime `name` runs the bundles: Node.js 22 or later. */
+export function runsBundles(name: string): boolean {
+  const major = /^nodejs(\d+)\.x$/.exec(name)?.[1];
+  return major !== undefined && Number(major) >= OLDEST_NODE;
+}
 
 export interface EchoMqDeployment {
   /** Where the functions find Valkey. Default `{ kind: 'elasticache' }`. */
@@ -76,6 +88,11 @@ export interface EchoMqDeployment {
   readonly http?: HttpOptions;
   /** The queues and the SQS function. Default: each field's default. */
   readonly sqs?: SqsOptions;
+  /**
+   * Which faces there are: a rule between a face's function and its front or queue holds only
+   * where the face is. Default: both.
+   */
+  readonly faces?: { readonly http: boolean; readonly sqs: boolean };
   /**
    * The redelivery figures of the queue the SQS face reads where the deployment does not make it
    * (the team's own queue), checked against dedupeTtlMs in its place. Default: the new queue's.
@@ -98,6 +115,8 @@ export interface EchoMqDeployment {
   readonly passwordRotationDays?: number;
   /** SNS topic ARN the alarms notify. Default: none (alarms only change state). */
   readonly alarmTopicArn?: string;
+  /** What the construct's override props set over the choices above. Default: none. */
+  readonly overrides?: Overrides;
 }
 
 export interface ResolvedDeployment {
@@ -132,6 +151,12 @@ export function resolveDeployment(input: EchoMqDeployment = {}): {
 
   const resolvedCache = resolveCache(input.cache ?? { kind: DEFAULT_CACHE_KIND }, ensure, int);
 
+  for (const key of Object.keys(input.settings ?? {})) {
+    ensure(
+      (SETTING_NAMES as readonly string[]).includes(key),
+      `settings.${key} is not a setting: did you mean settings.${closestKey(key, SETTING_NAMES)}? (The settings are the rows of docs/configuration.md.)`,
+    );
+  }
   const settings = resolveSettingValues(input.settings, resolvedCache);
   checkAckReplicas(settings.ackReplicas, resolvedCache, ensure);
   for (const problem of settingsProblems(settings)) ensure(false, problem);
@@ -156,15 +181,47 @@ export function resolveDeployment(input: EchoMqDeployment = {}): {
   };
   int('throttleRate', http.throttleRate, 1, 100_000);
   int('throttleBurst', http.throttleBurst, 1, 100_000);
-  int('http timeoutSeconds', http.timeoutSeconds, 1, 29);
+  const overrides = input.overrides ?? {};
+  // An override of the timeout reaches both functions: it meets the rules of both options.
+  const timeout = (option: string, own: number) =>
+    overrides.functionTimeoutSeconds === undefined
+      ? { name: option, seconds: own }
+      : { name: FUNCTION_TIMEOUT_PROP, seconds: overrides.functionTimeoutSeconds };
+  const httpTimeout = timeout('http timeoutSeconds', http.timeoutSeconds);
+  const faces = input.faces ?? { http: true, sqs: true };
+  // API Gateway gives an integration at most 30 s: the function must answer within it.
+  if (faces.http || httpTimeout.name !== FUNCTION_TIMEOUT_PROP) {
+    int(httpTimeout.name, httpTimeout.seconds, 1, 29);
+  }
   int('http memoryMiB', http.memoryMiB, 128, 10_240);
 
   const sqs = resolveSqs(input.sqs, ensure, int);
-  checkDedupeTtl(settings.dedupeTtlMs, input.redelivery ?? sourceRedelivery(sqs), ensure);
+  if (faces.sqs) {
+    const sqsTimeout = timeout('sqs timeoutSeconds', sqs.timeoutSeconds);
+    int(sqsTimeout.name, sqsTimeout.seconds, 1, 900);
+    const source = input.redelivery ?? sourceRedelivery(sqs, overrides.queue);
+    checkVisibility(source, sqsTimeout, ensure);
+    checkDedupeTtl(settings.dedupeTtlMs, source, ensure);
+    const reserved = overrides.reservedConcurrency;
+    // Lambda's rule for SQS-driven functions: reserved concurrency below the event source's
+    // maximum throttles the invocations it starts, and throttled batches burn receives.
+    ensure(
+      reserved === undefined || sqs.maxConcurrency === undefined || reserved >= sqs.maxConcurrency,
+      `functionProps.reservedConcurrentExecutions (${reserved}) must be at least maxConcurrency (${sqs.maxConcurrency}): the event source would start invocations Lambda throttles, and each throttled batch spends a receive of every record. Raise it, lower maxConcurrency, or leave it out.`,
+    );
+  }
+  for (const { prop, use } of overrides.owned ?? []) {
+    ensure(false, `functionProps.${prop} is the construct's to set: use ${use}.`);
+  }
 
   const network = resolveNetwork(input.network, cache.kind, ensure);
   const runtime = input.runtime ?? 'nodejs22.x';
   ensure(RUNTIMES.includes(runtime), `runtime must be one of ${RUNTIMES.join(', ')}.`);
+  const overriddenRuntime = overrides.runtime;
+  ensure(
+    overriddenRuntime === undefined || runsBundles(overriddenRuntime),
+    `functionProps.runtime is ${overriddenRuntime}: the bundles are ES modules for Node.js ${OLDEST_NODE} or later; give nodejs${OLDEST_NODE}.x or later, or leave it to runtime (${RUNTIMES.join(', ')}).`,
+  );
   int('maxAzs', network.maxAzs, 2, 3);
 
   const logRetentionDays = input.logRetentionDays ?? RetentionDays.ONE_MONTH;
@@ -229,14 +286,16 @@ function retentionChoices(): string {
 
 /**
  * Resolves a deployment and checks it with the bundles and any `more` problems the caller
- * found; throws every problem at once.
+ * found; throws every problem at once. The checks name each field by its context key;
+ * `naming` renames them where the deployment came from props (constructs/prop-names.ts).
  */
 export function checkedDeployment(
   input: EchoMqDeployment,
   more: readonly string[] = [],
+  naming: (problem: string) => string = (problem) => problem,
 ): ResolvedDeployment {
   const { deployment, problems } = resolveDeployment(input);
-  const all = [...more, ...problems, ...missingBundles(deployment.bundleDir)];
+  const all = [...more, ...problems.map(naming), ...missingBundles(deployment.bundleDir)];
   if (all.length > 0) throw new InvalidDeploymentError(all);
   return deployment;
 }

@@ -3,6 +3,7 @@
  * function, with their defaults and checks. deployment.ts assembles it with the rest.
  */
 import type { Ensure, EnsureInt, Resolved } from '../shared/resolved.js';
+import type { QueueOverrides } from './overrides.js';
 
 export interface SqsOptions {
   /** Source queue and DLQ are FIFO queues (records of one group admitted in order). Default `false`. */
@@ -93,11 +94,6 @@ export function resolveSqs(
   if (sqs.maxConcurrency !== undefined) int('maxConcurrency', sqs.maxConcurrency, 2, 1_000);
   int('sqs timeoutSeconds', sqs.timeoutSeconds, 1, 900);
   int('visibilityTimeoutSeconds', sqs.visibilityTimeoutSeconds, 0, 43_200);
-  // AWS's rule for SQS-driven functions: a message must stay hidden through retries of a batch.
-  ensure(
-    sqs.visibilityTimeoutSeconds >= 6 * sqs.timeoutSeconds,
-    `visibilityTimeoutSeconds (${sqs.visibilityTimeoutSeconds}) must be at least 6 × the SQS function timeout (${6 * sqs.timeoutSeconds}).`,
-  );
   int('maxReceiveCount', sqs.maxReceiveCount, 1, 1_000);
   int('sqs memoryMiB', sqs.memoryMiB, 128, 10_240);
   return sqs;
@@ -116,21 +112,57 @@ export interface Redelivery {
   readonly queue: string;
   /** Which names the message gives the figures: the options' or the queue's own. */
   readonly names: { readonly visibility: string; readonly receives: string };
+  /**
+   * How many SQS function timeouts its visibility timeout must cover: 6 on the queue the
+   * construct makes (AWS's advice, and the construct's default), 1 on the team's own (below it
+   * Lambda refuses the event source). Default 1.
+   */
+  readonly timeoutsCovered?: 1 | 6;
   readonly visibilityTimeoutSeconds: number;
   /** undefined: no redrive policy. */
   readonly maxReceiveCount: number | undefined;
   readonly retentionSeconds: number;
 }
 
-/** The figures of the source queue its options make. */
-export function sourceRedelivery(sqs: ResolvedSqs): Redelivery {
+/** The figures of the source queue its options make, and `queueProps` over them. */
+export function sourceRedelivery(sqs: ResolvedSqs, overrides: QueueOverrides = {}): Redelivery {
+  const visibility = overrides.visibilityTimeoutSeconds;
+  const receives = overrides.maxReceiveCount;
   return {
     queue: 'the source queue',
-    names: { visibility: 'visibilityTimeoutSeconds', receives: 'maxReceiveCount' },
-    visibilityTimeoutSeconds: sqs.visibilityTimeoutSeconds,
-    maxReceiveCount: sqs.maxReceiveCount,
-    retentionSeconds: SOURCE_RETENTION_SECONDS,
+    names: {
+      visibility:
+        visibility === undefined ? 'visibilityTimeoutSeconds' : 'queueProps.visibilityTimeout',
+      receives:
+        receives === undefined ? 'maxReceiveCount' : 'queueProps.deadLetterQueue.maxReceiveCount',
+    },
+    visibilityTimeoutSeconds: visibility ?? sqs.visibilityTimeoutSeconds,
+    maxReceiveCount: receives ?? sqs.maxReceiveCount,
+    retentionSeconds: overrides.retentionSeconds ?? SOURCE_RETENTION_SECONDS,
+    timeoutsCovered: 6,
   };
+}
+
+/**
+ * AWS's rule for an SQS-driven function: a message stays hidden while its batch runs. Lambda
+ * refuses an event source whose queue hides it for less than the function's timeout, and AWS
+ * advises 6 ×, to cover the retries of a batch, which the construct keeps on the queue it
+ * makes. One check for every queue: the one the construct makes, queueProps over it, and the
+ * team's own (`sqs.redelivery` or a Queue of the app).
+ */
+export function checkVisibility(
+  queue: Redelivery,
+  timeout: { readonly name: string; readonly seconds: number },
+  ensure: Ensure,
+): void {
+  const visibility = queue.visibilityTimeoutSeconds;
+  const times = queue.timeoutsCovered ?? 1;
+  const needed = times * timeout.seconds;
+  const cover = times === 1 ? '' : `${times} × `;
+  ensure(
+    visibility >= needed,
+    `${queue.names.visibility} (${visibility} s) of ${queue.queue} must be at least ${cover}the SQS function's timeout, ${timeout.name} (${timeout.seconds} s)${times === 1 ? '' : ` = ${needed} s`}: a record would come back while its batch still runs${times === 1 ? ', and Lambda refuses the event source' : ''}. Raise ${queue.names.visibility} or lower ${timeout.name}.`,
+  );
 }
 
 /**

@@ -74,7 +74,8 @@ export function deployedSettings(template: unknown): DeployedSettings {
   const targets = new Set(
     routes.map(([, route]) => {
       const integration = resources.get(referencedId(route.Properties?.Target) ?? '');
-      const functionId = referencedId(integration?.Properties?.IntegrationUri);
+      const target = referencedId(integration?.Properties?.IntegrationUri);
+      const functionId = target === undefined ? undefined : functionBehind(resources, target);
       if (functionId === undefined) {
         throw new TemplateError(
           `Route "${String(route.Properties?.RouteKey)}" does not integrate a Lambda function of the stack.`,
@@ -104,7 +105,11 @@ export function deployedSettings(template: unknown): DeployedSettings {
       mapping === undefined
         ? undefined
         : {
-            env: environmentOf(resources, functionIdOf(mapping.FunctionName), 'SQS'),
+            env: environmentOf(
+              resources,
+              functionBehind(resources, functionIdOf(mapping.FunctionName)),
+              'SQS',
+            ),
             eventSource: {
               batchSize: numberOr(mapping.BatchSize, 10),
               batchingWindowSeconds: numberOr(mapping.MaximumBatchingWindowInSeconds, 0),
@@ -124,13 +129,20 @@ function resourcesOf(template: unknown): Map<string, Resource> {
   return new Map(Object.entries(resources as Record<string, Resource>));
 }
 
-/** `{"Ref": id}`, `{"Fn::GetAtt": [id, ...]}`, or either inside `{"Fn::Join": ...}`: the id. */
+/**
+ * `{"Ref": id}`, `{"Fn::GetAtt": [id, ...]}`, or either inside `{"Fn::Join": ...}` or the
+ * `Fn::Select` of an `Fn::Split` (an alias's name, as an event source names it): the id.
+ */
 function referencedId(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const node = value as Record<string, unknown>;
   if (typeof node.Ref === 'string') return node.Ref;
   const attribute = node['Fn::GetAtt'];
   if (Array.isArray(attribute) && typeof attribute[0] === 'string') return attribute[0];
+  for (const part of ['Fn::Select', 'Fn::Split']) {
+    const args = node[part];
+    if (Array.isArray(args)) return referencedId(args[1]);
+  }
   const join = node['Fn::Join'];
   if (Array.isArray(join) && Array.isArray(join[1])) {
     for (const part of join[1] as unknown[]) {
@@ -139,6 +151,16 @@ function referencedId(value: unknown): string | undefined {
     }
   }
   return undefined;
+}
+
+/** The function an id names: itself, or the function behind an alias (`live`) or a version. */
+function functionBehind(resources: ReadonlyMap<string, Resource>, id: string): string {
+  const resource = resources.get(id);
+  const behind =
+    resource?.Type === 'AWS::Lambda::Alias' || resource?.Type === 'AWS::Lambda::Version'
+      ? referencedId(resource.Properties?.FunctionName)
+      : undefined;
+  return behind === undefined ? id : functionBehind(resources, behind);
 }
 
 function functionIdOf(name: unknown): string {

@@ -7,11 +7,12 @@ import type { Bounds, Parser } from './settings-parsers.js';
 /**
  * Who sets a variable in a deployment: a construct setting (the functions of `faces` receive
  * it; `default` is the docs' text where the construct's default is not the row's), or the
- * construct itself from the cache or the queues it is given, or nobody (local use only).
+ * construct itself from the cache or the queues it is given or from where it stands (`construct`),
+ * or nobody (local use only).
  */
 export type Deploy =
   | { readonly by: 'setting'; readonly faces: 'all' | 'sqs'; readonly default?: string }
-  | { readonly by: 'cache' | 'queues' | 'local' };
+  | { readonly by: 'cache' | 'queues' | 'construct' | 'local' };
 
 /** A further variable one row's parser reads (IAM authentication's companions), for the docs. */
 export interface Companion {

@@ -74,6 +74,13 @@ export const SETTINGS = table({
     deploy: { by: 'queues' },
     doc: "The SQS queue that receives permanently failed records. Without it they are retried until the source queue's redrive policy moves them.",
   },
+  deployment: {
+    env: 'EMQ_DEPLOYMENT',
+    parse: text,
+    default: 'local',
+    deploy: { by: 'construct' },
+    doc: "The deployment every metric names in its `Deployment` dimension, so that a dashboard or an alarm reads only its own: the construct sets its stack's name and its path in the stack (`JobsIngest/EchoMq`).",
+  },
   maxPayloadBytes: {
     env: 'EMQ_MAX_PAYLOAD_BYTES',
     parse: wholeNumber,

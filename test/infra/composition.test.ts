@@ -4,6 +4,7 @@
 // Serverless packs find nothing unacknowledged either way.
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -35,6 +36,7 @@ describe("composed with the user's API, queue, DLQ and cache", () => {
           }),
           http: {
             api: apigwv2.HttpApi.fromHttpApiAttributes(stack, 'Api', { httpApiId: 'a1b2c3' }),
+            authorizer: new HttpIamAuthorizer(),
           },
           sqs: {
             queue: sqs.Queue.fromQueueArn(stack, 'Jobs', QUEUE_ARN),

@@ -105,7 +105,7 @@ describe('resolveDeployment', () => {
       'jwtAudience must name at least one audience (comma-separated).',
       'batchSize must be a whole number from 1 to 10000.',
       'maxConcurrency must be a whole number from 2 to 1000.',
-      'visibilityTimeoutSeconds (120) must be at least 6 × the SQS function timeout (360).',
+      "visibilityTimeoutSeconds (120 s) of the source queue must be at least 6 × the SQS function's timeout, sqs timeoutSeconds (60 s) = 360 s: a record would come back while its batch still runs. Raise visibilityTimeoutSeconds or lower sqs timeoutSeconds.",
       expect.stringMatching(/^logRetentionDays must be a CloudWatch Logs retention \(1, 3, 5,/),
     ]);
   });

@@ -270,8 +270,16 @@ describe('SQS face', () => {
   it('reads the source queue in batches of 10 with partial batch responses and bounded concurrency', () => {
     const [sqsFunction] = functionNamed('Sqs');
     const [queue] = onlyResource(template, 'AWS::SQS::Queue', 'Source');
-    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+    // The event source invokes the alias `live` of the SQS function's published version.
+    const [alias] = onlyResource(template, 'AWS::Lambda::Alias', 'SqsLive');
+    template.hasResourceProperties('AWS::Lambda::Alias', {
       FunctionName: ref(sqsFunction),
+      Name: 'live',
+    });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: {
+        'Fn::Join': ['', [{ 'Fn::Select': [6, { 'Fn::Split': [':', ref(alias)] }] }, ':live']],
+      },
       EventSourceArn: getAtt(queue, 'Arn'),
       BatchSize: 10,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
@@ -406,7 +414,7 @@ describe('fence installer', () => {
 });
 
 describe('alarms and outputs', () => {
-  it('alarm on a non-empty DLQ, function errors and throttles, and API 5xx', () => {
+  it('alarm on a non-empty DLQ, the backlog age, function errors and throttles, and API 5xx', () => {
     const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm'))
       .filter((alarm) => alarm.Properties.MetricName !== undefined)
       .map((alarm) => `${alarm.Properties.Namespace} ${alarm.Properties.MetricName}`);
@@ -416,6 +424,7 @@ describe('alarms and outputs', () => {
       'AWS/Lambda Errors',
       'AWS/Lambda Throttles',
       'AWS/Lambda Throttles',
+      'AWS/SQS ApproximateAgeOfOldestMessage',
       'AWS/SQS ApproximateNumberOfMessagesVisible',
     ]);
   });

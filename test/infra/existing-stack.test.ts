@@ -121,7 +121,7 @@ describe('auth=jwt', () => {
 describe('alarm topic', () => {
   it('is notified by every alarm', () => {
     const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(6);
+    expect(alarms).toHaveLength(7);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([TOPIC_ARN]);
   });
 });

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { matchRoute } from '../../functions/http/routes.js';
@@ -86,7 +87,10 @@ describe('routes on every API kind, read from the synthesized template', () => {
   it("the user's HTTP API: every operation on it, and no API of the construct's own", () => {
     const composed = composeEchoMq((stack) => ({
       cache: cache(),
-      http: { api: apigwv2.HttpApi.fromHttpApiAttributes(stack, 'Api', { httpApiId: 'a1b2c3' }) },
+      http: {
+        api: apigwv2.HttpApi.fromHttpApiAttributes(stack, 'Api', { httpApiId: 'a1b2c3' }),
+        authorizer: new HttpIamAuthorizer(),
+      },
     }));
     expect(httpRoutes(composed, 'a1b2c3')).toEqual(documented);
     composed.template.resourceCountIs('AWS::ApiGatewayV2::Api', 0);

@@ -4,7 +4,7 @@
 import { Duration } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpIamAuthorizer, HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -90,11 +90,27 @@ describe("routes on the team's HTTP API", () => {
     );
   });
 
-  it('use IAM on an API without a default authorizer, and grantEnqueue grants invoke on them', () => {
+  it('use IAM on an API of the app without a default authorizer, and grantEnqueue grants invoke on them', () => {
+    const { template } = composeEchoMq(
+      (stack) => ({ cache: cache(), http: { api: new apigwv2.HttpApi(stack, 'TeamApi') } }),
+      (echoMq, stack) => echoMq.grantEnqueue(producer(stack)),
+    );
+    expect(new Set(routeAuthorizations(template))).toEqual(new Set(['AWS_IAM null']));
+    expect(producerPolicies(template)).toContain('execute-api:Invoke');
+  });
+
+  it('on an imported API, are refused at synth without http.authorizer, naming what to pass', () => {
+    const imported = (stack: Parameters<Parameters<typeof composeEchoMq>[0]>[0]) =>
+      apigwv2.HttpApi.fromHttpApiAttributes(stack, 'Api', { httpApiId: 'a1b2c3' });
+    expect(() =>
+      composeEchoMq((stack) => ({ cache: cache(), http: { api: imported(stack) } })),
+    ).toThrow(
+      /http\.api is imported \(HttpApi\.fromHttpApiAttributes\).*http\.authorizer, such as new HttpIamAuthorizer\(\)/,
+    );
     const { template } = composeEchoMq(
       (stack) => ({
         cache: cache(),
-        http: { api: apigwv2.HttpApi.fromHttpApiAttributes(stack, 'Api', { httpApiId: 'a1b2c3' }) },
+        http: { api: imported(stack), authorizer: new HttpIamAuthorizer() },
       }),
       (echoMq, stack) => echoMq.grantEnqueue(producer(stack)),
     );
@@ -248,7 +264,9 @@ describe('override props', () => {
         cache: cache(),
         queueProps: { visibilityTimeout: Duration.hours(12) },
       })),
-    ).toThrow(/queue UserStack\/EchoMq\/Queues\/Source can deliver one message again/);
+    ).toThrow(
+      'settings.dedupeTtlMs (EMQ_DEDUPE_TTL_MS, 3600000) must be at least the span over which the source queue can deliver one message again, queueProps.visibilityTimeout (43200) × 1000 × sqs.maxReceiveCount (5)',
+    );
   });
 
   it('refuse queueProps beside the team queue', () => {

@@ -216,6 +216,8 @@ describe('report', () => {
       durationMs: 12.35,
     });
     expect(metricLine).toMatchObject({
+      // The deployment the construct names (EMQ_DEPLOYMENT); unset here, the row's default.
+      Deployment: 'local',
       Face: 'http',
       Outcome: 'EMQ_PAYLOAD_TOO_LARGE',
       Requests: 1,
@@ -224,10 +226,15 @@ describe('report', () => {
         CloudWatchMetrics: [
           {
             Namespace: 'EchoMQ/Lambda',
-            Dimensions: [['Face', 'Outcome']],
+            Dimensions: [
+              ['Deployment', 'Face', 'Outcome'],
+              ['Deployment', 'Face'],
+            ],
             Metrics: [
               { Name: 'Requests', Unit: 'Count' },
               { Name: 'Latency', Unit: 'Milliseconds' },
+              { Name: 'ServerErrors', Unit: 'Count' },
+              { Name: 'AdmittedJobs', Unit: 'Count' },
             ],
           },
         ],

@@ -39,8 +39,12 @@ export function createEvent(
   return { ...common(wire, extra), RequestType: 'Create' };
 }
 
-export function updateEvent(wire: string, oldWire = '1'): CloudFormationCustomResourceUpdateEvent {
-  const base = common(wire);
+export function updateEvent(
+  wire: string,
+  oldWire = '1',
+  extra: ExtraProperties = {},
+): CloudFormationCustomResourceUpdateEvent {
+  const base = common(wire, extra);
   return {
     ...base,
     RequestType: 'Update',

@@ -6,6 +6,7 @@ export interface Resource {
   readonly Type: string;
   readonly Properties: Record<string, unknown>;
   readonly DependsOn?: string[];
+  readonly UpdatePolicy?: Record<string, unknown>;
 }
 
 /** Resources of one type, by logical id. */
