@@ -24,7 +24,7 @@ import {
 import { classifyFailure, mendedByReconnecting, timedOut } from '../outcomes/outcome-rules.js';
 import { EmqError, InvalidInputError, UnavailableError } from '../outcomes/outcomes.js';
 import type { Config } from '../settings/config.js';
-import { resendUntil } from '../settings/resend-span.js';
+import { RECONNECT_WINDOWS, resendUntil } from '../settings/resend-span.js';
 import {
   type AdmissionResult,
   type Admitted,
@@ -65,13 +65,13 @@ export interface Admitting {
    */
   readonly onSend?: ((index: number, id: string) => void) | undefined;
   /**
-   * From when (Date.now() ms) nothing is sent again, only first sends: a face that calls the
-   * core again for the same requests gives every call one time, so all their sends stay within
-   * the resend span (src/settings/resend-span.ts). Default: resendUntil from this call's start.
+   * Reconnect windows the core waits out for what a reconnect mends before it answers: 1 for a
+   * caller that retries on its own soon after (told 503 with Retry-After), 2 for one whose retry
+   * is costly (an SQS record waits out its visibility timeout). A second window starts only
+   * while the resend span (src/settings/resend-span.ts) and the deadline leave it whole room.
+   * Default: 1.
    */
-  readonly resendUntilMs?: number | undefined;
-  /** An earlier call's results for the same requests, by index (attempts.ts). Default: none. */
-  readonly earlier?: readonly (AdmissionResult | undefined)[] | undefined;
+  readonly reconnectWindows?: 1 | 2 | undefined;
 }
 
 /** The invocation a batch of requests belongs to. */
@@ -163,8 +163,8 @@ export function enqueueMany(
  * Sends what `prepare` checked; opens the connection only when something is to be sent. An
  * admission that fails in a way a reconnect mends (a connection closed while the container was
  * frozen, a silent node, a moved slot) is sent again, the same call under the same key, once
- * the connection is back: for at most the connect timeout, never past the deadline, and never
- * past the resend span that its idempotency record outlives.
+ * the connection is back: within each reconnect window for at most the connect timeout, never
+ * past the deadline, and never past the resend span that its idempotency record outlives.
  */
 export async function admitPrepared(
   target: Connection | AdmissionTarget,
@@ -172,23 +172,70 @@ export async function admitPrepared(
   admitting: Admitting = {},
 ): Promise<AdmissionResult[]> {
   const results = [...prepared.results] as AdmissionResult[];
-  // Items are the round's state (proposals, loads): each call sends copies.
-  let live = prepared.items.map((item) => ({ ...item }));
-  if (live.length === 0) return results;
+  if (prepared.items.length === 0) return results;
+  const { config } = target;
+  const deadlineMs = admitting.deadlineMs ?? Number.POSITIVE_INFINITY;
+  // Every window's sends keep to one span, counted from the first.
+  const againUntil = Math.min(resendUntil(config, Date.now()), deadlineMs);
+  const windows = Math.min(admitting.reconnectWindows ?? 1, RECONNECT_WINDOWS);
+  let items = prepared.items;
+  let earlier: readonly (AdmissionResult | undefined)[] = [];
+  for (let window = 1; ; window++) {
+    await inWindow(target, items, prepared.ownKeys, results, earlier, {
+      deadlineMs,
+      againUntil,
+      onSend: admitting.onSend,
+    });
+    if (window >= windows) break;
+    const again = items.filter((item) => {
+      const result = results[item.index];
+      return result instanceof EmqError && mendedByReconnecting(result);
+    });
+    const now = Date.now();
+    if (again.length === 0 || now >= againUntil) break;
+    // A window starts only with room for its whole wait and its last send's reply.
+    if (deadlineMs - now < config.connectTimeoutMs + config.commandTimeoutMs) break;
+    // What the earlier window may have written is this one's own (a duplicate of it is admitted).
+    earlier = [...results];
+    items = again;
+  }
+  return results;
+}
+
+/** When a window's sends must stop, and whom to tell of each send. */
+interface WindowTimes {
+  readonly deadlineMs: number;
+  /** From when only an admission's first send may still go out. */
+  readonly againUntil: number;
+  readonly onSend: Admitting['onSend'];
+}
+
+/**
+ * One reconnect window: sends the items (copies: they hold the round's state), and sends again
+ * what a reconnect mends while the connection comes back within the connect timeout. Writes
+ * each item's result, told what the earlier windows did (attempts.ts), into `results`.
+ */
+async function inWindow(
+  target: Connection | AdmissionTarget,
+  items: readonly Item[],
+  ownKeys: ReadonlySet<number>,
+  results: AdmissionResult[],
+  earlier: readonly (AdmissionResult | undefined)[],
+  times: WindowTimes,
+): Promise<void> {
+  let live = items.map((item) => ({ ...item }));
   let connection: Connection;
   try {
     connection = 'client' in target ? target : await target.connection();
   } catch (error) {
     const failure = classifyFailure(error);
     for (const item of live) results[item.index] = failure;
-    return results;
+    return;
   }
   const { client, config } = connection;
-  const now = Date.now();
-  const deadlineMs = admitting.deadlineMs ?? Number.POSITIVE_INFINITY;
-  const againUntil = Math.min(admitting.resendUntilMs ?? resendUntil(config, now), deadlineMs);
-  const healUntil = Math.min(now + config.connectTimeoutMs, againUntil);
-  const attempts = new Attempts(prepared.ownKeys, live, admitting.earlier);
+  const { deadlineMs, againUntil, onSend } = times;
+  const healUntil = Math.min(Date.now() + config.connectTimeoutMs, againUntil);
+  const attempts = new Attempts(ownKeys, live, earlier);
   noteUse(client);
   for (const item of live) if (item.idSource === MINTED_ID) propose(connection, item);
   for (let attempt = 1; ; attempt++) {
@@ -201,7 +248,7 @@ export async function admitPrepared(
         for (const item of round) results[item.index] = tooLate();
         break;
       }
-      for (const item of round) admitting.onSend?.(item.index, item.id);
+      for (const item of round) onSend?.(item.index, item.id);
       round = await admitRound(connection, round, results);
       sendUntil = againUntil;
     }
@@ -221,14 +268,16 @@ export async function admitPrepared(
     if (mendable.length === 0) break;
     live = mendable;
   }
-  return results.map((result, index) => attempts.settled(index, result));
+  for (const item of items) {
+    results[item.index] = attempts.settled(item.index, results[item.index] as AdmissionResult);
+  }
 }
 
 function nodeOf(client: Connection['client'], item: Item): string {
   return nodeNameOf(client, trustedQueueKeys(item.queue).slot);
 }
 
-/** Sends of one admission at most: the first, and two after a reconnect. */
+/** Sends of one admission in one reconnect window at most: the first, and two after a reconnect. */
 const HEAL_ATTEMPTS = 3;
 
 function tooLate(): EmqError {
