@@ -15,9 +15,11 @@ import { CALLER_ID, MINTED_ID } from '../families/family.js';
 import {
   assertCallerIdTime,
   assertIdempotencyKey,
-  assertJobId,
-  assertQueue,
+  checkedJobId,
+  checkedQueue,
+  type JobId,
   type KeyNamespace,
+  type QueueName,
   recordField,
   trustedQueueKeys,
 } from '../keyspace/keyspace.js';
@@ -89,13 +91,34 @@ export interface AdmissionTarget {
   connection(): Promise<Connection>;
 }
 
+/**
+ * A request whose queue a face checked where it entered (checkedQueue, in its path): the core
+ * does not check it again. Every other field is checked here, as for any request.
+ */
+export interface CheckedRequest extends EnqueueRequest {
+  readonly queue: QueueName;
+}
+
 /** Admits one job. Throws the EmqError when it is not admitted. */
 export async function enqueue(
   target: Connection | AdmissionTarget,
   request: EnqueueRequest,
   invocation: Invocation = {},
 ): Promise<Admitted> {
-  const [result] = await enqueueMany(target, [request], invocation);
+  return theOne(await enqueueMany(target, [request], invocation));
+}
+
+/** `enqueue` of a request whose queue its face checked already. */
+export async function enqueueChecked(
+  target: Connection | AdmissionTarget,
+  request: CheckedRequest,
+  invocation: Invocation = {},
+): Promise<Admitted> {
+  const prepared = prepareChecked(target.config, [request], invocation);
+  return theOne(await admitPrepared(target, prepared, invocation));
+}
+
+function theOne([result]: readonly AdmissionResult[]): Admitted {
   if (result instanceof EmqError) throw result;
   if (result === undefined) throw new UnavailableError('The request produced no result; retry it.');
   return result;
@@ -125,6 +148,24 @@ export function prepare(
   requests: readonly RequestOrFault[],
   invocation: Invocation = {},
 ): Prepared {
+  return prepareEach(config, requests, invocation, (request) => checkedQueue(request.queue));
+}
+
+/** `prepare` for requests whose queue their face checked already. */
+export function prepareChecked(
+  config: Config,
+  requests: readonly (CheckedRequest | EmqError)[],
+  invocation: Invocation = {},
+): Prepared {
+  return prepareEach(config, requests, invocation, (request) => request.queue);
+}
+
+function prepareEach<Request extends EnqueueRequest>(
+  config: Config,
+  requests: readonly (Request | EmqError)[],
+  invocation: Invocation,
+  queueOf: (request: Request) => QueueName,
+): Prepared {
   const call = invocation.id ?? randomUUID();
   const nowMs = invocation.nowMs ?? Date.now();
   const results = new Array<AdmissionResult | undefined>(requests.length);
@@ -132,10 +173,10 @@ export function prepare(
   const items: Item[] = [];
   const ownKeys = new Set<number>();
   for (let index = 0; index < requests.length; index++) {
-    const request = requests[index] as RequestOrFault;
+    const request = requests[index] as Request | EmqError;
     try {
       if (request instanceof EmqError) throw request;
-      items.push(itemOf(request, index, call, nowMs, config));
+      items.push(itemOf(request, queueOf(request), index, call, nowMs, config));
       if (request.id === undefined && request.idempotencyKey === undefined) ownKeys.add(index);
     } catch (error) {
       const fault = classifyFailure(error);
@@ -286,16 +327,19 @@ function tooLate(): EmqError {
   );
 }
 
-/** Checks one request (SPEC: before any I/O) and names its key. Throws InvalidInputError. */
+/**
+ * Checks one request whose queue is checked (before any I/O: docs/security.md) and names its
+ * key. Throws InvalidInputError.
+ */
 function itemOf(
   request: EnqueueRequest,
+  queue: QueueName,
   index: number,
   call: string,
   nowMs: number,
   config: Config,
 ): Item {
-  const { queue, id } = request;
-  assertQueue(queue);
+  const { id } = request;
   const payload = toBuffer(request.payload);
   if (payload.byteLength > config.maxPayloadBytes) {
     throw new InvalidInputError(
@@ -305,8 +349,9 @@ function itemOf(
   }
   let namespace: KeyNamespace;
   let key: string;
+  let jobId = '' as JobId;
   if (id !== undefined) {
-    assertJobId(id, request.idAdvice);
+    jobId = checkedJobId(id, request.idAdvice);
     // Pending order is id order: a caller's id must not jump ahead of waiting jobs.
     assertCallerIdTime(id, config.callerIdMaxAgeMs, request.sentAtMs ?? nowMs, request.idAdvice);
     namespace = 'id';
@@ -326,7 +371,8 @@ function itemOf(
     queue,
     payload,
     idSource: id === undefined ? MINTED_ID : CALLER_ID,
-    id: id ?? '',
+    // A minted id is proposed before the first send (admission-calls.ts propose).
+    id: jobId,
     digest: payloadDigest(payload),
     field: recordField(namespace, key),
     proposals: 0,
