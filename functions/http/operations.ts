@@ -109,7 +109,7 @@ async function enqueueJob(call: Call<PathParams<'/queues/{queue}/jobs'>>): Promi
   return { kind: admitted.status, response: admittedResponse(admitted, location, requestId) };
 }
 
-/** `POST /queues/{queue}/jobs/batch` (docs/wire.md). */
+/** `POST /queues/{queue}/jobs/batch`: many jobs in one request (openapi/openapi.yaml). */
 async function enqueueBatch(call: Call<PathParams<'/queues/{queue}/jobs/batch'>>): Promise<Answer> {
   const { request, requestId, learn } = call;
   const { queue, admission } = admissionFor(call);
