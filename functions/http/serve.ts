@@ -85,23 +85,17 @@ export async function serve(
 /** The answer for a failure at any point of a request. */
 export function failed(trace: Trace, error: unknown, requestId: string): Served {
   const problem = problemOf(error);
-  if (keylessMaybeWritten(trace, error)) {
-    const advice = putAdvice(
-      problem,
-      jobLocation(trace.base ?? '', trace.queue ?? '', error.jobId),
-    );
-    return {
-      ...trace,
-      jobId: error.jobId,
-      response: problemResponse(advice, requestId),
-      kind: advice.code,
-      error,
-    };
-  }
+  // A keyless POST that may have written its job names it, and how to PUT it.
+  const written = keylessMaybeWritten(trace, error) ? error.jobId : undefined;
+  const answered =
+    written === undefined
+      ? problem
+      : putAdvice(problem, jobLocation(trace.base ?? '', trace.queue ?? '', written));
   return {
     ...trace,
-    response: problemResponse(problem, requestId),
-    kind: problem.code,
+    ...(written === undefined ? {} : { jobId: written }),
+    response: problemResponse(answered, requestId),
+    kind: answered.code,
     error,
   };
 }
