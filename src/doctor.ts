@@ -9,7 +9,13 @@ import { type Connection, type ConnectOptions, connect } from './connection/conn
 import { type FenceReading, readNodes } from './connection/node-reading.js';
 import { nodeClientOf } from './connection/transport.js';
 import { MINTED_ID } from './families/family.js';
-import { queueSlot, trustedPendingKey, trustedRecordSlotKeys } from './keyspace/keyspace.js';
+import {
+  checkedQueue,
+  type QueueName,
+  slotOf,
+  trustedPendingKey,
+  trustedRecordSlotKeys,
+} from './keyspace/keyspace.js';
 import { classifyFailure } from './outcomes/outcome-rules.js';
 import type { EmqError } from './outcomes/outcomes.js';
 
@@ -135,10 +141,10 @@ async function waitCheck(connection: Connection): Promise<Finding> {
 }
 
 /** A queue name whose slot `node` serves (the client itself when standalone). */
-function queueServedBy(client: Valkey | Cluster, node: Valkey): string | undefined {
+function queueServedBy(client: Valkey | Cluster, node: Valkey): QueueName | undefined {
   for (let n = 0; n < 100_000; n++) {
-    const queue = `emq-doctor-${n}`;
-    if (nodeClientOf(client, queueSlot(queue)) === node) return queue;
+    const queue = checkedQueue(`emq-doctor-${n}`);
+    if (nodeClientOf(client, slotOf(trustedPendingKey(queue))) === node) return queue;
     if (!client.isCluster) return queue;
   }
   return undefined;

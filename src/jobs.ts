@@ -7,7 +7,15 @@ import type { Cluster, Valkey } from 'iovalkey';
 import type { Connection } from './connection/connector.js';
 import { KeyedCommand } from './families/command.js';
 import { SCRIPT_SHA } from './families/library.js';
-import { jobKey, pendingKey, recordSlotKeys } from './keyspace/keyspace.js';
+import {
+  checkedJobId,
+  checkedQueue,
+  type JobId,
+  pendingKey,
+  type QueueName,
+  recordSlotKeys,
+  trustedJobKey,
+} from './keyspace/keyspace.js';
 import { classifyFailure } from './outcomes/outcome-rules.js';
 
 export interface JobRow {
@@ -17,12 +25,22 @@ export interface JobRow {
 }
 
 /** Reads a job row back, or null when there is none (never enqueued, or consumed). */
-export async function readJob(
+export function readJob(
   target: { readonly client: Valkey | Cluster },
   queue: string,
   id: string,
 ): Promise<JobRow | null> {
-  const key = jobKey(queue, id);
+  // Checked before any I/O: a bad queue or id throws InvalidInputError here.
+  return readCheckedJob(target, checkedQueue(queue), checkedJobId(id));
+}
+
+/** `readJob` of a queue and id their face checked already (its boundary). */
+export async function readCheckedJob(
+  target: { readonly client: Valkey | Cluster },
+  queue: QueueName,
+  id: JobId,
+): Promise<JobRow | null> {
+  const key = trustedJobKey(queue, id);
   let row: Record<string, Buffer>;
   try {
     row = await target.client.hgetallBuffer(key);

@@ -6,11 +6,12 @@
  */
 import { isUtf8 } from 'node:buffer';
 import {
+  type CheckedRequest,
   type EnqueueRequest,
   type Prepared,
-  prepare,
-  type RequestOrFault,
+  prepareChecked,
 } from '../../src/admission/admission.js';
+import type { QueueName } from '../../src/keyspace/keyspace.js';
 import { EmqError, InvalidInputError } from '../../src/outcomes/outcomes.js';
 import type { Config } from '../../src/settings/config.js';
 import { decodeBase64 } from '../shared/base64.js';
@@ -53,13 +54,13 @@ const ITEM_ID_ADVICE =
  * keyed by the invocation. Throws BatchRefusal naming every item at fault; nothing is sent.
  */
 export function checkedBatch(
-  queue: string,
+  queue: QueueName,
   body: Buffer,
   config: Config,
   invocation: { readonly id: string; readonly nowMs?: number },
 ): Prepared {
   const requests = parseBatch(queue, body);
-  const prepared = prepare(config, requests, invocation);
+  const prepared = prepareChecked(config, requests, invocation);
   const faults = [...prepared.faults];
   for (const fault of sharedKeyFaults(requests)) {
     if (!faults.some(({ index }) => index === fault.index)) faults.push(fault);
@@ -79,7 +80,7 @@ export function checkedBatch(
  * equal payloads the items stay: the later one answers as the duplicate of the earlier.
  */
 function sharedKeyFaults(
-  requests: readonly RequestOrFault[],
+  requests: readonly (EnqueueRequest | EmqError)[],
 ): { readonly index: number; readonly error: InvalidInputError }[] {
   const byKey = new Map<string, { index: number; request: EnqueueRequest }[]>();
   requests.forEach((request, index) => {
@@ -120,7 +121,7 @@ function samePayload(a: EnqueueRequest, b: EnqueueRequest): boolean {
 }
 
 /** The body's items as requests (or their shape faults), in order. Throws BatchRefusal. */
-export function parseBatch(queue: string, body: Buffer): RequestOrFault[] {
+export function parseBatch(queue: QueueName, body: Buffer): (CheckedRequest | EmqError)[] {
   // Decoding replaces bytes that are not UTF-8 with U+FFFD: a payload would be stored changed.
   if (!isUtf8(body)) throw notUtf8(body);
   return jobsOf(body).map((item) => {
@@ -216,7 +217,7 @@ function quoteName(name: string): string {
   return name.length > 32 ? `${JSON.stringify(name.slice(0, 32))}…` : JSON.stringify(name);
 }
 
-function requestOf(queue: string, item: unknown): EnqueueRequest {
+function requestOf(queue: QueueName, item: unknown): CheckedRequest {
   if (!isObject(item)) throw malformed('A job must be an object with a "payload".');
   const unknown = Object.keys(item).filter((name) => !ITEM_FIELDS.has(name));
   if (unknown.length > 0) {

@@ -14,6 +14,7 @@ import {
   admitPrepared,
 } from '../../src/admission/admission.js';
 import type { AdmissionResult } from '../../src/admission/admission-calls.js';
+import type { QueueName } from '../../src/keyspace/keyspace.js';
 import { EmqError, RetryableError } from '../../src/outcomes/outcomes.js';
 import { checkedBatch } from './batch-body.js';
 import {
@@ -48,7 +49,7 @@ export interface BatchServed {
 
 /** Parses (throws before any I/O on a bad body), admits, answers. */
 export async function serveBatch(
-  queue: string,
+  queue: QueueName,
   body: Buffer,
   requestId: string,
   admission: AdmissionTarget,

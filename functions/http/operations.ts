@@ -5,15 +5,41 @@
  * every operation, its call typed with the path's variables. (The Lambda entry is handler.ts.)
  */
 import type { Operation, OperationId } from '../../openapi/operations.js';
-import { type AdmissionTarget, type Admitting, enqueue } from '../../src/admission/admission.js';
-import { readJob } from '../../src/jobs.js';
-import { assertJobId, assertQueue } from '../../src/keyspace/keyspace.js';
+import {
+  type AdmissionTarget,
+  type Admitting,
+  enqueueChecked,
+} from '../../src/admission/admission.js';
+import { readCheckedJob } from '../../src/jobs.js';
+import { checkedJobId, checkedQueue, type QueueName } from '../../src/keyspace/keyspace.js';
 import { InvalidInputError } from '../../src/outcomes/outcomes.js';
-import { serveBatch } from './batch.js';
+import { type BatchCounts, serveBatch } from './batch.js';
 import type { HttpRequest } from './event.js';
-import { admittedResponse, jobLocation, jobResponse, problemResponse } from './responses.js';
+import {
+  admittedResponse,
+  type HttpResponse,
+  jobLocation,
+  jobResponse,
+  type ProblemCode,
+  problemResponse,
+} from './responses.js';
 import type { PathParams } from './routes.js';
-import type { Answer, HttpServices, Trace } from './serve.js';
+
+/** What the request needs of its container; tests pass their own. */
+export interface HttpServices {
+  /** The container's configuration and its connection, opened on first use (a failed open is retried next time). */
+  admission(): AdmissionTarget;
+}
+
+/** What an operation learns on the way that the request's log line and failure answer say. */
+export interface Learnt {
+  /** The job the request names or was answered with. */
+  readonly jobId?: string;
+  /** A POST without Idempotency-Key: only its minted id can name its job to a retry. */
+  readonly keyless?: boolean;
+  /** A batch request's counts. */
+  readonly batch?: BatchCounts;
+}
 
 /** One matched request, as the function serving its operation gets it. */
 export interface Call<Params> {
@@ -24,8 +50,21 @@ export interface Call<Params> {
   readonly base: string;
   readonly requestId: string;
   readonly services: HttpServices;
-  /** What the request has learnt so far; the function adds what its log line should say. */
-  readonly trace: Trace;
+  /** Sends nothing past the answer's deadline, and tells each admission's id as it is sent. */
+  readonly admitting: Admitting;
+  /** Tells the request what the operation learnt, as soon as it knows it (serve.ts keeps it). */
+  readonly learn: (learnt: Learnt) => void;
+}
+
+/** What a request was answered, named in logs and metrics (`outcome`): a success word or the problem's code. */
+export type AnswerKind = 'enqueued' | 'duplicate' | 'found' | 'batch' | ProblemCode;
+
+/** An operation's answer: the response, and its kind for the log line. */
+export interface Answer {
+  readonly response: HttpResponse;
+  readonly kind: AnswerKind;
+  /** The failure behind a problem response, for the log's error class and code. Default: none. */
+  readonly error?: unknown;
 }
 
 type Operate<Params> = (call: Call<Params>) => Promise<Answer>;
@@ -56,38 +95,32 @@ export function operate(operationId: OperationId): Operate<Readonly<Record<strin
 
 /** `POST /queues/{queue}/jobs`: a minted id, or the Idempotency-Key's job. */
 async function enqueueJob(call: Call<PathParams<'/queues/{queue}/jobs'>>): Promise<Answer> {
-  const { request, params, base, requestId, trace } = call;
-  const admission = admissionFor(call);
+  const { request, base, requestId, learn } = call;
+  const { queue, admission } = admissionFor(call);
   const idempotencyKey = idempotencyKeyOf(request);
-  trace.keyless = idempotencyKey === undefined;
-  const admitted = await enqueue(
+  learn({ keyless: idempotencyKey === undefined });
+  const admitted = await enqueueChecked(
     admission,
-    { queue: params.queue, payload: request.body, idempotencyKey, origin: 'http' },
-    { ...admitting(trace), id: requestId },
+    { queue, payload: request.body, idempotencyKey, origin: 'http' },
+    { ...call.admitting, id: requestId },
   );
-  trace.jobId = admitted.id;
-  const location = jobLocation(base, params.queue, admitted.id);
+  learn({ jobId: admitted.id });
+  const location = jobLocation(base, queue, admitted.id);
   return { kind: admitted.status, response: admittedResponse(admitted, location, requestId) };
 }
 
-/** `POST /queues/{queue}/jobs/batch` (SPEC §8a). */
+/** `POST /queues/{queue}/jobs/batch`: many jobs in one request (openapi/openapi.yaml). */
 async function enqueueBatch(call: Call<PathParams<'/queues/{queue}/jobs/batch'>>): Promise<Answer> {
-  const { request, params, requestId, trace } = call;
-  const admission = admissionFor(call);
+  const { request, requestId, learn } = call;
+  const { queue, admission } = admissionFor(call);
   if (request.headers['idempotency-key'] !== undefined) {
     throw new InvalidInputError(
       'EMQ_INVALID_REQUEST',
       'Idempotency-Key applies to single POSTs; give each job of a batch its own "idempotencyKey" (or "id").',
     );
   }
-  const batch = await serveBatch(
-    params.queue,
-    request.body,
-    requestId,
-    admission,
-    admitting(trace),
-  );
-  trace.batch = batch.counts;
+  const batch = await serveBatch(queue, request.body, requestId, admission, call.admitting);
+  learn({ batch: batch.counts });
   return {
     kind: batch.problem?.code ?? 'batch',
     response: batch.response,
@@ -95,51 +128,45 @@ async function enqueueBatch(call: Call<PathParams<'/queues/{queue}/jobs/batch'>>
   };
 }
 
-/** `PUT /queues/{queue}/jobs/{id}`: the id is the request's key (SPEC §5), so an Idempotency-Key adds nothing. */
+/** `PUT /queues/{queue}/jobs/{id}`: the id is the request's key (docs/wire.md), so an Idempotency-Key adds nothing. */
 async function putJob(call: Call<PathParams<'/queues/{queue}/jobs/{id}'>>): Promise<Answer> {
-  const { request, params, base, requestId, trace } = call;
-  const admission = admissionFor(call);
-  const put = {
-    queue: params.queue,
-    payload: request.body,
-    id: params.id,
-    idAdvice: PUT_ID_ADVICE,
-  };
-  const admitted = await enqueue(admission, put, { ...admitting(trace), id: requestId });
-  const location = jobLocation(base, params.queue, admitted.id);
+  const { request, params, base, requestId } = call;
+  const { queue, admission } = admissionFor(call);
+  // The id is checked by the core, with its age, which needs the configuration.
+  const put = { queue, payload: request.body, id: params.id, idAdvice: PUT_ID_ADVICE };
+  const admitted = await enqueueChecked(admission, put, { ...call.admitting, id: requestId });
+  const location = jobLocation(base, queue, admitted.id);
   return { kind: admitted.status, response: admittedResponse(admitted, location, requestId) };
 }
 
 /** `GET /queues/{queue}/jobs/{id}`, and HEAD: the job read back. */
 async function getJob(call: Call<PathParams<'/queues/{queue}/jobs/{id}'>>): Promise<Answer> {
-  const { params, requestId } = call;
-  const admission = admissionFor(call);
-  assertJobId(params.id, GET_ID_ADVICE);
-  const row = await readJob(await admission.connection(), params.queue, params.id);
+  const { requestId } = call;
+  const { queue, admission } = admissionFor(call);
+  const id = checkedJobId(call.params.id, GET_ID_ADVICE);
+  const row = await readCheckedJob(await admission.connection(), queue, id);
   if (row !== null) {
-    return { kind: 'found', response: jobResponse(params.queue, params.id, row, requestId) };
+    return { kind: 'found', response: jobResponse(queue, id, row, requestId) };
   }
   const problem = {
     status: 404,
     code: 'EMQ_JOB_NOT_FOUND',
-    detail: `Queue ${params.queue} has no job ${params.id} (never enqueued, or already consumed).`,
+    detail: `Queue ${queue} has no job ${id} (never enqueued, or already consumed).`,
     retryable: false,
   } as const;
   return { kind: problem.code, response: problemResponse(problem, requestId) };
 }
 
-/** The queue is checked before the container's admission is asked for (its configuration may be at fault). */
-function admissionFor(call: Call<{ readonly queue: string }>): AdmissionTarget {
-  assertQueue(call.params.queue);
-  return call.services.admission();
-}
-
-/** Sends nothing past the answer's deadline, and notes each admission's id as it is sent. */
-function admitting(trace: Trace): Admitting {
-  return {
-    deadlineMs: trace.deadlineMs,
-    onSend: (index: number, id: string) => trace.sent.set(index, id),
-  };
+/**
+ * The path's queue, checked once here (past it, only trusted builders), before the
+ * container's admission is asked for: its configuration may be at fault.
+ */
+function admissionFor(call: Call<{ readonly queue: string }>): {
+  readonly queue: QueueName;
+  readonly admission: AdmissionTarget;
+} {
+  const queue = checkedQueue(call.params.queue);
+  return { queue, admission: call.services.admission() };
 }
 
 /**

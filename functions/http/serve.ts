@@ -5,14 +5,12 @@
  * request's log line.
  */
 import type { Operation } from '../../openapi/operations.js';
-import type { AdmissionTarget } from '../../src/admission/admission.js';
 import { EmqError, UnavailableError } from '../../src/outcomes/outcomes.js';
 import type { BatchCounts } from './batch.js';
 import { type EventFormat, type ReadEvent, readEvent } from './event.js';
-import { operate } from './operations.js';
+import { type Answer, type HttpServices, type Learnt, operate } from './operations.js';
 import {
   batchOutOfTime,
-  type HttpResponse,
   jobLocation,
   type ProblemCode,
   problemOf,
@@ -22,40 +20,39 @@ import {
 } from './responses.js';
 import { matchRoute, ROUTE_LIST } from './routes.js';
 
-/** What the request needs of its container; tests pass their own. */
-export interface HttpServices {
-  /** The container's configuration and its connection, opened on first use (a failed open is retried next time). */
-  admission(): AdmissionTarget;
-}
+export type { HttpServices } from './operations.js';
 
-/** What is known of a request so far; filled in as it is served. */
+/** What is known of a request so far; filled in as it is served, by `learn` alone. */
 export interface Trace {
-  format?: EventFormat;
+  readonly format?: EventFormat;
   /** The operation its route matched; none yet, or never (404, 405, a refused event). */
-  operation?: Operation;
-  queue?: string;
-  jobId?: string;
+  readonly operation?: Operation;
+  readonly queue?: string;
+  readonly jobId?: string;
   /** A batch request's counts. */
-  batch?: BatchCounts;
+  readonly batch?: BatchCounts;
   /** The path in front of `/queues/...`, for the job's URL. */
-  base?: string;
+  readonly base?: string;
   /** A POST without Idempotency-Key: only its minted id can name its job to a retry. */
-  keyless?: boolean;
+  readonly keyless?: boolean;
   /** When the answer is due (Date.now() ms): nothing is sent from then on. Default: none. */
-  deadlineMs?: number;
+  readonly deadlineMs?: number;
   /** Each admission's id as it was sent, by its index in the request. */
-  readonly sent: Map<number, string>;
+  readonly sent: ReadonlyMap<number, string>;
 }
 
-/** What a request was answered, named in logs and metrics (`outcome`): a success word or the problem's code. */
-export type AnswerKind = 'enqueued' | 'duplicate' | 'found' | 'batch' | ProblemCode;
+/** What is learnt of a request at one point: its facts, or an admission's id as it is sent. */
+type Facts = Partial<Omit<Trace, 'sent' | 'deadlineMs'>> & {
+  readonly sent?: { readonly index: number; readonly id: string };
+};
 
-/** An operation's answer: the response, and its kind for the log line. */
-export interface Answer {
-  readonly response: HttpResponse;
-  readonly kind: AnswerKind;
-  /** The failure behind a problem response, for the log's error class and code. Default: none. */
-  readonly error?: unknown;
+/**
+ * The one place a trace is written. It is kept as the request goes, not returned at its end,
+ * because the answer at the deadline (outOfTime) is built from it while the request still runs.
+ */
+function learn(trace: Trace, { sent, ...facts }: Facts): void {
+  Object.assign(trace, facts);
+  if (sent !== undefined) (trace.sent as Map<number, string>).set(sent.index, sent.id);
 }
 
 /** A request served: its answer and what was learnt on the way. */
@@ -87,15 +84,18 @@ export async function serve(
 
 /** The answer for a failure at any point of a request. */
 export function failed(trace: Trace, error: unknown, requestId: string): Served {
-  let problem = problemOf(error);
-  if (keylessMaybeWritten(trace, error)) {
-    trace.jobId = error.jobId;
-    problem = putAdvice(problem, jobLocation(trace.base ?? '', trace.queue ?? '', error.jobId));
-  }
+  const problem = problemOf(error);
+  // A keyless POST that may have written its job names it, and how to PUT it.
+  const written = keylessMaybeWritten(trace, error) ? error.jobId : undefined;
+  const answered =
+    written === undefined
+      ? problem
+      : putAdvice(problem, jobLocation(trace.base ?? '', trace.queue ?? '', written));
   return {
     ...trace,
-    response: problemResponse(problem, requestId),
-    kind: problem.code,
+    ...(written === undefined ? {} : { jobId: written }),
+    response: problemResponse(answered, requestId),
+    kind: answered.code,
     error,
   };
 }
@@ -149,7 +149,7 @@ async function answer(
 ): Promise<Served> {
   if (read.refusal !== undefined) throw read.refusal;
   const { request } = read;
-  trace.format = request.format;
+  learn(trace, { format: request.format });
   const match = matchRoute(request.method, request.segments, request.mount);
   if (match.kind === 'notFound') {
     return refused(trace, requestId, {
@@ -167,11 +167,8 @@ async function answer(
     });
   }
   const { operation, params, base } = match;
-  trace.operation = operation;
   // The log's `queue` and `id` are the path's variables of those names, where it has them.
-  trace.queue = params.queue;
-  trace.jobId = params.id;
-  trace.base = base;
+  learn(trace, { operation, queue: params.queue, jobId: params.id, base });
   // Awaited before the trace is copied: the operation adds to it.
   const answered = await operate(operation.operationId)({
     request,
@@ -179,7 +176,11 @@ async function answer(
     base,
     requestId,
     services,
-    trace,
+    admitting: {
+      deadlineMs: trace.deadlineMs,
+      onSend: (index, id) => learn(trace, { sent: { index, id } }),
+    },
+    learn: (learnt: Learnt) => learn(trace, learnt),
   });
   return { ...trace, ...answered };
 }

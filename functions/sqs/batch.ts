@@ -6,15 +6,8 @@
  * group goes on, as SQS's own redrive would move it aside.
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import {
-  type AdmissionTarget,
-  enqueueMany,
-  type RequestOrFault,
-} from '../../src/admission/admission.js';
-import type { AdmissionResult } from '../../src/admission/admission-calls.js';
-import { mendedByReconnecting } from '../../src/outcomes/outcome-rules.js';
+import { type AdmissionTarget, enqueueMany } from '../../src/admission/admission.js';
 import { EmqError, InvalidInputError } from '../../src/outcomes/outcomes.js';
-import { ADMISSION_PASSES, resendUntil } from '../../src/settings/resend-span.js';
 import { log, oneWrite } from '../shared/log.js';
 import { batchResponse, mustRetry, type RecordDisposition } from './disposition.js';
 import { type DeadLetter, type DeadLetterResult, type DlqSender, sendDeadLetters } from './dlq.js';
@@ -61,9 +54,12 @@ export async function handleSqsBatch(
     });
     if (live.length === 0) continue;
     wavesRun += 1;
-    const results = await admitted(
-      deps,
+    // A record's retry waits out its visibility timeout: the core waits out a second
+    // reconnect window for it first, so one thaw never costs a record that wait.
+    const results = await enqueueMany(
+      deps.admission,
       live.map((index) => requestOf(records[index] as SQSRecord, config.defaultQueue)),
+      { deadlineMs: deps.deadlineMs, reconnectWindows: 2 },
     );
     const permanent: DeadLetter[] = [];
     live.forEach((index, at) => {
@@ -139,41 +135,6 @@ async function deadLetterNameless(
   );
   log('error', 'sqs event refused', { code: refusal.code, detail: refusal.message });
   throw refusal;
-}
-
-/**
- * One wave's admissions. A record whose connection was being re-established (a thaw, a
- * failover) is sent again in this invocation while its time allows, under the same key (its
- * message id, or its job id), so one thaw never costs the record a visibility timeout. Every
- * pass keeps to the one resend span the records' life is checked against (the core's
- * ADMISSION_PASSES: the first call, and one more).
- */
-async function admitted(
-  deps: SqsBatchDeps,
-  requests: readonly RequestOrFault[],
-): Promise<AdmissionResult[]> {
-  const { config } = deps.admission;
-  const admitting = { deadlineMs: deps.deadlineMs, resendUntilMs: resendUntil(config, Date.now()) };
-  const results = await enqueueMany(deps.admission, requests, admitting);
-  for (let pass = 1; pass < ADMISSION_PASSES; pass++) {
-    const again = results.flatMap((result, index) =>
-      result instanceof EmqError && mendedByReconnecting(result) ? [index] : [],
-    );
-    const now = Date.now();
-    const left = (deps.deadlineMs ?? Number.POSITIVE_INFINITY) - now;
-    if (again.length === 0 || now >= admitting.resendUntilMs) break;
-    if (left < config.connectTimeoutMs + config.commandTimeoutMs) break;
-    const more = await enqueueMany(
-      deps.admission,
-      again.map((index) => requests[index] as RequestOrFault),
-      // What the first pass may have written is this pass's own (a duplicate of it is admitted).
-      { ...admitting, earlier: again.map((index) => results[index]) },
-    );
-    again.forEach((index, at) => {
-      results[index] = more[at] as AdmissionResult;
-    });
-  }
-  return results;
 }
 
 async function deadLetter(

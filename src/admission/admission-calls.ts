@@ -15,7 +15,12 @@ import {
   MAX_ADMISSIONS_PER_CALL,
   MINTED_ID,
 } from '../families/family.js';
-import { trustedJobKey, trustedQueueKeys } from '../keyspace/keyspace.js';
+import {
+  type JobId,
+  type QueueName,
+  trustedJobKey,
+  trustedQueueKeys,
+} from '../keyspace/keyspace.js';
 import { classifyFailure } from '../outcomes/outcome-rules.js';
 import {
   ConflictError,
@@ -44,11 +49,11 @@ const MAX_PROPOSALS = 4;
 /** A valid request on its way. */
 export interface Item {
   readonly index: number;
-  readonly queue: string;
+  readonly queue: QueueName;
   readonly payload: Buffer;
   readonly idSource: IdSource;
-  /** The caller's id, else the current proposal. */
-  id: string;
+  /** The caller's id, else the current proposal (empty until propose gives the first). */
+  id: JobId;
   readonly digest: string;
   /** The key's record field (docs/wire.md "Idempotency records"). */
   readonly field: string;
@@ -65,7 +70,8 @@ export interface Call {
 
 /** Gives a minted admission its next proposal. */
 export function propose(connection: Connection, item: Item): void {
-  item.id = connection.mintId();
+  // Minted here: as trusted as a checked id.
+  item.id = connection.mintId() as JobId;
   item.proposals += 1;
 }
 

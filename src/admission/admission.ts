@@ -15,16 +15,18 @@ import { CALLER_ID, MINTED_ID } from '../families/family.js';
 import {
   assertCallerIdTime,
   assertIdempotencyKey,
-  assertJobId,
-  assertQueue,
+  checkedJobId,
+  checkedQueue,
+  type JobId,
   type KeyNamespace,
+  type QueueName,
   recordField,
   trustedQueueKeys,
 } from '../keyspace/keyspace.js';
 import { classifyFailure, mendedByReconnecting, timedOut } from '../outcomes/outcome-rules.js';
 import { EmqError, InvalidInputError, UnavailableError } from '../outcomes/outcomes.js';
 import type { Config } from '../settings/config.js';
-import { resendUntil } from '../settings/resend-span.js';
+import { RECONNECT_WINDOWS, resendUntil } from '../settings/resend-span.js';
 import {
   type AdmissionResult,
   type Admitted,
@@ -65,13 +67,13 @@ export interface Admitting {
    */
   readonly onSend?: ((index: number, id: string) => void) | undefined;
   /**
-   * From when (Date.now() ms) nothing is sent again, only first sends: a face that calls the
-   * core again for the same requests gives every call one time, so all their sends stay within
-   * the resend span (src/settings/resend-span.ts). Default: resendUntil from this call's start.
+   * Reconnect windows the core waits out for what a reconnect mends before it answers: 1 for a
+   * caller that retries on its own soon after (told 503 with Retry-After), 2 for one whose retry
+   * is costly (an SQS record waits out its visibility timeout). A second window starts only
+   * while the resend span (src/settings/resend-span.ts) and the deadline leave it whole room.
+   * Default: 1.
    */
-  readonly resendUntilMs?: number | undefined;
-  /** An earlier call's results for the same requests, by index (attempts.ts). Default: none. */
-  readonly earlier?: readonly (AdmissionResult | undefined)[] | undefined;
+  readonly reconnectWindows?: 1 | 2 | undefined;
 }
 
 /** The invocation a batch of requests belongs to. */
@@ -89,13 +91,34 @@ export interface AdmissionTarget {
   connection(): Promise<Connection>;
 }
 
+/**
+ * A request whose queue a face checked where it entered (checkedQueue, in its path): the core
+ * does not check it again. Every other field is checked here, as for any request.
+ */
+export interface CheckedRequest extends EnqueueRequest {
+  readonly queue: QueueName;
+}
+
 /** Admits one job. Throws the EmqError when it is not admitted. */
 export async function enqueue(
   target: Connection | AdmissionTarget,
   request: EnqueueRequest,
   invocation: Invocation = {},
 ): Promise<Admitted> {
-  const [result] = await enqueueMany(target, [request], invocation);
+  return theOne(await enqueueMany(target, [request], invocation));
+}
+
+/** `enqueue` of a request whose queue its face checked already. */
+export async function enqueueChecked(
+  target: Connection | AdmissionTarget,
+  request: CheckedRequest,
+  invocation: Invocation = {},
+): Promise<Admitted> {
+  const prepared = prepareChecked(target.config, [request], invocation);
+  return theOne(await admitPrepared(target, prepared, invocation));
+}
+
+function theOne([result]: readonly AdmissionResult[]): Admitted {
   if (result instanceof EmqError) throw result;
   if (result === undefined) throw new UnavailableError('The request produced no result; retry it.');
   return result;
@@ -125,6 +148,24 @@ export function prepare(
   requests: readonly RequestOrFault[],
   invocation: Invocation = {},
 ): Prepared {
+  return prepareEach(config, requests, invocation, (request) => checkedQueue(request.queue));
+}
+
+/** `prepare` for requests whose queue their face checked already. */
+export function prepareChecked(
+  config: Config,
+  requests: readonly (CheckedRequest | EmqError)[],
+  invocation: Invocation = {},
+): Prepared {
+  return prepareEach(config, requests, invocation, (request) => request.queue);
+}
+
+function prepareEach<Request extends EnqueueRequest>(
+  config: Config,
+  requests: readonly (Request | EmqError)[],
+  invocation: Invocation,
+  queueOf: (request: Request) => QueueName,
+): Prepared {
   const call = invocation.id ?? randomUUID();
   const nowMs = invocation.nowMs ?? Date.now();
   const results = new Array<AdmissionResult | undefined>(requests.length);
@@ -132,10 +173,10 @@ export function prepare(
   const items: Item[] = [];
   const ownKeys = new Set<number>();
   for (let index = 0; index < requests.length; index++) {
-    const request = requests[index] as RequestOrFault;
+    const request = requests[index] as Request | EmqError;
     try {
       if (request instanceof EmqError) throw request;
-      items.push(itemOf(request, index, call, nowMs, config));
+      items.push(itemOf(request, queueOf(request), index, call, nowMs, config));
       if (request.id === undefined && request.idempotencyKey === undefined) ownKeys.add(index);
     } catch (error) {
       const fault = classifyFailure(error);
@@ -163,8 +204,8 @@ export function enqueueMany(
  * Sends what `prepare` checked; opens the connection only when something is to be sent. An
  * admission that fails in a way a reconnect mends (a connection closed while the container was
  * frozen, a silent node, a moved slot) is sent again, the same call under the same key, once
- * the connection is back: for at most the connect timeout, never past the deadline, and never
- * past the resend span that its idempotency record outlives.
+ * the connection is back: within each reconnect window for at most the connect timeout, never
+ * past the deadline, and never past the resend span that its idempotency record outlives.
  */
 export async function admitPrepared(
   target: Connection | AdmissionTarget,
@@ -172,23 +213,70 @@ export async function admitPrepared(
   admitting: Admitting = {},
 ): Promise<AdmissionResult[]> {
   const results = [...prepared.results] as AdmissionResult[];
-  // Items are the round's state (proposals, loads): each call sends copies.
-  let live = prepared.items.map((item) => ({ ...item }));
-  if (live.length === 0) return results;
+  if (prepared.items.length === 0) return results;
+  const { config } = target;
+  const deadlineMs = admitting.deadlineMs ?? Number.POSITIVE_INFINITY;
+  // Every window's sends keep to one span, counted from the first.
+  const againUntil = Math.min(resendUntil(config, Date.now()), deadlineMs);
+  const windows = Math.min(admitting.reconnectWindows ?? 1, RECONNECT_WINDOWS);
+  let items = prepared.items;
+  let earlier: readonly (AdmissionResult | undefined)[] = [];
+  for (let window = 1; ; window++) {
+    await inWindow(target, items, prepared.ownKeys, results, earlier, {
+      deadlineMs,
+      againUntil,
+      onSend: admitting.onSend,
+    });
+    if (window >= windows) break;
+    const again = items.filter((item) => {
+      const result = results[item.index];
+      return result instanceof EmqError && mendedByReconnecting(result);
+    });
+    const now = Date.now();
+    if (again.length === 0 || now >= againUntil) break;
+    // A window starts only with room for its whole wait and its last send's reply.
+    if (deadlineMs - now < config.connectTimeoutMs + config.commandTimeoutMs) break;
+    // What the earlier window may have written is this one's own (a duplicate of it is admitted).
+    earlier = [...results];
+    items = again;
+  }
+  return results;
+}
+
+/** When a window's sends must stop, and whom to tell of each send. */
+interface WindowTimes {
+  readonly deadlineMs: number;
+  /** From when only an admission's first send may still go out. */
+  readonly againUntil: number;
+  readonly onSend: Admitting['onSend'];
+}
+
+/**
+ * One reconnect window: sends the items (copies: they hold the round's state), and sends again
+ * what a reconnect mends while the connection comes back within the connect timeout. Writes
+ * each item's result, told what the earlier windows did (attempts.ts), into `results`.
+ */
+async function inWindow(
+  target: Connection | AdmissionTarget,
+  items: readonly Item[],
+  ownKeys: ReadonlySet<number>,
+  results: AdmissionResult[],
+  earlier: readonly (AdmissionResult | undefined)[],
+  times: WindowTimes,
+): Promise<void> {
+  let live = items.map((item) => ({ ...item }));
   let connection: Connection;
   try {
     connection = 'client' in target ? target : await target.connection();
   } catch (error) {
     const failure = classifyFailure(error);
     for (const item of live) results[item.index] = failure;
-    return results;
+    return;
   }
   const { client, config } = connection;
-  const now = Date.now();
-  const deadlineMs = admitting.deadlineMs ?? Number.POSITIVE_INFINITY;
-  const againUntil = Math.min(admitting.resendUntilMs ?? resendUntil(config, now), deadlineMs);
-  const healUntil = Math.min(now + config.connectTimeoutMs, againUntil);
-  const attempts = new Attempts(prepared.ownKeys, live, admitting.earlier);
+  const { deadlineMs, againUntil, onSend } = times;
+  const healUntil = Math.min(Date.now() + config.connectTimeoutMs, againUntil);
+  const attempts = new Attempts(ownKeys, live, earlier);
   noteUse(client);
   for (const item of live) if (item.idSource === MINTED_ID) propose(connection, item);
   for (let attempt = 1; ; attempt++) {
@@ -201,7 +289,7 @@ export async function admitPrepared(
         for (const item of round) results[item.index] = tooLate();
         break;
       }
-      for (const item of round) admitting.onSend?.(item.index, item.id);
+      for (const item of round) onSend?.(item.index, item.id);
       round = await admitRound(connection, round, results);
       sendUntil = againUntil;
     }
@@ -221,14 +309,16 @@ export async function admitPrepared(
     if (mendable.length === 0) break;
     live = mendable;
   }
-  return results.map((result, index) => attempts.settled(index, result));
+  for (const item of items) {
+    results[item.index] = attempts.settled(item.index, results[item.index] as AdmissionResult);
+  }
 }
 
 function nodeOf(client: Connection['client'], item: Item): string {
   return nodeNameOf(client, trustedQueueKeys(item.queue).slot);
 }
 
-/** Sends of one admission at most: the first, and two after a reconnect. */
+/** Sends of one admission in one reconnect window at most: the first, and two after a reconnect. */
 const HEAL_ATTEMPTS = 3;
 
 function tooLate(): EmqError {
@@ -237,16 +327,19 @@ function tooLate(): EmqError {
   );
 }
 
-/** Checks one request (SPEC: before any I/O) and names its key. Throws InvalidInputError. */
+/**
+ * Checks one request whose queue is checked (before any I/O: docs/security.md) and names its
+ * key. Throws InvalidInputError.
+ */
 function itemOf(
   request: EnqueueRequest,
+  queue: QueueName,
   index: number,
   call: string,
   nowMs: number,
   config: Config,
 ): Item {
-  const { queue, id } = request;
-  assertQueue(queue);
+  const { id } = request;
   const payload = toBuffer(request.payload);
   if (payload.byteLength > config.maxPayloadBytes) {
     throw new InvalidInputError(
@@ -256,8 +349,9 @@ function itemOf(
   }
   let namespace: KeyNamespace;
   let key: string;
+  let jobId = '' as JobId;
   if (id !== undefined) {
-    assertJobId(id, request.idAdvice);
+    jobId = checkedJobId(id, request.idAdvice);
     // Pending order is id order: a caller's id must not jump ahead of waiting jobs.
     assertCallerIdTime(id, config.callerIdMaxAgeMs, request.sentAtMs ?? nowMs, request.idAdvice);
     namespace = 'id';
@@ -277,7 +371,8 @@ function itemOf(
     queue,
     payload,
     idSource: id === undefined ? MINTED_ID : CALLER_ID,
-    id: id ?? '',
+    // A minted id is proposed before the first send (admission-calls.ts propose).
+    id: jobId,
     digest: payloadDigest(payload),
     field: recordField(namespace, key),
     proposals: 0,

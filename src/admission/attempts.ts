@@ -20,7 +20,7 @@ export class Attempts {
   /** The requests keyed by the invocation itself (no key, no id): only it can have written them. */
   readonly #ownKeys: ReadonlySet<number>;
 
-  /** `earlier`: the results of an earlier call of this invocation for the same requests. */
+  /** `earlier`: the results of an earlier reconnect window of this invocation, by index. */
   constructor(
     ownKeys: ReadonlySet<number>,
     items: readonly Item[],

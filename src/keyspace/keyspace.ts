@@ -1,7 +1,9 @@
 /**
  * The keyspace (SPEC §1): the only module that builds key strings. Every key of a queue
  * carries the queue as its hash tag, so one call's keys live on one cluster slot.
- * Validation happens here, before any I/O, and throws InvalidInputError.
+ * Validation happens here, before any I/O, and throws InvalidInputError. A check returns its
+ * value branded (QueueName, JobId): the trusted builders take only branded values, so a value
+ * is checked once, where it enters, and never again past it.
  */
 import { hash } from 'node:crypto';
 import calculateSlot from 'cluster-key-slot';
@@ -13,6 +15,12 @@ export const wireKey = '{emq}:version';
 
 export const MAX_QUEUE_BYTES = 64;
 export const MAX_IDEMPOTENCY_KEY_BYTES = 256;
+declare const checked: unique symbol;
+/** A queue name that passed assertQueue: what the trusted builders take. */
+export type QueueName = string & { readonly [checked]: 'queue' };
+/** A job id that passed assertJobId, or one this host minted or read back. */
+export type JobId = string & { readonly [checked]: 'job id' };
+
 const QUEUE = /^[A-Za-z0-9._-]{1,64}$/;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,256}$/;
 
@@ -44,6 +52,18 @@ export function assertJobId(
       `Invalid job id ${describe(id)}: a job id is JOB followed by 11 characters of 0-9 A-Z a-z (14 in all) whose base62 value is below 2^64 (at most JOBLygHa16AHYF). ${advice}`,
     );
   }
+}
+
+/** The queue, checked (assertQueue) and branded for the trusted builders. */
+export function checkedQueue(queue: unknown): QueueName {
+  assertQueue(queue);
+  return queue as QueueName;
+}
+
+/** The job id, checked (assertJobId, `advice` as there) and branded for the trusted builders. */
+export function checkedJobId(id: unknown, advice?: string): JobId {
+  assertJobId(id, advice);
+  return id as JobId;
 }
 
 /** How far ahead of this host's clock a caller id may lie (clock skew between hosts). */
@@ -89,15 +109,12 @@ export function assertIdempotencyKey(key: unknown): asserts key is string {
 
 /** The job row: `emq:{q}:job:<id>`. */
 export function jobKey(queue: string, id: string): string {
-  assertQueue(queue);
-  assertJobId(id);
-  return trustedJobKey(queue, id);
+  return trustedJobKey(checkedQueue(queue), checkedJobId(id));
 }
 
 /** The pending set: `emq:{q}:pending`. */
 export function pendingKey(queue: string): string {
-  assertQueue(queue);
-  return trustedPendingKey(queue);
+  return trustedPendingKey(checkedQueue(queue));
 }
 
 /**
@@ -124,8 +141,7 @@ const RECORD_SLOTS = 4;
 
 /** A queue's record slots `emq:{q}:dedupe:0` .. `:3`, where its idempotency records live. */
 export function recordSlotKeys(queue: string): readonly string[] {
-  assertQueue(queue);
-  return trustedRecordSlotKeys(queue);
+  return trustedRecordSlotKeys(checkedQueue(queue));
 }
 
 /** The cluster slot of a key: CRC16/XMODEM of its hash tag, mod 16384. */
@@ -135,26 +151,25 @@ export function slotOf(key: string): number {
 
 /** The slot every key of `queue` lives on. */
 export function queueSlot(queue: string): number {
-  assertQueue(queue);
-  return trustedQueueSlot(queue);
+  return calculateSlot(trustedPendingKey(checkedQueue(queue)));
 }
 
-// The trusted builders skip validation: admission validates every request before its first
-// step (SPEC: before any I/O), and the rounds build several keys per request on the hot path.
-// Only for a queue and id that were validated, or an id this host minted or read back.
+// The trusted builders skip validation: they take only what a check branded (checkedQueue,
+// checkedJobId), so a face checks a value once, where it enters, before any I/O, and the
+// rounds build several keys per request on the hot path without checking it again.
 
 /** `emq:{q}:job:<id>` for a validated queue and id. */
-export function trustedJobKey(queue: string, id: string): string {
+export function trustedJobKey(queue: QueueName, id: JobId): string {
   return `emq:{${queue}}:job:${id}`;
 }
 
 /** `emq:{q}:pending` for a validated queue. */
-export function trustedPendingKey(queue: string): string {
+export function trustedPendingKey(queue: QueueName): string {
   return `emq:{${queue}}:pending`;
 }
 
 /** The record slots of a validated queue. */
-export function trustedRecordSlotKeys(queue: string): readonly string[] {
+export function trustedRecordSlotKeys(queue: QueueName): readonly string[] {
   return Array.from({ length: RECORD_SLOTS }, (_, slot) => `emq:{${queue}}:dedupe:${slot}`);
 }
 
@@ -167,13 +182,13 @@ export interface QueueKeys {
 
 /** Enough queues for any deployment's working set; past it the cache starts over. */
 const QUEUE_KEYS_CACHED = 1024;
-const queueKeys = new Map<string, QueueKeys>();
+const queueKeys = new Map<QueueName, QueueKeys>();
 
 /**
  * A validated queue's fixed keys, built once per queue rather than once per call (five
  * strings and a CRC16 each time otherwise).
  */
-export function trustedQueueKeys(queue: string): QueueKeys {
+export function trustedQueueKeys(queue: QueueName): QueueKeys {
   let found = queueKeys.get(queue);
   if (found === undefined) {
     if (queueKeys.size >= QUEUE_KEYS_CACHED) queueKeys.clear();
@@ -182,11 +197,6 @@ export function trustedQueueKeys(queue: string): QueueKeys {
     queueKeys.set(queue, found);
   }
   return found;
-}
-
-/** The slot of a validated queue's keys. */
-function trustedQueueSlot(queue: string): number {
-  return calculateSlot(trustedPendingKey(queue));
 }
 
 /** Quotes user input for an error message without echoing anything long or unprintable. */

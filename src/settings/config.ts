@@ -6,7 +6,7 @@
  * too-short EMQ_DEDUPE_TTL_MS are named: they hold no secret).
  */
 import { ConfigError } from '../outcomes/outcomes.js';
-import { ADMISSION_PASSES, resendSpanMs } from './resend-span.js';
+import { RECONNECT_WINDOWS, resendSpanMs } from './resend-span.js';
 import type { Bounds, Read } from './settings-parsers.js';
 import {
   type BoundedField,
@@ -85,6 +85,6 @@ function checkDedupeTtl(config: Config): void {
   const span = resendSpanMs(config);
   if (config.dedupeTtlMs >= span) return;
   throw new ConfigError(
-    `EMQ_DEDUPE_TTL_MS is ${config.dedupeTtlMs} ms, shorter than ${span} ms, the longest span over which a function may send one admission again: ${ADMISSION_PASSES} × (EMQ_CONNECT_TIMEOUT_MS ${config.connectTimeoutMs} + EMQ_COMMAND_TIMEOUT_MS ${config.commandTimeoutMs}). A key that expires sooner would let that send write a second job. Raise EMQ_DEDUPE_TTL_MS to at least ${span}, or lower the timeouts.`,
+    `EMQ_DEDUPE_TTL_MS is ${config.dedupeTtlMs} ms, shorter than ${span} ms, the longest span over which a function may send one admission again: ${RECONNECT_WINDOWS} × (EMQ_CONNECT_TIMEOUT_MS ${config.connectTimeoutMs} + EMQ_COMMAND_TIMEOUT_MS ${config.commandTimeoutMs}). A key that expires sooner would let that send write a second job. Raise EMQ_DEDUPE_TTL_MS to at least ${span}, or lower the timeouts.`,
   );
 }

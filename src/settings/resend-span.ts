@@ -1,29 +1,32 @@
 /**
  * How long one invocation may go on sending one admission, and so how long its idempotency
- * record must live at least (SPEC §5): a record that expires before the last send of the same
- * call turns that send into a second job. The admission code keeps to this span
- * (src/admission/admission.ts sends nothing again past resendUntil), and loadConfig refuses an
- * EMQ_DEDUPE_TTL_MS shorter than it, so the two cannot drift: both read this one function.
+ * record must live at least (docs/reliability.md, "The resend span"): a record that expires
+ * before the last send of the same call turns that send into a second job. The admission code
+ * keeps to this span (src/admission/admission.ts sends nothing again past resendUntil), and
+ * loadConfig refuses an EMQ_DEDUPE_TTL_MS shorter than it, so the two cannot drift: both read
+ * this one function. It reads two timings and nothing else, so it needs no Config.
  */
-import type { Config } from './config.js';
 
 /**
- * Calls of the core one invocation may make for the same requests: the first, and one more for
- * what a reconnect mends (the SQS face's second pass, functions/sqs/batch.ts).
+ * Reconnect windows one admission may wait out within one invocation: the first, and one more
+ * for what a reconnect mends (src/admission/admission.ts runs them).
  */
-export const ADMISSION_PASSES = 2;
+export const RECONNECT_WINDOWS = 2;
 
 /** The settings the span is made of. */
-export type SpanSettings = Pick<Config, 'connectTimeoutMs' | 'commandTimeoutMs'>;
+export interface SpanSettings {
+  readonly connectTimeoutMs: number;
+  readonly commandTimeoutMs: number;
+}
 
 /**
  * The longest span from an admission's first send to the end of its last within one
- * invocation. Each pass waits for the connection (and sends again) for at most the connect
+ * invocation. Each window waits for the connection (and sends again) for at most the connect
  * timeout, and its last send then waits at most the command timeout for its reply (a WAIT
  * inside it); the reconnect backoffs fall within the connect timeout.
  */
 export function resendSpanMs(settings: SpanSettings): number {
-  return ADMISSION_PASSES * (settings.connectTimeoutMs + settings.commandTimeoutMs);
+  return RECONNECT_WINDOWS * (settings.connectTimeoutMs + settings.commandTimeoutMs);
 }
 
 /**

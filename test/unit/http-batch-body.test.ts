@@ -9,15 +9,17 @@ import {
 } from '../../functions/http/batch-body.js';
 import { InvalidInputError } from '../../src/index.js';
 import { jobIdAt, mintId } from '../../src/keyspace/ids.js';
-import { recordField } from '../../src/keyspace/keyspace.js';
+import { checkedQueue, recordField } from '../../src/keyspace/keyspace.js';
 import { configure } from '../../src/settings/config.js';
 
 const REQUEST_ID = '0f4c2e8a-5b1d-4c3e-9a7f-0000000000bb';
 const CONFIG = configure({ maxPayloadBytes: 16 });
+/** The path's queue, checked where the face reads it. */
+const ORDERS = checkedQueue('orders');
 
 const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
 const check = (value: unknown, body = json(value)) =>
-  checkedBatch('orders', body, CONFIG, { id: REQUEST_ID });
+  checkedBatch(ORDERS, body, CONFIG, { id: REQUEST_ID });
 
 function refusal(fn: () => unknown): InvalidInputError {
   try {
@@ -34,7 +36,7 @@ describe('parseBatch', () => {
     const id = mintId();
     expect(
       parseBatch(
-        'orders',
+        ORDERS,
         json({
           jobs: [
             { payload: 'a', id },
@@ -70,7 +72,7 @@ describe('parseBatch', () => {
       json({ jobs: Array.from({ length: MAX_BATCH_JOBS + 1 }, () => ({ payload: 'a' })) }),
     ],
   ])('refuses a body that is %s', (_, body) => {
-    expect(refusal(() => parseBatch('orders', body)).code).toBe('EMQ_INVALID_REQUEST');
+    expect(refusal(() => parseBatch(ORDERS, body)).code).toBe('EMQ_INVALID_REQUEST');
   });
 
   it('refuses a body that is not UTF-8, naming the items whose bytes are not, and stores nothing changed', () => {
@@ -81,7 +83,7 @@ describe('parseBatch', () => {
       Buffer.from([0xc3]),
       Buffer.from('"}]}'),
     ]);
-    const error = refusal(() => parseBatch('orders', body));
+    const error = refusal(() => parseBatch(ORDERS, body));
     expect(error).toBeInstanceOf(BatchRefusal);
     expect(error.status).toBe(400);
     expect((error as BatchRefusal).items.map((item) => item.index)).toEqual([1, 2]);

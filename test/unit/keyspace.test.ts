@@ -6,12 +6,16 @@ import {
   assertIdempotencyKey,
   assertJobId,
   assertQueue,
+  checkedJobId,
+  checkedQueue,
   jobKey,
   pendingKey,
   queueSlot,
   recordField,
   recordSlotKeys,
   slotOf,
+  trustedJobKey,
+  trustedQueueKeys,
   wireKey,
 } from '../../src/keyspace/keyspace.js';
 
@@ -134,6 +138,17 @@ describe('keys', () => {
     expect(codeOf(() => jobKey('orders', 'JOBX'))).toBe('EMQ_INVALID_ID');
     expect(codeOf(() => assertIdempotencyKey(''))).toBe('EMQ_INVALID_REQUEST');
     expect(codeOf(() => assertIdempotencyKey('k'.repeat(257)))).toBe('EMQ_INVALID_REQUEST');
+  });
+
+  it('checks a queue and id once: the checks brand them, and the trusted builders give the same keys', () => {
+    const queue = checkedQueue('orders');
+    const checkedId = checkedJobId(id);
+    expect(trustedJobKey(queue, checkedId)).toBe(jobKey('orders', id));
+    expect(trustedQueueKeys(queue).pendingKey).toBe(pendingKey('orders'));
+    expect(trustedQueueKeys(queue).slot).toBe(queueSlot('orders'));
+    expect(codeOf(() => checkedQueue('a:b'))).toBe('EMQ_INVALID_QUEUE');
+    expect(codeOf(() => checkedQueue('..'))).toBe('EMQ_INVALID_QUEUE');
+    expect(codeOf(() => checkedJobId('JOBX'))).toBe('EMQ_INVALID_ID');
   });
 
   it('puts every key of a queue on one slot', () => {
