@@ -4,15 +4,23 @@
  * refusal, without a round trip and without a retry.
  */
 import { isJobId } from '../src/keyspace/ids.js';
-import { SETTINGS } from '../src/settings/settings-table.js';
 import { IdempotencyKeyPattern, QueuePattern } from './contract.js';
 import { type EmqClientError, invalid, tooLarge } from './errors.js';
 
 /** A job's payload: text (sent as UTF-8) or bytes, byte for byte. */
 export type Payload = string | Uint8Array;
 
-/** The service's payload cap, by the row of its setting: its default and its bounds. */
-const PAYLOAD_CAP = SETTINGS.maxPayloadBytes;
+/**
+ * The service's payload cap: the default and bounds of its `maxPayloadBytes` setting. The
+ * service's settings table decides them; the client keeps this copy so that its bundle holds
+ * none of the server's tables, and a unit test
+ * (test/unit/client-payload-cap.test.ts) fails the moment the two differ.
+ */
+export const PAYLOAD_CAP = {
+  env: 'EMQ_MAX_PAYLOAD_BYTES',
+  default: 262_144,
+  bounds: { min: 0, max: 6 * 1024 * 1024 },
+} as const;
 
 /** The `maxPayloadBytes` option, or the service's default; throws EMQ_INVALID_CONFIG out of bounds. */
 export function payloadLimit(value: number = PAYLOAD_CAP.default): number {

@@ -1,5 +1,5 @@
 /**
- * The two Lambda faces invoked in process, as the runtime calls them: the middy `handler`
+ * The two Lambda faces invoked in process, as the runtime calls them: the `handler`
  * with a Lambda context, the container configured from EMQ_* variables. Their log lines go
  * where Lambda's go, to the default sink, stdout, which the bench makes a pipe drained by
  * another process (log-pipe.ts): the writes and their syscalls are measured. Each family runs

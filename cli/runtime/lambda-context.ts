@@ -1,6 +1,6 @@
 /**
  * A Lambda context for running a function's handler outside Lambda (the `emq sqs` command
- * and the local stack). Only the fields the handlers and middy read carry meaning.
+ * and the local stack). Only the fields the handlers read carry meaning.
  */
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
@@ -8,7 +8,7 @@ import type { Context } from 'aws-lambda';
 export interface LocalContextOptions {
   /** The function's name in logs. Default `emq-local`. */
   readonly functionName?: string;
-  /** The invocation's time budget; middy answers early before it ends. Default 30000 ms. */
+  /** The invocation's time budget; the handlers answer early before it ends. Default 30000 ms. */
   readonly timeoutMs?: number;
   /** The request id. Default: a random UUID. */
   readonly requestId?: string;

@@ -1,15 +1,16 @@
 /**
- * The SQS face's Lambda entry point: a thin middy stack over handleSqsBatch. middy's default
- * early timeout is why it is here: a batch still running at the invocation's deadline fails
- * (every record comes back) while the container lives on, where Lambda's own timeout resets
- * the execution environment and costs the next batch a cold start. The event source mapping
- * must enable ReportBatchItemFailures (FunctionResponseTypes), or SQS ignores the partial
- * batch response and retries whole batches.
+ * The SQS face's Lambda entry point, over handleSqsBatch. The batch stops sending at its
+ * deadline and answers which records come back; should it still be running just before the
+ * invocation's timeout, the invocation fails (every record comes back) while the container
+ * lives on, where Lambda's own timeout resets the execution environment and costs the next
+ * batch a cold start. The event source mapping must enable ReportBatchItemFailures
+ * (FunctionResponseTypes), or SQS ignores the partial batch response and retries whole batches.
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import middy from '@middy/core';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { UnavailableError } from '../../src/outcomes/outcomes.js';
 import { containerAdmission } from '../shared/connection.js';
+import { answerBy, deadlineOf } from '../shared/deadline.js';
 import { errorFields, log } from '../shared/log.js';
 import { handleSqsBatch } from './batch.js';
 import { messageIdOf, recordsOf } from './event.js';
@@ -23,11 +24,13 @@ function sqsClient(): Promise<SQSClient> {
   return sqs;
 }
 
-/** Leaves middy's early timeout (its default, 5 ms before the deadline) time to answer. */
+/** The batch's deadline: time left after it to answer which records come back. */
 const SEND_BEFORE_TIMEOUT_MS = 250;
+/** The last moment to fail the invocation rather than have Lambda kill it. */
+const FAIL_BEFORE_TIMEOUT_MS = 5;
 
-export const handler = middy<SQSEvent, SQSBatchResponse>().handler(async (event, context) => {
-  const deadlineMs = Date.now() + context.getRemainingTimeInMillis() - SEND_BEFORE_TIMEOUT_MS;
+export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
+  const deadlineMs = deadlineOf(context, SEND_BEFORE_TIMEOUT_MS);
   let admission: ReturnType<typeof containerAdmission>;
   try {
     admission = containerAdmission();
@@ -41,9 +44,19 @@ export const handler = middy<SQSEvent, SQSBatchResponse>().handler(async (event,
     if (named.length < messageIds.length) throw error;
     return { batchItemFailures: named.map((itemIdentifier) => ({ itemIdentifier })) };
   }
-  return handleSqsBatch(event, {
-    admission,
-    sqs: { send: async (command) => (await sqsClient()).send(command) },
-    deadlineMs,
-  });
-});
+  return answerBy(
+    deadlineOf(context, FAIL_BEFORE_TIMEOUT_MS),
+    handleSqsBatch(event, {
+      admission,
+      sqs: { send: async (command) => (await sqsClient()).send(command) },
+      deadlineMs,
+    }),
+    () => {
+      throw new UnavailableError(
+        'The SQS batch was still running at the function timeout: every record comes back. Raise the function timeout or lower the batch size.',
+        // Its writes were sent and their replies not read: each may have landed.
+        { written: 'maybe' },
+      );
+    },
+  );
+}

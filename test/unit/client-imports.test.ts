@@ -1,5 +1,4 @@
-// What the client may import (docs/architecture.md): its own files, the core's id minting, the
-// settings table (the payload cap's default and bounds) and
+// What the client may import (docs/architecture.md): its own files, the core's id minting and
 // Node's modules; the AWS SDK as types, or by a dynamic import() at the first use, so a client
 // that signs nothing never loads the signer. Never Valkey.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -8,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 
 const DIR = fileURLToPath(new URL('../../client/', import.meta.url));
 const FILES = readdirSync(DIR).filter((name) => name.endsWith('.ts'));
-/** The core's files the client loads: id minting, and the settings' rows (data, no I/O). */
-const CORE = ['../src/keyspace/ids.js', '../src/settings/settings-table.js'];
+/** The core's one file the client loads: id minting (no I/O, no import of the core's). */
+const CORE = ['../src/keyspace/ids.js'];
 
 /** Every static import of a file that is loaded at run time: `import type` is erased. */
 function runtimeImports(source: string): string[] {
@@ -20,7 +19,7 @@ function runtimeImports(source: string): string[] {
 
 describe('client/', () => {
   it.each(FILES)(
-    '%s imports only its own files, src/keyspace/ids.ts, the settings table and node: at load time',
+    '%s imports only its own files, src/keyspace/ids.ts and node: at load time',
     (file) => {
       const source = readFileSync(`${DIR}${file}`, 'utf8');
       const outside = runtimeImports(source).filter(
