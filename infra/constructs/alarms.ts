@@ -40,12 +40,19 @@ export interface EchoMqAlarmsProps {
   readonly source: sqs.IQueue | undefined;
   /**
    * 5xx answers of the HTTP face: API Gateway's on the API the construct made, else the HTTP
-   * function's own count (the team's API, a REST API, a Function URL). Default: no HTTP face.
+   * function's own count (the team's API, a REST API, a Function URL).
+   * @default no HTTP face
    */
   readonly serverErrors: cloudwatch.IMetric | undefined;
-  /** The cache's metrics, where the stack owns the cache. Default: none (no cache alarms). */
+  /**
+   * The cache's metrics, where the stack owns the cache.
+   * @default none (no cache alarms)
+   */
   readonly cache?: CacheMetrics | undefined;
-  /** SNS topic the alarms notify. Default: none. */
+  /**
+   * SNS topic the alarms notify.
+   * @default none
+   */
   readonly topicArn?: string | undefined;
 }
 

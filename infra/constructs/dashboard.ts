@@ -17,7 +17,10 @@ export interface EchoMqDashboardProps {
   readonly faces: FaceMetrics;
   /** The DLQ, where there is an SQS face. */
   readonly deadLetters: sqs.IQueue | undefined;
-  /** The cache's metrics, where the stack owns the cache. Default: no cache row. */
+  /**
+   * The cache's metrics, where the stack owns the cache.
+   * @default no cache row
+   */
   readonly cache?: CacheMetrics | undefined;
 }
 
