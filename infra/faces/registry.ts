@@ -115,6 +115,13 @@ const http = {
   ],
 } as const satisfies FaceRow;
 
+/** A queue's visible messages, the most of each minute: what the DLQ's alarm and graph read. */
+const depthOf = (queue: sqs.IQueue) =>
+  queue.metricApproximateNumberOfMessagesVisible({
+    period: Duration.minutes(1),
+    statistic: 'Maximum',
+  });
+
 const sqsFace = {
   name: 'sqs',
   id: 'Sqs',
@@ -161,10 +168,7 @@ const sqsFace = {
             id: 'DeadLettersNotEmpty',
             description:
               'Messages wait in the DLQ: permanently failed records or records SQS gave up on.',
-            metric: queues.deadLetters.metricApproximateNumberOfMessagesVisible({
-              period: Duration.minutes(1),
-              statistic: 'Maximum',
-            }),
+            metric: depthOf(queues.deadLetters),
           },
           {
             id: 'SourceBacklogAge',
@@ -189,19 +193,7 @@ const sqsFace = {
         metric('BatchDuration', 'p99'),
       ]),
     ],
-    [
-      graph(
-        'DLQ depth',
-        queues === undefined
-          ? []
-          : [
-              queues.deadLetters.metricApproximateNumberOfMessagesVisible({
-                period: Duration.minutes(1),
-                statistic: 'Maximum',
-              }),
-            ],
-      ),
-    ],
+    [graph('DLQ depth', queues === undefined ? [] : [depthOf(queues.deadLetters)])],
   ],
 } as const satisfies FaceRow;
 
