@@ -16,6 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { build, type OutputFile } from 'esbuild';
+import { FACES } from '../infra/faces/registry.js';
 import { linkForNpx } from './npx-link.js';
 
 interface Entry {
@@ -25,10 +26,12 @@ interface Entry {
   readonly folder: string;
 }
 
+/** Every face's handler (infra/faces/registry.ts), then the installer's and the rotation's. */
 const ENTRIES: readonly Entry[] = [
-  { source: 'functions/http/handler.ts', folder: 'functions/http' },
-  { source: 'functions/sqs/handler.ts', folder: 'functions/sqs' },
-  { source: 'functions/fence/handler.ts', folder: 'functions/fence' },
+  ...[...FACES.map((face) => face.name), 'fence'].map((name) => ({
+    source: `functions/${name}/handler.ts`,
+    folder: `functions/${name}`,
+  })),
   { source: 'functions/rotate/handler.ts', folder: 'functions/rotate' },
   { source: 'cli/emq.ts', folder: 'cli/emq' },
   { source: 'scripts/start.ts', folder: 'scripts/start' },

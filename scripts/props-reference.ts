@@ -1,13 +1,13 @@
 /**
  * Writes docs/props.md, the reference of `echomq-lambda/cdk`'s props, from their TSDoc: each
- * prop's type, whether it is required, its default (the sentence of its comment that starts
- * with "Default") and its description. Run it after changing a prop or its comment:
+ * prop's type, whether it is required, its default (its `@default` tag, aws-cdk-lib's
+ * convention, which the published declarations keep) and its description. Run it after changing a prop or its comment:
  * `npx tsx scripts/props-reference.ts`; a test fails while the page and the code differ.
  * Reads the sources with the TypeScript compiler's syntax tree (the `typescript` package's API).
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Node } from 'typescript/unstable/ast';
+import { getJSDocTags, getTextOfJSDocComment, type Node } from 'typescript/unstable/ast';
 import {
   isArrowFunction,
   isIdentifier,
@@ -96,16 +96,25 @@ interface Row {
   readonly description: string;
 }
 
-/** A comment's text on one line, with its "Default ..." sentence apart. */
-function splitDefault(comment: string): { description: string; defaultText: string } {
-  const text = comment.replace(/\s+/g, ' ').trim();
-  const match = /(?:^|(?<=[.;)] ))Default(?::\s*|\s+)(.*?\.)(?=\s|$)(?!\d)/.exec(text);
-  if (match?.index === undefined) return { description: text, defaultText: '' };
-  const description = `${text.slice(0, match.index)}${text.slice(match.index + match[0].length)}`;
-  return {
-    description: description.replace(/\s+/g, ' ').trim(),
-    defaultText: (match[1] ?? '').replace(/\.$/, ''),
-  };
+/**
+ * A member's default: the text of its `@default` tag, as the compiler reads it; a member without a
+ * comment of its own takes the tag of its union branch's comment (`inherited`).
+ */
+function defaultOf(node: Node, inherited: string): string {
+  const tag = getJSDocTags(node).find((each) => each.tagName.getText() === 'default');
+  const text =
+    tag === undefined
+      ? /@default\s+([^@]*)/.exec(inherited)?.[1]
+      : getTextOfJSDocComment(tag.comment);
+  return (text ?? '').replace(/\s+/g, ' ').trim();
+}
+
+/** A comment's prose on one line, without its tags. */
+function proseOf(comment: string): string {
+  return comment
+    .replace(/(^|\n)@[\s\S]*$/, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** The TSDoc comment above a node (the last one in its leading trivia), on one line. */
@@ -128,12 +137,13 @@ function rowsOf(node: Node, text: string, inherited = ''): Row[] {
     previousEnd = child.end;
     if (isPropertySignatureDeclaration(child)) {
       const member = child;
-      const comment = splitDefault(commentOf(child, text) || inherited);
+      const own = commentOf(child, text);
       rows.push({
         name: member.name.getText(),
         type: member.type === undefined ? '' : member.type.getText().replace(/\s+/g, ' '),
         required: text[member.name.end] !== '?',
-        ...comment,
+        defaultText: defaultOf(child, own === '' ? inherited : ''),
+        description: proseOf(own || inherited),
       });
     } else if (isTypeLiteralNode(child)) {
       const branch = [...before.matchAll(/\/\*\*([\s\S]*?)\*\//g)].at(-1)?.[1] ?? '';

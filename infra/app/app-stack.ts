@@ -18,9 +18,15 @@ import {
 } from '../deployment/deployment.js';
 
 export interface EchoMqAppStackProps extends StackProps {
-  /** What this deployment chooses. Default: every field's documented default (ElastiCache, IAM). */
+  /**
+   * What this deployment chooses.
+   * @default every field's documented default (ElastiCache, IAM)
+   */
   readonly deployment?: EchoMqDeployment;
-  /** A VPC to deploy into. Default: a new VPC without NAT (deployment.network). */
+  /**
+   * A VPC to deploy into.
+   * @default a new VPC without NAT (deployment.network)
+   */
   readonly vpc?: ec2.IVpc;
 }
 

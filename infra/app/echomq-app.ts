@@ -9,7 +9,10 @@ import { checkedDeployment } from '../deployment/deployment.js';
 import { EchoMqAppStack } from './app-stack.js';
 
 export interface EchoMqAppOptions extends AppProps {
-  /** Where the stack deploys. Default: CDK_DEFAULT_ACCOUNT/REGION when both are set, else environment-agnostic. */
+  /**
+   * Where the stack deploys.
+   * @default CDK_DEFAULT_ACCOUNT/REGION when both are set, else environment-agnostic
+   */
   readonly env?: Environment | undefined;
 }
 

@@ -32,9 +32,12 @@ export interface CacheBuild {
   readonly removalPolicy: RemovalPolicy | undefined;
 }
 
-/** Where a cache the construct creates places its nodes. Default: the functions' subnets. */
+/** Where a cache the construct creates places its nodes. */
 export interface Placement {
-  /** The subnets of the cache's nodes. Default: the functions' subnets. */
+  /**
+   * The subnets of the cache's nodes.
+   * @default the functions' subnets
+   */
   readonly vpcSubnets?: ec2.SubnetSelection;
 }
 

@@ -34,7 +34,10 @@ export interface RbacRules {
   readonly accessString: string;
   /** The installer's access string (the same family's installer rules). */
   readonly installerAccessString: string;
-  /** How the functions authenticate. Default `'password'`. */
+  /**
+   * How the functions authenticate.
+   * @default `'password'`
+   */
   readonly cacheAuth?: CacheAuth;
 }
 

@@ -13,7 +13,10 @@ export interface UserSecretProps {
   readonly username: string;
   /** Whose user it is, after `echomq-lambda: ` in the secret's description. */
   readonly description: string;
-  /** How this kind's passwords change where no rotation schedule does it. Default: a schedule does. */
+  /**
+   * How this kind's passwords change where no rotation schedule does it.
+   * @default a schedule does
+   */
   readonly rotation?: string;
 }
 

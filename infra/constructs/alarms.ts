@@ -1,8 +1,8 @@
 /**
- * The alarms an operator needs first: something reached the DLQ, the source queue holds a
- * message too old (a stuck backlog), a function failed or was throttled, a front answered 5xx
- * (API Gateway's count on the API the construct made, the HTTP function's own elsewhere: the
- * team's API, a REST API, a Function URL); on a cache the stack owns, evictions, memory, replica lag
+ * The alarms an operator needs first: a face's function failed or was throttled, and each face's
+ * own, from its row of infra/faces/registry.ts (something reached the DLQ, the source queue holds
+ * a message too old, a front answered 5xx: API Gateway's count on the API the construct made, the
+ * HTTP function's own elsewhere: the team's API, a REST API, a Function URL); on a cache the stack owns, evictions, memory, replica lag
  * and, with ElastiCache durability, the transaction log. Each notifies the SNS topic when one
  * is configured.
  */
@@ -11,9 +11,9 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { CacheMetrics } from '../cache/cache.js';
+import type { FaceRow, FaceWiring } from '../faces/registry.js';
 
 /** Memory use, in % of the node (or the storage limit), above which an operator must act. */
 export const CACHE_MEMORY_ALARM_PERCENT = 80;
@@ -24,28 +24,23 @@ export const REPLICATION_LAG_ALARM_SECONDS = 5;
  * primary refuses every write until the log catches up (ElastiCache "Durability: Options").
  */
 export const DURABILITY_LAG_ALARM_MS = 5_000;
-/**
- * Seconds the source queue's oldest message may wait: beyond a few of the redelivery cycles the
- * defaults give (visibility 180 s), the SQS face is not keeping up or is refusing every batch.
- */
-export const BACKLOG_AGE_ALARM_SECONDS = 900;
 /** An alarm's math expression may read at most this many metrics. */
 const METRICS_PER_ALARM = 10;
 
 export interface EchoMqAlarmsProps {
-  readonly functions: Readonly<Record<string, lambda.IFunction>>;
-  /** The DLQ, where there is an SQS face. */
-  readonly deadLetters: sqs.IQueue | undefined;
-  /** The source queue, where there is an SQS face. */
-  readonly source: sqs.IQueue | undefined;
+  /** The faces' functions, each with its row (infra/faces/registry.ts), whose alarms it adds. */
+  readonly functions: readonly { readonly fn: lambda.IFunction; readonly row: FaceRow }[];
+  /** What the faces' alarms watch: their queues and fronts. */
+  readonly faces: FaceWiring;
   /**
-   * 5xx answers of the HTTP face: API Gateway's on the API the construct made, else the HTTP
-   * function's own count (the team's API, a REST API, a Function URL). Default: no HTTP face.
+   * The cache's metrics, where the stack owns the cache.
+   * @default none (no cache alarms)
    */
-  readonly serverErrors: cloudwatch.IMetric | undefined;
-  /** The cache's metrics, where the stack owns the cache. Default: none (no cache alarms). */
   readonly cache?: CacheMetrics | undefined;
-  /** SNS topic the alarms notify. Default: none. */
+  /**
+   * SNS topic the alarms notify.
+   * @default none
+   */
   readonly topicArn?: string | undefined;
 }
 
@@ -56,28 +51,8 @@ export class EchoMqAlarms extends Construct {
 
   constructor(scope: Construct, id: string, props: EchoMqAlarmsProps) {
     super(scope, id);
-    if (props.deadLetters !== undefined) {
-      this.add(
-        'DeadLettersNotEmpty',
-        'Messages wait in the DLQ: permanently failed records or records SQS gave up on.',
-        props.deadLetters.metricApproximateNumberOfMessagesVisible({
-          period: Duration.minutes(1),
-          statistic: 'Maximum',
-        }),
-      );
-    }
-    if (props.source !== undefined) {
-      this.add(
-        'SourceBacklogAge',
-        `The source queue's oldest message has waited ${BACKLOG_AGE_ALARM_SECONDS} s or more: the SQS face is not keeping up or keeps failing (see its errors and the DLQ).`,
-        props.source.metricApproximateAgeOfOldestMessage({
-          period: Duration.minutes(1),
-          statistic: 'Maximum',
-        }),
-        BACKLOG_AGE_ALARM_SECONDS,
-      );
-    }
-    for (const [name, fn] of Object.entries(props.functions)) {
+    for (const { fn, row } of props.functions) {
+      const name = row.id;
       this.add(
         `${name}Errors`,
         `The ${name} function failed.`,
@@ -88,13 +63,9 @@ export class EchoMqAlarms extends Construct {
         `The ${name} function was throttled.`,
         fn.metricThrottles({ period: PERIOD }),
       );
-    }
-    if (props.serverErrors !== undefined) {
-      this.add(
-        'Api5xx',
-        'The HTTP face answered 5xx (Valkey unavailable or refusing, or a function failure).',
-        props.serverErrors,
-      );
+      for (const alarm of row.alarms?.(props.faces) ?? []) {
+        this.add(alarm.id, alarm.description, alarm.metric, alarm.threshold);
+      }
     }
 
     if (props.cache !== undefined) this.addCacheAlarms(props.cache);

@@ -28,13 +28,17 @@ export interface BundledFunctionProps {
   readonly network: EchoMqNetwork;
   readonly cache: CacheTarget;
   /**
-   * Whose cache credentials the function reads: the functions' user (IAM tokens where the
-   * cache has `cacheAuth=iam`), or the installer's (cache.installer): its own user where it
-   * has one, and only those credentials; else the functions' (an existing cache given no
-   * installer, where it only verifies). Default `'functions'`.
+   * Whose cache credentials the function reads: the functions' user (IAM tokens where the cache has
+   * `cacheAuth=iam`), or the installer's (cache.installer): its own user where it has one, and only
+   * those credentials; else the functions' (an existing cache given no installer, where it only
+   * verifies).
+   * @default `'functions'`
    */
   readonly credentials?: 'functions' | 'installer';
-  /** Merged over the defaults below (`environment` key by key). Default: none. */
+  /**
+   * Merged over the defaults below (`environment` key by key).
+   * @default none
+   */
   readonly overrides?: EchoMqFunctionProps | undefined;
 }
 

@@ -1,23 +1,28 @@
 /**
- * One CloudWatch dashboard for an operator: what callers sent and got (requests and outcomes,
- * latency p50/p99), how the SQS face copes (batch failures, DLQ depth), and how the cache holds
- * up (CPU, memory, evictions, and the durability log where ElastiCache keeps one). The faces'
+ * One CloudWatch dashboard for an operator: each face's rows, from its row of
+ * infra/faces/registry.ts (what callers sent and got: requests and outcomes, latency p50/p99; how
+ * the SQS face copes: batch failures, DLQ depth), and how the cache holds up (CPU, memory, evictions, and the durability log where ElastiCache keeps one). The faces'
  * own metrics come from their EMF lines
  * (functions/shared/metrics.ts: namespace EchoMQ/Lambda, dimensions Face and Outcome).
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { CacheMetrics, DurabilityLogMetrics } from '../cache/cache.js';
+import { FACES, type FaceChoice, type FaceWiring } from '../faces/registry.js';
 import type { FaceMetrics } from './face-metrics.js';
 
 export interface EchoMqDashboardProps {
   /** This deployment's face metrics. */
-  readonly faces: FaceMetrics;
-  /** The DLQ, where there is an SQS face. */
-  readonly deadLetters: sqs.IQueue | undefined;
-  /** The cache's metrics, where the stack owns the cache. Default: no cache row. */
+  readonly metrics: FaceMetrics;
+  /** The faces the deployment has: each brings its rows. */
+  readonly faces: FaceChoice;
+  /** What the faces' rows draw beside their metrics (the DLQ). */
+  readonly wiring: FaceWiring;
+  /**
+   * The cache's metrics, where the stack owns the cache.
+   * @default no cache row
+   */
   readonly cache?: CacheMetrics | undefined;
 }
 
@@ -28,45 +33,22 @@ export class EchoMqDashboard extends Construct {
 
   constructor(scope: Construct, id: string, props: EchoMqDashboardProps) {
     super(scope, id);
-    const { faces } = props;
-    const search = faces.search.bind(faces);
-    const face = (metricName: string, statistic: string) =>
-      faces.metric('sqs', metricName, { statistic, period: PERIOD });
+    const { metrics } = props;
     const graph = (title: string, left: cloudwatch.IMetric[], width = 8) =>
       new cloudwatch.GraphWidget({ title, left, width, height: 6 });
 
-    const rows: cloudwatch.IWidget[][] = [
-      [
-        graph('HTTP requests by outcome', [search('Face,Outcome', 'Requests', 'Sum', 'http')]),
-        graph('SQS records by outcome', [search('Face,Outcome,Code', 'Records', 'Sum', 'sqs')]),
-        graph('HTTP latency p50 / p99 (ms)', [
-          search('Face,Outcome', 'Latency', 'p50', 'p50'),
-          search('Face,Outcome', 'Latency', 'p99', 'p99'),
-        ]),
-      ],
-      [
-        graph('SQS batches and batch item failures', [
-          face('Batches', 'Sum'),
-          face('BatchItemFailures', 'Sum'),
-          face('FullyRetriedBatches', 'Sum'),
-        ]),
-        graph('SQS batch duration p50 / p99 (ms)', [
-          face('BatchDuration', 'p50'),
-          face('BatchDuration', 'p99'),
-        ]),
-        graph(
-          'DLQ depth',
-          props.deadLetters === undefined
-            ? []
-            : [
-                props.deadLetters.metricApproximateNumberOfMessagesVisible({
-                  period: PERIOD,
-                  statistic: 'Maximum',
-                }),
-              ],
+    const rows: cloudwatch.IWidget[][] = FACES.filter((face) => props.faces[face.name]).flatMap(
+      (face) =>
+        face.dashboard(
+          {
+            metric: (metricName, statistic) =>
+              metrics.metric(face.name, metricName, { statistic, period: PERIOD }),
+            search: metrics.search.bind(metrics),
+            graph: (title, left) => graph(title, left),
+          },
+          props.wiring,
         ),
-      ],
-    ];
+    );
     if (props.cache !== undefined) {
       const { cache } = props;
       rows.push([

@@ -22,6 +22,8 @@ import {
   type Redelivery,
   type ResolvedDeployment,
 } from '../deployment/deployment.js';
+import { grantSendTo } from '../faces/queue-send.js';
+import { type FaceChoice, type FaceWiring, faceNamed } from '../faces/registry.js';
 import { keptAs } from '../shared/removal.js';
 import { EchoMqAlarms } from './alarms.js';
 import { CredentialRotation } from './credential-rotation.js';
@@ -37,7 +39,6 @@ import { EchoMqNetwork } from './network.js';
 import { overridesOf } from './override-props.js';
 import { propNamed } from './prop-names.js';
 import { redeliveryOf } from './queue-redelivery.js';
-import { grantSendTo } from './queue-send.js';
 import { EchoMqQueues } from './queues.js';
 import { EchoMqRolloutGroups } from './rollout.js';
 
@@ -113,25 +114,27 @@ export class EchoMq extends Construct {
           });
     this.queue = queues?.source;
     this.deadLetterQueue = queues?.deadLetters;
+    const faces: FaceChoice = { http: props.http !== false, sqs: queues !== undefined };
     const functions = new EchoMqFunctions(this, 'Functions', {
       deployment,
       network,
       cache: this.cache,
-      http: props.http !== false,
-      queues,
+      faces,
+      wiring: { deployment, queues },
       functionProps: props.functionProps,
       deploymentName: this.deploymentName,
     });
-    this.httpFunction = functions.http;
-    this.sqsFunction = functions.sqs;
-    this.httpAlias = functions.httpLive;
-    this.sqsAlias = functions.sqsLive;
+    const { http, sqs } = functions.faces;
+    this.httpFunction = http?.fn;
+    this.sqsFunction = sqs?.fn;
+    this.httpAlias = http?.live;
+    this.sqsAlias = sqs?.live;
     this.http =
-      functions.httpLive === undefined || props.http === false
+      http === undefined || props.http === false
         ? undefined
         : new EchoMqHttpFace(this, 'Http', {
             deployment,
-            handler: functions.httpLive,
+            handler: http.live,
             on: props.http,
           });
     this.fence = new FenceInstaller(this, 'Fence', {
@@ -142,24 +145,24 @@ export class EchoMq extends Construct {
     });
     this.rotation = new CredentialRotation(this, 'Rotation', { deployment, cache: this.cache });
     // Records taken before the fence exists would fail as retryable and burn their receives.
-    functions.sqsEventSource?.node.addDependency(this.fence);
     // A release reaches the alias only once the installer accepted it (a gradual rollout
     // across identities is refused there, before any traffic shifts).
-    for (const alias of [functions.httpLive, functions.sqsLive])
-      alias?.node.addDependency(this.fence);
+    for (const face of functions.made) {
+      face.eventSource?.node.addDependency(this.fence);
+      face.live.node.addDependency(this.fence);
+    }
 
-    this.alarms = new EchoMqAlarms(this, 'Alarms', {
-      functions: Object.fromEntries(
-        Object.entries({ Http: functions.http, Sqs: functions.sqs }).filter(
-          (entry): entry is [string, lambda.Function] => entry[1] !== undefined,
-        ),
-      ),
-      deadLetters: this.deadLetterQueue,
-      source: this.queue,
+    const wiring: FaceWiring = {
+      deployment,
+      queues,
       serverErrors:
         this.http === undefined
           ? undefined
           : (this.http.serverErrors ?? this.metricServerErrors({ face: 'http' })),
+    };
+    this.alarms = new EchoMqAlarms(this, 'Alarms', {
+      functions: functions.made,
+      faces: wiring,
       cache: this.cache.metrics,
       topicArn: deployment.alarmTopicArn,
     }).alarms;
@@ -168,16 +171,13 @@ export class EchoMq extends Construct {
         ? []
         : new EchoMqRolloutGroups(this, 'Rollout', {
             rollout: props.rollout,
-            aliases: Object.fromEntries(
-              Object.entries({ Http: functions.httpLive, Sqs: functions.sqsLive }).filter(
-                (entry): entry is [string, lambda.Alias] => entry[1] !== undefined,
-              ),
-            ),
+            aliases: Object.fromEntries(functions.made.map((face) => [face.row.id, face.live])),
             alarms: this.alarms,
           }).groups;
     this.dashboard = new EchoMqDashboard(this, 'Dashboard', {
-      faces: this.faces,
-      deadLetters: this.deadLetterQueue,
+      metrics: this.faces,
+      faces: faces,
+      wiring,
       cache: this.cache.metrics,
     });
     encryptLogGroups(this, props.options?.logGroupEncryptionKey);
@@ -201,7 +201,7 @@ export class EchoMq extends Construct {
     options: cloudwatch.MetricOptions & { readonly face?: Face; readonly outcome?: string } = {},
   ): cloudwatch.Metric {
     const { face = 'http', ...rest } = options;
-    return this.faces.metric(face, face === 'http' ? 'Requests' : 'Records', rest);
+    return this.faces.metric(face, faceNamed(face).requests, rest);
   }
 
   /** Jobs a face put into the keyspace (a batch's enqueued items counted one by one). Default: the HTTP face's Sum over 5 minutes. */

@@ -7,13 +7,15 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type { Construct } from 'constructs';
+import type { FaceName } from '../faces/registry.js';
 
 /** The namespace the faces publish their EMF metrics in (functions/shared/metrics.ts). */
 export const FACE_METRICS_NAMESPACE = 'EchoMQ/Lambda';
 /** The dimension that names the deployment (functions/shared/metrics.ts). */
 const DEPLOYMENT = 'Deployment';
 
-export type Face = 'http' | 'sqs';
+/** A face of infra/faces/registry.ts. */
+export type Face = FaceName;
 
 /** The name the construct gives its deployment: its stack's name and its path in the stack. */
 export function deploymentNameOf(scope: Construct): string {

@@ -1,31 +1,37 @@
 /**
- * The two faces: the HTTP function behind the API and the SQS function fed by the source
- * queue (batches of 10, partial batch responses, bounded concurrency). Either may be left out.
- * Each is published as a version behind the alias `live`, which the routes and the event
- * source invoke: a release moves the alias, at once or gradually (rollout.ts).
+ * The faces' functions, one per row of infra/faces/registry.ts the deployment has (the HTTP
+ * function behind the API, the SQS function fed by the source queue): each from its bundle, with
+ * its row's description, sizing and environment, published as a version behind the alias `live`,
+ * which the routes and the event source invoke: a release moves the alias, at once or gradually
+ * (rollout.ts). The row wires what invokes it.
  */
-import { Duration, Validations } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { SETTINGS } from '../../src/settings/settings-table.js';
 import type { CacheTarget } from '../cache/cache.js';
 import type { ResolvedDeployment } from '../deployment/deployment.js';
 import { emqEnvironment } from '../deployment/environment.js';
+import {
+  FACES,
+  type FaceChoice,
+  type FaceFunction,
+  type FaceName,
+  type FaceRow,
+  type FaceWiring,
+} from '../faces/registry.js';
 import { BundledFunction } from './bundled-function.js';
 import type { EchoMqFunctionProps } from './echomq-props.js';
 import type { EchoMqNetwork } from './network.js';
-import { grantSendTo } from './queue-send.js';
-import type { EchoMqQueues } from './queues.js';
 
 export interface EchoMqFunctionsProps {
   readonly deployment: ResolvedDeployment;
   readonly network: EchoMqNetwork;
   readonly cache: CacheTarget;
-  /** Make the HTTP function. */
-  readonly http: boolean;
-  /** The SQS face's queues; undefined: no SQS function. */
-  readonly queues: EchoMqQueues | undefined;
-  /** Merged over both functions' defaults. */
+  /** Which faces get a function. */
+  readonly faces: FaceChoice;
+  /** What the rows wire their functions to. */
+  readonly wiring: FaceWiring;
+  /** Merged over every face's function's defaults. */
   readonly functionProps?: EchoMqFunctionProps | undefined;
   /** The name their metrics carry (EMQ_DEPLOYMENT). */
   readonly deploymentName: string;
@@ -34,80 +40,51 @@ export interface EchoMqFunctionsProps {
 /** The alias every caller of a face invokes. */
 export const LIVE_ALIAS = 'live';
 
+/** One face's function, its alias and what invokes it where the row wires it. */
+export interface EchoMqFaceFunction extends FaceFunction {
+  readonly eventSource: lambda.EventSourceMapping | undefined;
+}
+
 export class EchoMqFunctions extends Construct {
-  readonly http: lambda.Function | undefined;
-  readonly sqs: lambda.Function | undefined;
-  /** The HTTP function's alias `live`: what the routes invoke. */
-  readonly httpLive: lambda.Alias | undefined;
-  /** The SQS function's alias `live`: what the event source invokes. */
-  readonly sqsLive: lambda.Alias | undefined;
-  /** Polling starts when this exists; the construct makes it wait for the fence. */
-  readonly sqsEventSource: lambda.EventSourceMapping | undefined;
+  /** The functions of the faces the deployment has, by face. */
+  readonly faces: Partial<Record<FaceName, EchoMqFaceFunction>> = {};
 
   constructor(scope: Construct, id: string, props: EchoMqFunctionsProps) {
     super(scope, id);
-    const { deployment, network, cache, queues } = props;
-    const shared = { deployment, network, cache, overrides: props.functionProps };
+    const { deployment, network, cache, wiring } = props;
     const named = { [SETTINGS.deployment.env]: props.deploymentName };
+    for (const face of FACES) {
+      if (!props.faces[face.name]) continue;
+      const { timeoutSeconds, memoryMiB } = face.sizing(deployment);
+      const fn = new BundledFunction(this, face.id, {
+        deployment,
+        network,
+        cache,
+        overrides: props.functionProps,
+        bundle: face.name,
+        description: face.description,
+        timeoutSeconds,
+        memoryMiB,
+        environment: {
+          ...emqEnvironment(deployment.settings, face.name),
+          ...named,
+          ...('environment' in face ? face.environment(wiring) : {}),
+        },
+      }).function;
+      const live = new lambda.Alias(this, `${face.id}Live`, {
+        aliasName: LIVE_ALIAS,
+        version: fn.currentVersion,
+      });
+      const eventSource = 'wire' in face ? face.wire(this, { fn, live }, wiring) : undefined;
+      this.faces[face.name] = { fn, live, eventSource };
+    }
+  }
 
-    this.http = props.http
-      ? new BundledFunction(this, 'Http', {
-          ...shared,
-          bundle: 'http',
-          description: 'echomq-lambda HTTP face: POST/PUT/GET/HEAD /queues/{queue}/jobs...',
-          timeoutSeconds: deployment.http.timeoutSeconds,
-          memoryMiB: deployment.http.memoryMiB,
-          environment: { ...emqEnvironment(deployment.settings, 'http'), ...named },
-        }).function
-      : undefined;
-    this.httpLive = this.http === undefined ? undefined : live(this, 'HttpLive', this.http);
-
-    if (queues === undefined) return;
-    const sqsFunction = new BundledFunction(this, 'Sqs', {
-      ...shared,
-      bundle: 'sqs',
-      description: 'echomq-lambda SQS face: records become jobs',
-      timeoutSeconds: deployment.sqs.timeoutSeconds,
-      memoryMiB: deployment.sqs.memoryMiB,
-      environment: {
-        ...emqEnvironment(deployment.settings, 'sqs'),
-        ...named,
-        EMQ_DLQ_URL: queues.deadLetters.queueUrl,
-      },
-    }).function;
-    this.sqs = sqsFunction;
-    this.sqsLive = live(this, 'SqsLive', sqsFunction);
-    grantSendTo(queues.deadLetters, sqsFunction);
-    queues.source.grantConsumeMessages(sqsFunction);
-    this.sqsEventSource = new lambda.EventSourceMapping(this, 'SqsEventSource', {
-      target: this.sqsLive,
-      eventSourceArn: queues.source.queueArn,
-      batchSize: deployment.sqs.batchSize,
-      ...(deployment.sqs.maxBatchingWindowSeconds > 0
-        ? { maxBatchingWindow: Duration.seconds(deployment.sqs.maxBatchingWindowSeconds) }
-        : {}),
-      reportBatchItemFailures: true,
-      ...(deployment.sqs.maxConcurrency === undefined
-        ? {}
-        : { maxConcurrency: deployment.sqs.maxConcurrency }),
-      ...(deployment.sqs.provisionedPollers === undefined
-        ? {}
-        : {
-            provisionedPollerConfig: {
-              minimumPollers: deployment.sqs.provisionedPollers.min,
-              maximumPollers: deployment.sqs.provisionedPollers.max,
-            },
-          }),
-    });
-    Validations.of(this.sqsEventSource).acknowledge({
-      id: 'Serverless-LambdaEventSourceMappingDestination',
-      reason:
-        "Lambda offers no on-failure destination for SQS event sources: a record that keeps failing goes to the source queue's DLQ by its redrive policy, and one the function refuses it sends to the DLQ itself.",
+  /** Every face's function made, in the registry's order. */
+  get made(): readonly (EchoMqFaceFunction & { readonly row: FaceRow })[] {
+    return FACES.flatMap((face) => {
+      const made = this.faces[face.name];
+      return made === undefined ? [] : [{ ...made, row: face }];
     });
   }
-}
-
-/** `fn`'s current version behind the alias `live`. */
-function live(scope: Construct, id: string, fn: lambda.Function): lambda.Alias {
-  return new lambda.Alias(scope, id, { aliasName: LIVE_ALIAS, version: fn.currentVersion });
 }

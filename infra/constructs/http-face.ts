@@ -32,9 +32,8 @@ export interface EchoMqOnHttpApi extends HttpOptions {
   readonly api: apigwv2.IHttpApi;
   /**
    * The routes' authorizer; required (or `auth`) with an imported API, whose default authorizer
-   * synthesis cannot read: `new HttpIamAuthorizer()` for IAM. Default: a JWT authorizer where
-   * `auth` asks for one, else the API's `defaultAuthorizer` (and its scopes) where it is an
-   * `HttpApi` of the app that has one, else IAM.
+   * synthesis cannot read: `new HttpIamAuthorizer()` for IAM.
+   * @default a JWT authorizer where `auth` asks for one, else the API's `defaultAuthorizer` (and its scopes) where it is an `HttpApi` of the app that has one, else IAM
    */
   readonly authorizer?: apigwv2.IHttpRouteAuthorizer;
 }
@@ -43,11 +42,14 @@ export interface EchoMqOnHttpApi extends HttpOptions {
 export interface EchoMqOnRestApi extends HttpOptions {
   /** The team's REST API (private too): methods are added under `resource`; the team deploys it. */
   readonly restApi: apigw.IRestApi;
-  /** The resource the routes go under. Default: the REST API's root. */
+  /**
+   * The resource the routes go under.
+   * @default the REST API's root
+   */
   readonly resource?: apigw.IResource;
   /**
-   * The methods' authorizer. Default: the resource's `defaultMethodOptions` where they name an
-   * authorization, else IAM.
+   * The methods' authorizer.
+   * @default the resource's `defaultMethodOptions` where they name an authorization, else IAM
    */
   readonly authorizer?: apigw.IAuthorizer;
 }
@@ -65,7 +67,9 @@ export interface EchoMqHttpFaceProps {
   readonly deployment: ResolvedDeployment;
   /** What the routes invoke: the HTTP function's alias `live`. */
   readonly handler: lambda.IFunction;
-  /** Default: a new HTTP API. */
+  /**
+   * @default a new HTTP API
+   */
   readonly on?: EchoMqHttp | undefined;
 }
 

@@ -15,7 +15,10 @@ export interface EchoMqNetworkProps {
   readonly functionSubnets: ec2.SubnetSelection;
   /** Where a cache the construct creates lives. */
   readonly cacheSubnets: ec2.SubnetSelection;
-  /** The user's groups for the functions. Default: a group the construct creates. */
+  /**
+   * The user's groups for the functions.
+   * @default a group the construct creates
+   */
   readonly securityGroups?: readonly ec2.ISecurityGroup[] | undefined;
   /** Create the SQS and Secrets Manager interface endpoints. */
   readonly interfaceEndpoints: boolean;

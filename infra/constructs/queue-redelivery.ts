@@ -13,9 +13,15 @@ import type { Redelivery } from '../deployment/sqs.js';
 export interface EchoMqRedelivery {
   /** The queue's visibility timeout. */
   readonly visibilityTimeout: Duration;
-  /** Receives before its redrive policy moves a message to the DLQ. Default: no redrive policy. */
+  /**
+   * Receives before its redrive policy moves a message to the DLQ.
+   * @default no redrive policy
+   */
   readonly maxReceiveCount?: number;
-  /** How long the queue keeps a message. Default: 4 days, SQS's default. */
+  /**
+   * How long the queue keeps a message.
+   * @default 4 days, SQS's default
+   */
   readonly retentionPeriod?: Duration;
 }
 

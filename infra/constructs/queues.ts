@@ -16,9 +16,15 @@ import { SOURCE_RETENTION_SECONDS } from '../deployment/sqs.js';
 export interface EchoMqQueuesProps {
   readonly deployment: ResolvedDeployment;
   readonly removalPolicy: RemovalPolicy;
-  /** The user's source queue. Default: a new one. */
+  /**
+   * The user's source queue.
+   * @default a new one
+   */
   readonly source?: sqs.IQueue | undefined;
-  /** The user's DLQ. Default: a new one. */
+  /**
+   * The user's DLQ.
+   * @default a new one
+   */
   readonly deadLetters?: sqs.IQueue | undefined;
   /** Merged over the new source queue's defaults. */
   readonly queueProps?: sqs.QueueProps | undefined;

@@ -6,7 +6,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-/** The bundle folders under the bundle directory, one per function. */
+/**
+ * The bundle folders under the bundle directory, one per function: each face's (its row of
+ * infra/faces/registry.ts names one of these), the installer's and the rotation's.
+ */
 export const BUNDLES = ['http', 'sqs', 'fence', 'rotate'] as const;
 export type BundleName = (typeof BUNDLES)[number];
 

@@ -45,15 +45,30 @@ export type ApiAuth =
     };
 
 export interface HttpOptions {
-  /** Who may call the routes. Default `{ kind: 'iam' }` (SigV4-signed calls). */
+  /**
+   * Who may call the routes.
+   * @default `{ kind: 'iam' }` (SigV4-signed calls)
+   */
   readonly auth?: ApiAuth;
-  /** Steady-state requests per second of the stage. Default `100`. */
+  /**
+   * Steady-state requests per second of the stage.
+   * @default `100`
+   */
   readonly throttleRate?: number;
-  /** Burst of requests of the stage. Default `200`. */
+  /**
+   * Burst of requests of the stage.
+   * @default `200`
+   */
   readonly throttleBurst?: number;
-  /** Function timeout in seconds, at most 29 (the HTTP API's own limit is 30). Default `10`. */
+  /**
+   * Function timeout in seconds, at most 29 (the HTTP API's own limit is 30).
+   * @default `10`
+   */
   readonly timeoutSeconds?: number;
-  /** Function memory in MiB. Default `512`. */
+  /**
+   * Function memory in MiB.
+   * @default `512`
+   */
   readonly memoryMiB?: number;
 }
 
@@ -73,49 +88,84 @@ export function runsBundles(name: string): boolean {
 }
 
 export interface EchoMqDeployment {
-  /** Where the functions find Valkey. Default `{ kind: 'elasticache' }`. */
+  /**
+   * Where the functions find Valkey.
+   * @default `{ kind: 'elasticache' }`
+   */
   readonly cache?: CacheSpec;
-  /** Folder of the prebuilt bundles (`http/`, `sqs/`, `fence/`, `rotate/`, each with `index.mjs`). Default: the package's own `dist/functions`. */
+  /**
+   * Folder of the prebuilt bundles (`http/`, `sqs/`, `fence/`, `rotate/`, each with `index.mjs`).
+   * @default the package's own `dist/functions`
+   */
   readonly bundleDir?: string;
   /**
    * The EMQ_* settings every function receives: one field per row of the settings table
-   * (src/settings/settings-table.ts: env name, default, bounds). Default: each row's default, but
-   * `ackReplicas`, which defaults by the cache (ack-replicas.ts) where the table's 0 would
-   * leave a replica-backed write unconfirmed.
+   * (src/settings/settings-table.ts: env name, default, bounds).
+   * @default each row's default, but `ackReplicas`, which defaults by the cache (ack-replicas.ts) where the table's 0 would leave a replica-backed write unconfirmed
    */
   readonly settings?: SettingValues;
-  /** The HTTP API and its function. Default: each field's default. */
+  /**
+   * The HTTP API and its function.
+   * @default each field's default
+   */
   readonly http?: HttpOptions;
-  /** The queues and the SQS function. Default: each field's default. */
+  /**
+   * The queues and the SQS function.
+   * @default each field's default
+   */
   readonly sqs?: SqsOptions;
   /**
-   * Which faces there are: a rule between a face's function and its front or queue holds only
-   * where the face is. Default: both.
+   * Which faces there are: a rule between a face's function and its front or queue holds only where
+   * the face is.
+   * @default both
    */
   readonly faces?: { readonly http: boolean; readonly sqs: boolean };
   /**
    * The redelivery figures of the queue the SQS face reads where the deployment does not make it
-   * (the team's own queue), checked against dedupeTtlMs in its place. Default: the new queue's.
+   * (the team's own queue), checked against dedupeTtlMs in its place.
+   * @default the new queue's
    */
   readonly redelivery?: Redelivery;
-  /** The VPC the stack creates, or the user's VPC. Default: each field's default. */
+  /**
+   * The VPC the stack creates, or the user's VPC.
+   * @default each field's default
+   */
   readonly network?: NetworkOptions;
-  /** Lambda runtime of every function. Default `'nodejs22.x'`. */
+  /**
+   * Lambda runtime of every function.
+   * @default `'nodejs22.x'`
+   */
   readonly runtime?: RuntimeName;
-  /** X-Ray active tracing on the functions and the API stage (X-Ray's default sampling). Default `true`. */
+  /**
+   * X-Ray active tracing on the functions and the API stage (X-Ray's default sampling).
+   * @default `true`
+   */
   readonly tracing?: boolean;
-  /** Days every log group keeps events (a CloudWatch Logs retention value). Default `30`. */
+  /**
+   * Days every log group keeps events (a CloudWatch Logs retention value).
+   * @default `30`
+   */
   readonly logRetentionDays?: number;
-  /** Keep log groups when the stack is deleted. Default `false` (a teardown leaves nothing). */
+  /**
+   * Keep log groups when the stack is deleted.
+   * @default `false` (a teardown leaves nothing)
+   */
   readonly keepLogsOnDelete?: boolean;
   /**
    * Days between rotations of the passwords of a cache the construct creates (ElastiCache,
-   * Serverless, MemoryDB), from 1 to 1000; `0` turns rotation off. Default `30`.
+   * Serverless, MemoryDB), from 1 to 1000; `0` turns rotation off.
+   * @default `30`
    */
   readonly passwordRotationDays?: number;
-  /** SNS topic ARN the alarms notify. Default: none (alarms only change state). */
+  /**
+   * SNS topic ARN the alarms notify.
+   * @default none (alarms only change state)
+   */
   readonly alarmTopicArn?: string;
-  /** What the construct's override props set over the choices above. Default: none. */
+  /**
+   * What the construct's override props set over the choices above.
+   * @default none
+   */
   readonly overrides?: Overrides;
 }
 

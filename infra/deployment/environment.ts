@@ -13,15 +13,20 @@ import {
   settingOfEnv,
 } from '../../src/settings/settings-table.js';
 
-/** Every tunable with its value, for the functions of one face (`sqs` adds the SQS-only rows). */
+/**
+ * Every tunable with its value, for the function of one face (infra/faces/registry.ts) or the
+ * installer (`fence`): the rows for all, and the rows of that face alone (`sqs`'s).
+ */
 export function emqEnvironment(
   values: Required<SettingValues>,
-  face: 'http' | 'sqs' | 'fence',
+  face: string,
 ): Record<string, string> {
+  const reaches = (faces: string) => faces === 'all' || faces === face;
   return Object.fromEntries(
-    SETTING_NAMES.filter((name) => SETTINGS[name].deploy.faces === 'all' || face === 'sqs').map(
-      (name) => [SETTINGS[name].env, String(values[name])],
-    ),
+    SETTING_NAMES.filter((name) => reaches(SETTINGS[name].deploy.faces)).map((name) => [
+      SETTINGS[name].env,
+      String(values[name]),
+    ]),
   );
 }
 

@@ -7,22 +7,31 @@ import { CACHE_KINDS, type CacheKind } from '../cache/registry.js';
 import type { Ensure, Resolved } from '../shared/resolved.js';
 
 export interface NetworkOptions {
-  /** CIDR of the VPC the stack creates. Default `'10.40.0.0/16'`. */
+  /**
+   * CIDR of the VPC the stack creates.
+   * @default `'10.40.0.0/16'`
+   */
   readonly cidr?: string;
-  /** Availability zones used, 2 or 3 (Multi-AZ needs 2). Default `2`. */
+  /**
+   * Availability zones used, 2 or 3 (Multi-AZ needs 2).
+   * @default `2`
+   */
   readonly maxAzs?: number;
   /**
-   * Create SQS and Secrets Manager interface endpoints. Default `true` in the stack's own VPC,
-   * `false` in the user's (vpcId): that VPC may already have them, or a NAT.
+   * Create SQS and Secrets Manager interface endpoints.
+   * @default `true` in the stack's own VPC, `false` in the user's (vpcId): that VPC may already have them, or a NAT
    */
   readonly interfaceEndpoints?: boolean;
-  /** Deploy the functions into this existing VPC (cache=existing only). Default: a VPC of the stack's own. */
+  /**
+   * Deploy the functions into this existing VPC (cache=existing only).
+   * @default a VPC of the stack's own
+   */
   readonly vpcId?: string;
   /** The functions' subnets in that VPC, at least two. Required with vpcId. */
   readonly subnetIds?: readonly string[];
   /**
-   * Security groups the functions use in that VPC; the user's rules apply as they are. Default:
-   * a group the stack creates in that VPC, with egress to the Valkey ports and HTTPS only.
+   * Security groups the functions use in that VPC; the user's rules apply as they are.
+   * @default a group the stack creates in that VPC, with egress to the Valkey ports and HTTPS only
    */
   readonly securityGroupIds?: readonly string[];
 }

@@ -6,32 +6,52 @@ import type { Ensure, EnsureInt, Resolved } from '../shared/resolved.js';
 import type { QueueOverrides } from './overrides.js';
 
 export interface SqsOptions {
-  /** Source queue and DLQ are FIFO queues (records of one group admitted in order). Default `false`. */
+  /**
+   * Source queue and DLQ are FIFO queues (records of one group admitted in order).
+   * @default `false`
+   */
   readonly fifo?: boolean;
-  /** Records per invocation: 1 to 10,000 on a standard queue, 1 to 10 on FIFO. Default `10`. */
+  /**
+   * Records per invocation: 1 to 10,000 on a standard queue, 1 to 10 on FIFO.
+   * @default `10`
+   */
   readonly batchSize?: number;
   /**
    * Seconds Lambda may wait to fill a batch, 0 to 300; required (at least 1) when batchSize is
-   * above 10, refused on FIFO queues. Default `0` (no window).
+   * above 10, refused on FIFO queues.
+   * @default `0` (no window)
    */
   readonly maxBatchingWindowSeconds?: number;
   /**
-   * Most concurrent invocations the queue drives, 2 to 1000. Default `10`, or none when
-   * provisionedPollers is set (the two are exclusive).
+   * Most concurrent invocations the queue drives, 2 to 1000.
+   * @default `10`, or none when provisionedPollers is set (the two are exclusive)
    */
   readonly maxConcurrency?: number;
   /**
-   * Provisioned mode: the least and most pollers of the event source mapping (min 2 to 200,
-   * max min to 2000). Default: none (on-demand polling with maxConcurrency).
+   * Provisioned mode: the least and most pollers of the event source mapping (min 2 to 200, max min
+   * to 2000).
+   * @default none (on-demand polling with maxConcurrency)
    */
   readonly provisionedPollers?: { readonly min: number; readonly max: number };
-  /** Function timeout in seconds. Default `30`. */
+  /**
+   * Function timeout in seconds.
+   * @default `30`
+   */
   readonly timeoutSeconds?: number;
-  /** Visibility timeout of the source queue; at least 6 × the function timeout. Default 6 × timeoutSeconds. */
+  /**
+   * Visibility timeout of the source queue; at least 6 × the function timeout.
+   * @default 6 × timeoutSeconds
+   */
   readonly visibilityTimeoutSeconds?: number;
-  /** Receives before SQS moves a message to the DLQ. Default `5`. */
+  /**
+   * Receives before SQS moves a message to the DLQ.
+   * @default `5`
+   */
   readonly maxReceiveCount?: number;
-  /** Function memory in MiB. Default `512`. */
+  /**
+   * Function memory in MiB.
+   * @default `512`
+   */
   readonly memoryMiB?: number;
 }
 
@@ -113,9 +133,10 @@ export interface Redelivery {
   /** Which names the message gives the figures: the options' or the queue's own. */
   readonly names: { readonly visibility: string; readonly receives: string };
   /**
-   * How many SQS function timeouts its visibility timeout must cover: 6 on the queue the
-   * construct makes (AWS's advice, and the construct's default), 1 on the team's own (below it
-   * Lambda refuses the event source). Default 1.
+   * How many SQS function timeouts its visibility timeout must cover: 6 on the queue the construct
+   * makes (AWS's advice, and the construct's default), 1 on the team's own (below it Lambda refuses
+   * the event source).
+   * @default 1
    */
   readonly timeoutsCovered?: 1 | 6;
   readonly visibilityTimeoutSeconds: number;

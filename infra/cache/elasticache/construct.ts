@@ -26,7 +26,10 @@ export interface ElastiCacheValkeyProps {
   readonly spec: Required<ElastiCacheSpec>;
   readonly network: CacheNetwork;
   readonly executor: ExecutorChoice;
-  /** On delete or replacement. Default: a final snapshot. */
+  /**
+   * On delete or replacement.
+   * @default a final snapshot
+   */
   readonly removalPolicy?: RemovalPolicy | undefined;
 }
 

@@ -24,31 +24,53 @@ export const INSTALLER_ACCESS_STRING = INSTALLER_RULES_FUNCTION;
 
 export interface ElastiCacheSpec {
   readonly kind: 'elasticache';
-  /** How the functions authenticate (`-c cacheAuth`). Default `'password'`. */
+  /**
+   * How the functions authenticate (`-c cacheAuth`).
+   * @default `'password'`
+   */
   readonly cacheAuth?: CacheAuth;
   /**
-   * The Multi-AZ transaction log of ElastiCache 9.x (`-c durability`, durability.ts):
-   * `sync` (an acknowledged write is in the log; the functions send no WAIT), `async` (the
-   * log trails by up to 10 s; WAIT on a replica as without it) or `off`. Chosen at creation:
-   * CloudFormation cannot turn it on or off later. Default `'sync'`.
+   * The Multi-AZ transaction log of ElastiCache 9.x (`-c durability`, durability.ts): `sync` (an
+   * acknowledged write is in the log; the functions send no WAIT), `async` (the log trails by up to
+   * 10 s; WAIT on a replica as without it) or `off`. Chosen at creation: CloudFormation cannot turn
+   * it on or off later.
+   * @default `'sync'`
    */
   readonly durability?: Durability;
   /**
-   * Node type of every node. Default `cache.m7g.large` with durability (the smallest
-   * general-purpose node it runs on), `cache.t4g.small` with `durability=off`.
+   * Node type of every node.
+   * @default `cache.m7g.large` with durability (the smallest general-purpose node it runs on), `cache.t4g.small` with `durability=off`
    */
   readonly nodeType?: string;
-  /** Shards (node groups) of the cluster. Default `2`. */
+  /**
+   * Shards (node groups) of the cluster.
+   * @default `2`
+   */
   readonly shards?: number;
-  /** Replicas per shard, 1 to 5; Multi-AZ with automatic failover needs at least 1. Default `1`. */
+  /**
+   * Replicas per shard, 1 to 5; Multi-AZ with automatic failover needs at least 1.
+   * @default `1`
+   */
   readonly replicasPerShard?: number;
-  /** Valkey engine version (7.2 or later; durability needs 9.x). Default `'9.1'`. */
+  /**
+   * Valkey engine version (7.2 or later; durability needs 9.x).
+   * @default `'9.1'`
+   */
   readonly engineVersion?: string;
-  /** TCP port of the nodes. Default `6379`. */
+  /**
+   * TCP port of the nodes.
+   * @default `6379`
+   */
   readonly port?: number;
-  /** ACL rules of the functions' RBAC user. Default DEFAULT_ACCESS_STRING. */
+  /**
+   * ACL rules of the functions' RBAC user.
+   * @default DEFAULT_ACCESS_STRING
+   */
   readonly accessString?: string;
-  /** Days of automatic daily snapshots kept; 0 turns them off. Default `1`. */
+  /**
+   * Days of automatic daily snapshots kept; 0 turns them off.
+   * @default `1`
+   */
   readonly snapshotRetentionDays?: number;
 }
 

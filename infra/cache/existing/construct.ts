@@ -30,7 +30,10 @@ export interface ExistingIamAuth {
   readonly userId: string;
   /** The replication group id or the Serverless cache name. */
   readonly cacheName: string;
-  /** The cache is ElastiCache Serverless. Default `false`. */
+  /**
+   * The cache is ElastiCache Serverless.
+   * @default `false`
+   */
   readonly serverless?: boolean;
 }
 
@@ -52,21 +55,30 @@ export interface ExistingSpec {
    * (read as `rediss://`). Required.
    */
   readonly urls: readonly string[];
-  /** The endpoint is a Valkey cluster. Default `true`. */
+  /**
+   * The endpoint is a Valkey cluster.
+   * @default `true`
+   */
   readonly cluster?: boolean;
   /** A Secrets Manager secret `{"username","password"}`, by complete ARN (from context). */
   readonly secretArn?: string;
-  /** The same, as a construct (from code). Default: none (no AUTH). */
+  /**
+   * The same, as a construct (from code).
+   * @default none (no AUTH)
+   */
   readonly secret?: secretsmanager.ISecret;
   /** IAM tokens instead of a password (exclusive with a secret). */
   readonly iam?: ExistingIamAuth;
   /** The cache's security group: the construct admits the functions on the cache's ports. */
   readonly securityGroup?: ec2.ISecurityGroup;
-  /** The family of admission calls. Default `auto` (decided at connect). */
+  /**
+   * The family of admission calls.
+   * @default `auto` (decided at connect)
+   */
   readonly executor?: ExecutorChoice;
   /**
-   * The installer's own credentials: it then installs the identity and the library. Default:
-   * none; the installer connects as the functions' user and only verifies.
+   * The installer's own credentials: it then installs the identity and the library.
+   * @default none; the installer connects as the functions' user and only verifies
    */
   readonly installer?: ExistingInstaller;
 }

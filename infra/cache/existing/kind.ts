@@ -24,25 +24,35 @@ const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:\S+-
 export interface ExistingOptions {
   /** `host:port`, comma-separated cluster seeds, or `rediss://` / `redis://` URLs. */
   readonly endpoint: string;
-  /** The endpoint is a Valkey cluster. Default `true`. */
+  /**
+   * The endpoint is a Valkey cluster.
+   * @default `true`
+   */
   readonly cluster?: boolean;
-  /** TLS to a `host:port` endpoint. Default `true`. */
+  /**
+   * TLS to a `host:port` endpoint.
+   * @default `true`
+   */
   readonly tls?: boolean;
   /** The cache's security group: the construct admits the functions on the endpoint's port. */
   readonly securityGroup?: ec2.ISecurityGroup;
-  /** A Secrets Manager secret `{"username","password"}`. Default: none (no AUTH). */
+  /**
+   * A Secrets Manager secret `{"username","password"}`.
+   * @default none (no AUTH)
+   */
   readonly secret?: secretsmanager.ISecret;
   /** ElastiCache IAM tokens for this user, instead of a secret. */
   readonly iam?: ExistingIamAuth;
-  /** The family of admission calls. Default `auto`: native where the module is loaded, else function. */
+  /**
+   * The family of admission calls.
+   * @default `auto`: native where the module is loaded, else function
+   */
   readonly executor?: ExecutorChoice;
   /**
    * The credentials the deploy-time installer uses: a user with the installer's rules of
    * docs/security.md (`SET` of `{emq}:version`, `FUNCTION LOAD` or `SCRIPT LOAD`), by secret or
-   * IAM. The installer function may read this secret only. Default: none; the installer
-   * connects as the functions' user and only verifies that every primary already holds this
-   * version's identity and library (run `emq install` as an administrator first), failing the
-   * deploy otherwise.
+   * IAM. The installer function may read this secret only.
+   * @default none; the installer connects as the functions' user and only verifies that every primary already holds this version's identity and library (run `emq install` as an administrator first), failing the deploy otherwise
    */
   readonly installer?:
     | { readonly secret: secretsmanager.ISecret }

@@ -26,8 +26,8 @@ export interface MemoryDbValkeyProps {
   readonly network: CacheNetwork;
   readonly executor: ExecutorChoice;
   /**
-   * On delete or replacement. Default (and `SNAPSHOT`): deleted with a final snapshot;
-   * `RETAIN` keeps the cluster (and what it needs, constructs/kept-references.ts); `DESTROY` deletes it.
+   * On delete or replacement.
+   * @default (and `SNAPSHOT`): deleted with a final snapshot; `RETAIN` keeps the cluster (and what it needs, constructs/kept-references.ts); `DESTROY` deletes it
    */
   readonly removalPolicy?: RemovalPolicy | undefined;
 }

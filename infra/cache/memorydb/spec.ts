@@ -20,21 +20,46 @@ export const MEMORYDB_INSTALLER_ACCESS_STRING = INSTALLER_RULES_FUNCTION;
 
 export interface MemoryDbSpec {
   readonly kind: 'memorydb';
-  /** How the functions authenticate (`-c cacheAuth`): a password user, or IAM tokens signed for `memorydb`. Default `'password'`. */
+  /**
+   * How the functions authenticate (`-c cacheAuth`): a password user, or IAM tokens signed for
+   * `memorydb`.
+   * @default `'password'`
+   */
   readonly cacheAuth?: CacheAuth;
-  /** Node type of every node. Default `db.t4g.small`. */
+  /**
+   * Node type of every node.
+   * @default `db.t4g.small`
+   */
   readonly nodeType?: string;
-  /** Shards of the cluster, 1 to 500; with their replicas at most 500 nodes in all. Default `1`. */
+  /**
+   * Shards of the cluster, 1 to 500; with their replicas at most 500 nodes in all.
+   * @default `1`
+   */
   readonly shards?: number;
-  /** Replicas per shard, 0 to 5; 1 or more keeps the cluster serving through an AZ's loss. Default `1`. */
+  /**
+   * Replicas per shard, 0 to 5; 1 or more keeps the cluster serving through an AZ's loss.
+   * @default `1`
+   */
   readonly replicasPerShard?: number;
-  /** Valkey engine version MemoryDB offers (7.2 or 7.3). Default `'7.3'`. */
+  /**
+   * Valkey engine version MemoryDB offers (7.2 or 7.3).
+   * @default `'7.3'`
+   */
   readonly engineVersion?: string;
-  /** TCP port of the nodes. Default `6379`. */
+  /**
+   * TCP port of the nodes.
+   * @default `6379`
+   */
   readonly port?: number;
-  /** ACL rules of the functions' user. Default MEMORYDB_ACCESS_STRING. */
+  /**
+   * ACL rules of the functions' user.
+   * @default MEMORYDB_ACCESS_STRING
+   */
   readonly accessString?: string;
-  /** Days of automatic daily snapshots kept; 0 turns them off. Default `1`. */
+  /**
+   * Days of automatic daily snapshots kept; 0 turns them off.
+   * @default `1`
+   */
   readonly snapshotRetentionDays?: number;
 }
 

@@ -54,7 +54,10 @@ export interface SelfManagedValkeyProps {
   /** The identity the nodes load the module with: the functions' EMQ_WIRE. */
   readonly wire: string;
   readonly executor: ExecutorChoice;
-  /** What becomes of the data volumes when the stack is deleted. Default: a snapshot of each. */
+  /**
+   * What becomes of the data volumes when the stack is deleted.
+   * @default a snapshot of each
+   */
   readonly removalPolicy?: RemovalPolicy | undefined;
 }
 

@@ -5,26 +5,45 @@ import type { Resolved } from '../../shared/resolved.js';
 export interface SelfManagedSpec {
   readonly kind: 'selfmanaged';
   /**
-   * Path of the EchoMQ module (`.so`) built for the nodes' CPU (arm64 on Graviton); deployed
-   * as an S3 asset. Default: the build for the nodes' CPU that the package ships
-   * (`module/build/emq-arm64.so` on Graviton, `module/build/emq.so` on x86_64).
+   * Path of the EchoMQ module (`.so`) built for the nodes' CPU (arm64 on Graviton); deployed as an
+   * S3 asset.
+   * @default the build for the nodes' CPU that the package ships (`module/build/emq-arm64.so` on Graviton, `module/build/emq.so` on x86_64)
    */
   readonly moduleArtifact?: string;
-  /** Primaries. Default `3`: a failover needs the votes of a majority of primaries. */
+  /**
+   * Primaries.
+   * @default `3`: a failover needs the votes of a majority of primaries
+   */
   readonly shards?: number;
-  /** Replicas of each primary, 0 to 5 (0: no failover). Default `1`. */
+  /**
+   * Replicas of each primary, 0 to 5 (0: no failover).
+   * @default `1`
+   */
   readonly replicasPerShard?: number;
-  /** EC2 instance type of every node; a Graviton type (`t4g`, `m7g`, ...) runs arm64. Default `'t4g.small'`. */
+  /**
+   * EC2 instance type of every node; a Graviton type (`t4g`, `m7g`, ...) runs arm64.
+   * @default `'t4g.small'`
+   */
   readonly instanceType?: string;
-  /** TLS port of the nodes; their cluster bus listens on port + 10000. Default `6379`. */
+  /**
+   * TLS port of the nodes; their cluster bus listens on port + 10000.
+   * @default `6379`
+   */
   readonly port?: number;
-  /** ACL rules of the functions' user. Default SELFMANAGED_ACCESS_STRING. */
+  /**
+   * ACL rules of the functions' user.
+   * @default SELFMANAGED_ACCESS_STRING
+   */
   readonly accessString?: string;
-  /** Size in GiB of each node's data volume (gp3, encrypted; holds the AOF). Default `20`. */
+  /**
+   * Size in GiB of each node's data volume (gp3, encrypted; holds the AOF).
+   * @default `20`
+   */
   readonly dataVolumeGiB?: number;
   /**
-   * Indexes of nodes whose instance an operator replaced; each mention launches that node
-   * once more (see the README). Default `[]`.
+   * Indexes of nodes whose instance an operator replaced; each mention launches that node once more
+   * (see the README).
+   * @default `[]`
    */
   readonly replacedNodes?: readonly number[];
 }

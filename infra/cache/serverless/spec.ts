@@ -21,17 +21,35 @@ export const SERVERLESS_INSTALLER_ACCESS_STRING = INSTALLER_RULES_SCRIPT;
  */
 export interface ServerlessSpec {
   readonly kind: 'serverless';
-  /** How the functions authenticate (`-c cacheAuth`). Default `'password'`. */
+  /**
+   * How the functions authenticate (`-c cacheAuth`).
+   * @default `'password'`
+   */
   readonly cacheAuth?: CacheAuth;
-  /** Valkey major version. Default `'8'`. */
+  /**
+   * Valkey major version.
+   * @default `'8'`
+   */
   readonly majorEngineVersion?: string;
-  /** Most data stored, in GB (1 to 5000): above it the service evicts keys with a TTL. Default `10`. */
+  /**
+   * Most data stored, in GB (1 to 5000): above it the service evicts keys with a TTL.
+   * @default `10`
+   */
   readonly dataStorageMaxGb?: number;
-  /** Most ElastiCache Processing Units per second (1000 to 15,000,000). Default `100000`. */
+  /**
+   * Most ElastiCache Processing Units per second (1000 to 15,000,000).
+   * @default `100000`
+   */
   readonly ecpuPerSecondMax?: number;
-  /** ACL rules of the functions' RBAC user. Default SERVERLESS_ACCESS_STRING. */
+  /**
+   * ACL rules of the functions' RBAC user.
+   * @default SERVERLESS_ACCESS_STRING
+   */
   readonly accessString?: string;
-  /** Days of automatic daily snapshots kept; 0 turns them off. Default `1`. */
+  /**
+   * Days of automatic daily snapshots kept; 0 turns them off.
+   * @default `1`
+   */
   readonly snapshotRetentionDays?: number;
 }
 
