@@ -1,7 +1,7 @@
 /**
- * One batch request (SPEC §8a) from the caller's side: its jobs as items the service takes,
- * each keyed (the caller's key or id, else a minted key), sent until every job is admitted,
- * refused, or out of budget; a retry holds only the jobs that may pass, with their keys.
+ * One batch request (README.md, "The HTTP face") from the caller's side: its jobs as items the
+ * service takes, each keyed (the caller's key or id, else a minted key), sent until every job is
+ * admitted, refused, or out of budget; a retry holds only the jobs that may pass, with their keys.
  */
 import { randomUUID } from 'node:crypto';
 import { type Answer, answerError, isObject } from './answers.js';

@@ -1,8 +1,9 @@
 /**
- * EchoMqClient: the HTTP face from the caller's side (SPEC §8, §8a, §12). Every request it
- * sends carries a key or an id, the caller's or one it minted for the call, and every retry
- * carries the same one, so no retry of its own can make a second job: a keyless `enqueue`
- * sends a fresh UUID as its Idempotency-Key, and so does each batch item with neither.
+ * EchoMqClient: the HTTP face from the caller's side (README.md, "The HTTP face"; docs/client.md,
+ * "EchoMqClient"). Every request it sends carries a key or an id, the caller's or one it minted for
+ * the call, and every retry carries the same one, so no retry of its own can make a second job: a
+ * keyless `enqueue` sends a fresh UUID as its Idempotency-Key, and so does each batch item with
+ * neither.
  *
  * A 503 names the job it may have written and advises a PUT to it: that advice is for a
  * request without a key, which this client never sends. Keeping the key instead is as safe

@@ -174,7 +174,8 @@ function batchEvent(size: number): Record<string, unknown> {
   };
 }
 
-/** The batch endpoint (SPEC §8a): `size` jobs per request, one request at a time. */
+/** The batch endpoint (README.md, "The HTTP face"): `size` jobs per request, one request at a time.
+ * */
 export function httpBatchCase(executor: Family, size: number): BenchCase {
   return {
     id: `http.batch${size}.${executor}`,

@@ -43,9 +43,10 @@ export interface CacheIamAuth {
 }
 
 /**
- * The deploy-time installer's credentials (SPEC §12a): a user of its own with the installer's
- * rules (a secret, or IAM tokens), with which it installs; or, where the cache has none (an
- * existing cache given no `installer`), the functions' own, with which it only verifies.
+ * The deploy-time installer's credentials (docs/deploy.md, "Into an existing account"): a user of
+ * its own with the installer's rules (a secret, or IAM tokens), with which it installs; or, where
+ * the cache has none (an existing cache given no `installer`), the functions' own, with which it
+ * only verifies.
  */
 export interface InstallerAccess {
   readonly mode: 'install' | 'verify';

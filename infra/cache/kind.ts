@@ -82,7 +82,10 @@ export interface CacheKindModule<Input extends { readonly kind: string }, Resolv
   readonly factory: { readonly [name: string]: (options: never) => PlacedCache<Input> };
   /** The kind's column of the kinds table in docs/deploy.md. */
   readonly facts: CacheKindFacts;
-  /** The family of admission calls (SPEC §4) the functions run; `auto` decides at connect. */
+  /**
+   * The family of admission calls (docs/wire.md, "The calls") the functions run; `auto` decides at
+   * connect.
+   */
   readonly executor: ExecutorChoice;
   /** Context keys only this kind reads (each one given with another kind is refused). */
   readonly contextKeys: readonly string[];
@@ -99,7 +102,10 @@ export interface CacheKindModule<Input extends { readonly kind: string }, Resolv
   fromContext(read: ContextReaders, cacheAuth: string | undefined): Input;
   /** Applies the defaults and reports each problem through `ensure` and `int`. */
   resolve(input: Input, ensure: Ensure, int: EnsureInt): Resolved;
-  /** Replicas per shard the deployment knows (SPEC §11 WAIT); undefined where it cannot see them. */
+  /**
+   * Replicas per shard the deployment knows (the WAIT of docs/reliability.md, "Acknowledgements");
+   * undefined where it cannot see them.
+   */
   knownReplicas(cache: Resolved): number | undefined;
   /** A log (ElastiCache durability=sync) already holds every acknowledged write: no WAIT by default. */
   logConfirmsWrites(cache: Resolved): boolean;

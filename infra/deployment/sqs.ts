@@ -166,11 +166,11 @@ export function checkVisibility(
 }
 
 /**
- * SPEC §5, §12a: a dedupe record must outlive every redelivery of its message, or a late
- * redelivery is admitted a second time. The longest span is visibility timeout ×
- * maxReceiveCount, or the retention where that is shorter or there is no redrive policy; the
- * margin covers the batching window and a last invocation. The one rule for the queues the
- * construct makes and for the team's own.
+ * docs/wire.md "Idempotency records" and docs/deploy.md "Acknowledged writes": a dedupe record must
+ * outlive every redelivery of its message, or a late redelivery is admitted a second time. The
+ * longest span is visibility timeout × maxReceiveCount, or the retention where that is shorter or
+ * there is no redrive policy; the margin covers the batching window and a last invocation. The one
+ * rule for the queues the construct makes and for the team's own.
  */
 export function checkDedupeTtl(dedupeTtlMs: number, queue: Redelivery, ensure: Ensure): void {
   const { visibilityTimeoutSeconds: visibility, maxReceiveCount: receives } = queue;

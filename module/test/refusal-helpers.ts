@@ -38,7 +38,7 @@ export const WRONGTYPE = /^WRONGTYPE /;
 export const PAUSED = /^ERR EMQ write-paused$/;
 export const WRONGTYPE_ELEMENT = /^ReplyError: WRONGTYPE /;
 
-/** Runs `args` inside `MULTI; CLIENT PAUSE 3000 WRITE; ...; EXEC` (SPEC §10), then unpauses. */
+/** Runs `args` inside `MULTI; CLIENT PAUSE 3000 WRITE; ...; EXEC`, then unpauses. */
 export async function whilePaused(args: readonly (string | Buffer)[]): Promise<unknown> {
   const [name = '', ...rest] = args;
   try {

@@ -1,5 +1,5 @@
-// The module's effects replicate as plain commands (SPEC §4 step 8, §10): a replica WITHOUT
-// the module follows a primary with it, the replication stream (MONITOR on the replica) and
+// The module's effects replicate as plain commands (docs/wire.md, "admit" step 8): a replica
+// WITHOUT the module follows a primary with it, the replication stream (MONITOR on the replica) and
 // the primary's AOF hold HSET, ZADD, UNLINK and SET ... KEEPTTL and never an EMQ.* command, and
 // the replica's dataset is the primary's (DEBUG DIGEST, and key by key DUMP and expiry). A
 // duplicate's touch makes a later WAIT cover the original write.

@@ -1,7 +1,7 @@
 /**
- * Every primary's state, one pipeline each (SPEC §6, §11): identity, library, module, memory
- * policy. Only commands the family's targets have are sent (Serverless: no FCALL, FUNCTION or
- * COMMAND). fence.ts judges what is read.
+ * Every primary's state, one pipeline each (docs/wire.md, "The fence"; docs/reliability.md,
+ * "Acknowledgements"): identity, library, module, memory policy. Only commands the family's targets
+ * have are sent (Serverless: no FCALL, FUNCTION or COMMAND). fence.ts judges what is read.
  */
 import type { Cluster, Valkey } from 'iovalkey';
 import { LIBRARY_VERSION, SCRIPT_SHA } from '../families/library.js';

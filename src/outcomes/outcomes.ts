@@ -1,7 +1,7 @@
 /**
- * The outcome model of SPEC §7: one base error, one subclass per outcome class, and the one
- * table that says what each code means: its class, whether a retry can succeed, the HTTP
- * status, Retry-After, whether the record itself is at fault (SQS: the DLQ), and, for the
+ * The outcome model of docs/reliability.md "Outcomes": one base error, one subclass per outcome
+ * class, and the one table that says what each code means: its class, whether a retry can succeed,
+ * the HTTP status, Retry-After, whether the record itself is at fault (SQS: the DLQ), and, for the
  * codes whose messages are for operators only, what a public answer says instead.
  */
 
@@ -74,7 +74,7 @@ const retry = (kind: OutcomeClass, retryAfterSeconds: number): Outcome => ({
   recordFault: false,
 });
 
-/** SPEC §7, one row per code. */
+/** docs/reliability.md "Outcomes", one row per code. */
 export const OUTCOMES: Readonly<Record<ErrorCode, Outcome>> = {
   EMQ_INVALID_QUEUE: invalid(400),
   EMQ_INVALID_ID: invalid(400),
@@ -212,7 +212,8 @@ export abstract class RetryableError extends EmqError {
   }
 }
 
-/** The node's wire identity or function library is missing or differs (SPEC §6). */
+/** The node's wire identity or function library is missing or differs (docs/wire.md, "The fence").
+ * */
 export class FenceError extends RetryableError {
   override readonly name = 'FenceError';
   readonly code = 'EMQWIRE';
@@ -224,7 +225,10 @@ export class PausedError extends RetryableError {
   readonly code = 'EMQ_PAUSED';
 }
 
-/** Written, but fewer replicas confirmed it than EMQ_ACK_REPLICAS asks (SPEC §11). */
+/**
+ * Written, but fewer replicas confirmed it than EMQ_ACK_REPLICAS asks (docs/reliability.md,
+ * "Acknowledgements").
+ */
 export class UnconfirmedError extends RetryableError {
   override readonly name = 'UnconfirmedError';
   readonly code = 'EMQ_UNCONFIRMED';

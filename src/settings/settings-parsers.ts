@@ -25,7 +25,8 @@ export interface RowFacts {
 /** One row's parser. `read` serves a value made of several variables (IAM authentication). */
 export type Parser<T> = (value: string, row: RowFacts, read: Read) => T;
 
-/** The server-side families of SPEC §4, and `auto`: the first one the servers run. */
+/** The server-side families of docs/wire.md "The calls", and `auto`: the first one the servers run.
+ * */
 export const EXECUTORS = ['auto', 'native', 'function', 'script'] as const;
 export type ExecutorChoice = (typeof EXECUTORS)[number];
 

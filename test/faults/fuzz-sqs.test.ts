@@ -53,7 +53,10 @@ const NAMED = 'every batchItemFailures entry has a string itemIdentifier naming 
 const NO_THROW_AFTER_WRITE = 'the face never throws after it wrote';
 const REFUSAL_WRITES_NOTHING = 'a batch that admits no new job writes nothing';
 
-/** The codes a record's own input can earn (SPEC §7): nothing the server refuses. */
+/**
+ * The codes a record's own input can earn (docs/reliability.md, "Outcomes"): nothing the server
+ * refuses.
+ */
 const INPUT_CODES = [
   'EMQ_INVALID_QUEUE',
   'EMQ_INVALID_ID',

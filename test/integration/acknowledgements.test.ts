@@ -1,7 +1,8 @@
-// EMQ_ACK_REPLICAS (SPEC §11) on a real primary and replica, both families: an admission is
-// acknowledged only once the replica holds it (WAIT in the same pipeline); with the replica
-// stopped or its link cut, the write and a duplicate answer alike are EMQ_UNCONFIRMED,
-// naming the job, and a retry with the same key once the replica is back confirms that job.
+// EMQ_ACK_REPLICAS (docs/reliability.md, "Acknowledgements") on a real primary and replica, both
+// families: an admission is acknowledged only once the replica holds it (WAIT in the same
+// pipeline); with the replica stopped or its link cut, the write and a duplicate answer alike are
+// EMQ_UNCONFIRMED, naming the job, and a retry with the same key once the replica is back confirms
+// that job.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as httpHandler } from '../../functions/http/handler.js';
 import { resetContainer } from '../../functions/shared/connection.js';

@@ -1,4 +1,5 @@
-// The connector opens only where the fence holds this host's wire identity (SPEC §6).
+// The connector opens only where the fence holds this host's wire identity (docs/wire.md,
+// "The fence").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { install } from '../../src/connection/fence.js';
 import { readNodes } from '../../src/connection/node-reading.js';
@@ -157,7 +158,8 @@ describe('the connect-time checks', () => {
       const readyTrips = proxy.roundTrips();
       await ready.close();
       proxy.reset();
-      // The same open with every check of SPEC §6 and §11 judged: no trip more.
+      // The same open with every check of docs/wire.md "The fence" and docs/reliability.md
+      // "Acknowledgements" judged: no trip more.
       const checked = await connect({ urls: [proxy.url], executor: 'native' });
       expect(proxy.roundTrips()).toBe(readyTrips);
       await checked.close();

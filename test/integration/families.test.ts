@@ -1,6 +1,6 @@
-// SPEC §4 call by call, on the three families (native EMQ.ADMIT, FCALL emq_admit, EVALSHA of
-// the same Lua), on a standalone server and a cluster: the same replies, byte-identical rows
-// and pending sets (DUMP), the same records (their expiry digits are the server's clock, so
+// docs/wire.md "The calls" call by call, on the three families (native EMQ.ADMIT, FCALL emq_admit,
+// EVALSHA of the same Lua), on a standalone server and a cluster: the same replies, byte-identical
+// rows and pending sets (DUMP), the same records (their expiry digits are the server's clock, so
 // they are compared masked), and every refusal leaves the dataset as it was (DEBUG DIGEST).
 import type { Cluster, Command, Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -343,7 +343,7 @@ describe('the function and script families on a server without the module (Elast
     }
   });
 
-  it('read the fence on a standalone server, on replays too (SPEC §4 step 3)', async () => {
+  it('read the fence on a standalone server, on replays too (docs/wire.md, "admit" step 3)', async () => {
     const conn = await connectTo(plainServer);
     const queue = randomQueue('fenced');
     const first = call(queue, [{ idSource: 'm', id: mintId(), key: 'k', payload: 'p' }]);

@@ -1,6 +1,6 @@
-// SPEC §8a on real servers: POST /queues/{queue}/jobs/batch through the Lambda handler, on a
-// standalone server with the module (both families) and on a cluster. Rows are read back;
-// a refused batch leaves DEBUG DIGEST unchanged.
+// README.md "The HTTP face" on real servers: POST /queues/{queue}/jobs/batch through the Lambda
+// handler, on a standalone server with the module (both families) and on a cluster. Rows are read
+// back; a refused batch leaves DEBUG DIGEST unchanged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/http/handler.js';
 import { resetContainer } from '../../functions/shared/connection.js';

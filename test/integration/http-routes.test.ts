@@ -1,6 +1,6 @@
-// SPEC §8 on real servers: every route and outcome of the HTTP face, driven through the
-// Lambda handler with recorded-shape events of each front (HTTP API 2.0, REST 1.0, Function
-// URL), on a standalone server and a cluster, with both families. Assertions read the rows
+// README.md "The HTTP face" on real servers: every route and outcome of the HTTP face, driven
+// through the Lambda handler with recorded-shape events of each front (HTTP API 2.0, REST 1.0,
+// Function URL), on a standalone server and a cluster, with both families. Assertions read the rows
 // back, or compare DEBUG DIGEST before and after a refusal.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/http/handler.js';

@@ -1,6 +1,6 @@
-// SPEC §5 on real servers, both families: one job per idempotency key or caller id, with the
-// defects of issue 14 each reproduced: a taken minted id re-proposed (never a false
-// duplicate), one key raced with two bodies (one job, one 422), a consumed job never
+// docs/wire.md "Idempotency records" on real servers, both families: one job per idempotency key or
+// caller id, with the defects once found each reproduced: a taken minted id re-proposed (never a
+// false duplicate), one key raced with two bodies (one job, one 422), a consumed job never
 // re-admitted, and a write held past its timeout then retried leaving exactly one job.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -63,7 +63,7 @@ describe.each(['native', 'function'] as const)('with the %s family', (executor) 
     expect(await digestOf(server)).toBe(before);
   });
 
-  it('answers one 201 and one 422 for one key raced with two bodies (issue 14, defect 3)', async () => {
+  it('answers one 201 and one 422 for one key raced with two bodies', async () => {
     const queue = randomQueue('race');
     const other = await connectTo(server, { executor });
     const results = await Promise.allSettled([

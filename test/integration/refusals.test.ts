@@ -1,4 +1,5 @@
-// Every refusal of SPEC §4 leaves the dataset byte-for-byte as it was and maps to its class.
+// Every refusal of docs/wire.md "The calls" leaves the dataset byte-for-byte as it was and maps to
+// its class.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { install } from '../../src/connection/fence.js';
 import {

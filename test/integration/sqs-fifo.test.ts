@@ -1,6 +1,6 @@
-// FIFO sources on real servers (SPEC §9): a record that must be retried stops its message
-// group; the group's later records are neither written nor dead-lettered, other groups go on,
-// and a record the DLQ accepted does not stop its group.
+// FIFO sources on real servers (README.md, "The SQS face"): a record that must be retried stops its
+// message group; the group's later records are neither written nor dead-lettered, other groups go
+// on, and a record the DLQ accepted does not stop its group.
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';

@@ -1,6 +1,7 @@
-// A mixed SQS batch on real servers (SPEC §7, §9): each record gets exactly its outcome; the
-// retryable ones come back as batch item failures, the permanent ones land in the DLQ with
-// their body, attributes and reason, and only the admitted ones leave rows.
+// A mixed SQS batch on real servers (docs/reliability.md, "Outcomes"; README.md, "The SQS face"):
+// each record gets exactly its outcome; the retryable ones come back as batch item failures, the
+// permanent ones land in the DLQ with their body, attributes and reason, and only the admitted ones
+// leave rows.
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';

@@ -1,5 +1,6 @@
-// SQS redelivery on real servers (SPEC §5, §9): a batch handled twice, before or after a
-// timeout that left the writes to finish on the server, admits each message exactly once.
+// SQS redelivery on real servers (docs/wire.md, "Idempotency records"; README.md, "The SQS face"):
+// a batch handled twice, before or after a timeout that left the writes to finish on the server,
+// admits each message exactly once.
 import type { SQSRecord } from 'aws-lambda';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';

@@ -1,6 +1,6 @@
-// Round trips of the SQS face on a real server (SPEC §5), counted by a TCP proxy in front of
-// it: a batch of first deliveries costs one round trip; a redelivered batch takes the safe
-// order (two); a FIFO batch waits for each record of a group before the next.
+// Round trips of the SQS face on a real server (docs/wire.md, "Idempotency records"), counted by a
+// TCP proxy in front of it: a batch of first deliveries costs one round trip; a redelivered batch
+// takes the safe order (two); a FIFO batch waits for each record of a group before the next.
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setLogSink } from '../../functions/shared/log.js';

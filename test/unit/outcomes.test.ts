@@ -162,7 +162,7 @@ describe('classifyFailure', () => {
 });
 
 describe('the error family', () => {
-  it('gives every class one base, a stable code and the HTTP status of SPEC §7', () => {
+  it('gives every class one base, a stable code and the HTTP status of docs/reliability.md "Outcomes"', () => {
     const rows: [EmqError, string, boolean, number][] = [
       [new InvalidInputError('EMQ_INVALID_QUEUE', 'x'), 'EMQ_INVALID_QUEUE', false, 400],
       [new InvalidInputError('EMQ_PAYLOAD_TOO_LARGE', 'x'), 'EMQ_PAYLOAD_TOO_LARGE', false, 413],
@@ -190,7 +190,7 @@ describe('the error family', () => {
     }
   });
 
-  it("sends to the DLQ only what is the record's own fault (SPEC §7)", () => {
+  it(`sends to the DLQ only what is the record's own fault (docs/reliability.md, "Outcomes")`, () => {
     const dead = Object.entries(OUTCOMES)
       .filter(([, outcome]) => outcome.recordFault)
       .map(([code]) => code)

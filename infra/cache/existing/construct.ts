@@ -6,7 +6,7 @@
  * to the endpoint's ports, admits the functions in the cache's security group where it is
  * given, and lets the functions read the secret or sign IAM tokens for the user. The installer
  * installs as the `installer` user it is given (the installer's rules); without one it
- * connects as the functions' user and only verifies (SPEC §12a).
+ * connects as the functions' user and only verifies (docs/deploy.md, "Into an existing account").
  */
 import { ArnFormat, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';

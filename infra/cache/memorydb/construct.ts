@@ -3,7 +3,8 @@
  * before it is acknowledged, TLS required (MemoryDB always encrypts at rest), in the stack's
  * isolated subnets, reachable only from the functions, with MemoryDB users in one ACL whose
  * passwords live in Secrets Manager (users.ts). Its parameter group refuses writes when full
- * (noeviction, SPEC §11) and keeps rows up to 1 KiB as listpacks, as the ElastiCache kind's.
+ * (noeviction, docs/reliability.md "Acknowledgements") and keeps rows up to 1 KiB as listpacks, as
+ * the ElastiCache kind's.
  */
 import { type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';

@@ -3,8 +3,8 @@
  * as on the node-based cache, in the stack's isolated subnets. The service loads no module
  * and has no FCALL, FUNCTION or WAIT: the functions run the script family (EVALSHA of the
  * library) with EMQ_ACK_REPLICAS=0, under the script family's rules. Its forced
- * `volatile-lru` evicts nothing they write (no TTL, SPEC §11). The fence installer works
- * against the one endpoint, which routes to every shard.
+ * `volatile-lru` evicts nothing they write (no TTL, docs/reliability.md "Acknowledgements"). The
+ * fence installer works against the one endpoint, which routes to every shard.
  */
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
