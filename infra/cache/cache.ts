@@ -8,7 +8,7 @@ import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { IDependable } from 'constructs';
-import type { ExecutorChoice } from '../../src/settings/config.js';
+import type { FamilyChoice } from '../../src/settings/config.js';
 import type { CacheRotation } from './rotation.js';
 import { grantSecretRead } from './secret-read.js';
 
@@ -17,7 +17,7 @@ export interface CacheConnectionEnvironment {
   readonly EMQ_URL: string;
   readonly EMQ_CLUSTER: 'true' | 'false';
   /** The family of admission calls the kind's servers run (its module in kinds/). */
-  readonly EMQ_EXECUTOR: ExecutorChoice;
+  readonly EMQ_EXECUTOR: FamilyChoice;
   /** The secret `{"username","password"}` read at cold start, where the cache needs AUTH. */
   readonly EMQ_SECRET_ARN?: string;
 }

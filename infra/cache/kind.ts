@@ -7,7 +7,7 @@
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type { Construct } from 'constructs';
-import type { ExecutorChoice } from '../../src/settings/config.js';
+import type { FamilyChoice } from '../../src/settings/config.js';
 import type { Ensure, EnsureInt } from '../shared/resolved.js';
 import type { CacheTarget } from './cache.js';
 import type { CacheNetwork } from './network.js';
@@ -86,7 +86,7 @@ export interface CacheKindModule<Input extends { readonly kind: string }, Resolv
    * The family of admission calls (docs/wire.md, "The calls") the functions run; `auto` decides at
    * connect.
    */
-  readonly executor: ExecutorChoice;
+  readonly family: FamilyChoice;
   /** Context keys only this kind reads (each one given with another kind is refused). */
   readonly contextKeys: readonly string[];
   /**

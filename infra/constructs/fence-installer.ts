@@ -62,6 +62,8 @@ export class FenceInstaller extends Construct {
       properties: {
         Wire: deployment.settings.wire,
         Endpoint: cache.endpoint,
+        // The family, under the property name deployed stacks already hold (as EMQ_EXECUTOR is
+        // the variable's): a new name would be an Update of every stack for nothing.
         Executor: cache.connectionEnvironment.EMQ_EXECUTOR,
         // verify: the installer has only the functions' credentials (functions/fence/on-event.ts).
         Mode: cache.installer.mode,

@@ -6,8 +6,8 @@ import {
   type Admission,
   admitArgs,
   admitKeys,
-  dedupeHash,
   expectUnchanged,
+  recordHash,
   refusalOf,
   slotKeys,
 } from './helpers.js';
@@ -71,7 +71,7 @@ export async function laterStepsBroken(queue: string, id: string, key: string): 
   const record = `${id}:${'A'.repeat(16)}:${expiry}`;
   await client.hset(
     slotKeys(queue)[0] as string,
-    dedupeHash(key).slice(0, 22),
+    recordHash(key).slice(0, 22),
     record,
     '~',
     expiry,

@@ -229,7 +229,7 @@ function failureText(failure: EmqError): string {
  * `native` without the module is a setup fault.
  */
 function chooseFamily(readings: readonly FenceReading[], config: Config): Family {
-  const choice = config.executor;
+  const choice = config.family;
   if (choice === 'function') return functionFamily;
   if (choice === 'script') return scriptFamily;
   const missing = readings.filter((reading) => !reading.commands.enqueue).length;

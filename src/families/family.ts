@@ -13,8 +13,9 @@ export const CALLER_ID = 'c';
 /** Whose id an admission proposes, as the first byte of its claim says it (docs/wire.md). */
 export type IdSource = typeof MINTED_ID | typeof CALLER_ID;
 
-/** One admission inside an admit call (docs/wire.md): its row, its key's record field, its values.
- * */
+/**
+ * One admission inside an admit call (docs/wire.md): its row, its key's record field, its values.
+ */
 export interface AdmissionArgs {
   /** `emq:{q}:job:<id>`: the proposed row (the call reads the id from it). */
   readonly rowKey: string;

@@ -41,8 +41,8 @@ export interface Outcome {
   readonly status: number;
   /** Retry-After, in seconds, on retryable outcomes. */
   readonly retryAfterSeconds?: number;
-  /** The record itself is at fault: SQS sends it to the DLQ. Everything else is retried. */
-  readonly recordFault: boolean;
+  /** The message itself is at fault: the SQS face sends its record to the DLQ. Everything else is retried. */
+  readonly messageFault: boolean;
   /**
    * Set where the message is for operators only (it names nodes, wire identities or settings):
    * what a public answer says instead. The message itself goes to the log.
@@ -54,16 +54,16 @@ const invalid = (status: number): Outcome => ({
   class: 'invalid input',
   retryable: false,
   status,
-  recordFault: true,
+  messageFault: true,
 });
-const refused: Outcome = { class: 'refused', retryable: false, status: 500, recordFault: true };
+const refused: Outcome = { class: 'refused', retryable: false, status: 500, messageFault: true };
 const MISCONFIGURED =
   'The service is misconfigured; an operator must fix it. Quote the request id to an operator.';
 const configuration: Outcome = {
   class: 'configuration',
   retryable: false,
   status: 500,
-  recordFault: false,
+  messageFault: false,
   publicDetail: MISCONFIGURED,
 };
 const retry = (kind: OutcomeClass, retryAfterSeconds: number): Outcome => ({
@@ -71,7 +71,7 @@ const retry = (kind: OutcomeClass, retryAfterSeconds: number): Outcome => ({
   retryable: true,
   status: 503,
   retryAfterSeconds,
-  recordFault: false,
+  messageFault: false,
 });
 
 /** docs/reliability.md "Outcomes", one row per code. */
@@ -80,8 +80,13 @@ export const OUTCOMES: Readonly<Record<ErrorCode, Outcome>> = {
   EMQ_INVALID_ID: invalid(400),
   EMQ_INVALID_REQUEST: invalid(400),
   EMQ_PAYLOAD_TOO_LARGE: invalid(413),
-  EMQ_CONFLICT: { class: 'conflict', retryable: false, status: 409, recordFault: true },
-  EMQ_IDEMPOTENCY_MISMATCH: { class: 'conflict', retryable: false, status: 422, recordFault: true },
+  EMQ_CONFLICT: { class: 'conflict', retryable: false, status: 409, messageFault: true },
+  EMQ_IDEMPOTENCY_MISMATCH: {
+    class: 'conflict',
+    retryable: false,
+    status: 422,
+    messageFault: true,
+  },
   EMQKIND: refused,
   EMQLAYOUT: refused,
   EMQ_WRONGTYPE: refused,
@@ -95,7 +100,7 @@ export const OUTCOMES: Readonly<Record<ErrorCode, Outcome>> = {
   EMQ_PAUSED: retry('paused', 1),
   EMQ_UNCONFIRMED: retry('unconfirmed', 1),
   EMQ_UNAVAILABLE: retry('unavailable', 1),
-  EMQ_UNKNOWN: { class: 'unknown', retryable: false, status: 500, recordFault: false },
+  EMQ_UNKNOWN: { class: 'unknown', retryable: false, status: 500, messageFault: false },
 };
 
 /**
@@ -142,8 +147,8 @@ export abstract class EmqError extends Error {
   }
 
   /** The record itself is at fault (SQS: to the DLQ); a server or configuration fault is not. */
-  get recordFault(): boolean {
-    return this.outcome.recordFault;
+  get messageFault(): boolean {
+    return this.outcome.messageFault;
   }
 
   /** What a public answer may say: the message, unless the table keeps it for operators. */
@@ -212,8 +217,9 @@ export abstract class RetryableError extends EmqError {
   }
 }
 
-/** The node's wire identity or function library is missing or differs (docs/wire.md, "The fence").
- * */
+/**
+ * The node's wire identity or function library is missing or differs (docs/wire.md, "The fence").
+ */
 export class FenceError extends RetryableError {
   override readonly name = 'FenceError';
   readonly code = 'EMQWIRE';

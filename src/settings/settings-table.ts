@@ -11,7 +11,7 @@ import { type Setting, table } from './setting-row.js';
 import {
   type Bounds,
   dlqUrl,
-  executor,
+  familyChoice,
   flag,
   iamAuth,
   type Parser,
@@ -46,9 +46,9 @@ export const SETTINGS = table({
     deploy: { by: 'cache' },
     doc: '`true` to talk to a Valkey cluster.',
   },
-  executor: {
+  family: {
     env: 'EMQ_EXECUTOR',
-    parse: executor,
+    parse: familyChoice,
     default: 'auto',
     deploy: { by: 'cache' },
     doc: "Which server calls admit jobs: `native` (the EchoMQ module's `EMQ.ADMIT`), `function` (`FCALL` of the `emq` library), `script` (the same library through `EVALSHA`, for ElastiCache Serverless), or `auto` (native where every primary loads the module, else function).",
@@ -72,7 +72,7 @@ export const SETTINGS = table({
     parse: dlqUrl,
     default: undefined,
     deploy: { by: 'queues' },
-    doc: "The SQS queue that receives permanently failed records. Without it they are retried until the source queue's redrive policy moves them.",
+    doc: "The SQS queue that receives permanently failed SQS records. Without it they are retried until the source queue's redrive policy moves them.",
   },
   deployment: {
     env: 'EMQ_DEPLOYMENT',

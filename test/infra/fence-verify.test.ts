@@ -25,8 +25,9 @@ import { createEvent } from './support/cfn-events.js';
 const PASSWORD = randomBytes(18).toString('hex');
 const bundle = new URL('../../dist/functions/fence/index.mjs', import.meta.url);
 
-/** The first line of the fenced block after `heading` in docs/security.md: the rules as documented.
- * */
+/**
+ * The first line of the fenced block after `heading` in docs/security.md: the rules as documented.
+ */
 function documentedRules(heading: string): string {
   const text = readFileSync(new URL('../../docs/security.md', import.meta.url), 'utf8');
   const after = text.slice(text.indexOf(heading));

@@ -90,7 +90,7 @@ async function formOf(client: Valkey | Cluster, key: string): Promise<unknown> {
 }
 
 /** Every record of a queue, slot left out and expiry masked: what the families must agree on. */
-async function recordsOf(client: Valkey | Cluster, queue: string): Promise<string[]> {
+async function sqsRecordsOf(client: Valkey | Cluster, queue: string): Promise<string[]> {
   const seen: string[] = [];
   for (const slot of recordSlotKeys(queue)) {
     const fields = await client.hgetall(slot);
@@ -159,7 +159,7 @@ describe.each(['standalone', 'cluster'] as const)('on a %s target with the modul
     return t.kind === 'cluster' ? [...(await digestOf(t)).entries()] : await digestOf(t);
   };
   // A connection of the script family loads the script on every primary that lacks it.
-  beforeAll(() => connectTo(target(), { executor: 'script' }));
+  beforeAll(() => connectTo(target(), { family: 'script' }));
 
   it('answers every admit status alike on the three families and writes the same data', async () => {
     const conn = await connectTo(target());
@@ -176,7 +176,7 @@ describe.each(['standalone', 'cluster'] as const)('on a %s target with the modul
         forms: await Promise.all(
           [...keys, pendingKey(queue)].map((key) => formOf(conn.client, key)),
         ),
-        records: await recordsOf(conn.client, queue),
+        records: await sqsRecordsOf(conn.client, queue),
       };
       expect(await conn.client.hgetallBuffer(jobKey(queue, A))).toEqual({
         state: Buffer.from('pending'),
@@ -306,7 +306,7 @@ describe('the function and script families on a server without the module (Elast
   beforeAll(async () => {
     plainServer = await startStandalone();
     await install(await connectTo(plainServer, { checkFence: false }));
-    await connectTo(plainServer, { executor: 'script' });
+    await connectTo(plainServer, { family: 'script' });
   });
   afterAll(() => plainServer.stop());
 
@@ -331,7 +331,7 @@ describe('the function and script families on a server without the module (Elast
         forms: await Promise.all(
           [...keys, pendingKey(queue)].map((key) => formOf(conn.client, key)),
         ),
-        records: await recordsOf(conn.client, queue),
+        records: await sqsRecordsOf(conn.client, queue),
       });
     }
     const [native, ...others] = runs;

@@ -120,9 +120,9 @@ async function expectAdmittedRows(conn: Connection, mixed: Mixed) {
 
 describe.each(['native', 'function'] as const)(
   'on a standalone server with the %s family',
-  (executor) => {
+  (family) => {
     it('dead-letters exactly the permanent failures and admits the rest', async () => {
-      const conn = await connectTo(standalone, { executor, maxPayloadBytes: MAX_PAYLOAD });
+      const conn = await connectTo(standalone, { family, maxPayloadBytes: MAX_PAYLOAD });
       const mixed = await mixedBatch(conn);
       const dlq = sqs().dlq();
       const response = await handleSqsBatch(sqsEvent(Object.values(mixed.records)), {
@@ -137,7 +137,7 @@ describe.each(['native', 'function'] as const)(
     });
 
     it('retries the permanent failures instead when no DLQ is configured', async () => {
-      const conn = await connectTo(standalone, { executor, maxPayloadBytes: MAX_PAYLOAD });
+      const conn = await connectTo(standalone, { family, maxPayloadBytes: MAX_PAYLOAD });
       const mixed = await mixedBatch(conn);
       const response = await handleSqsBatch(sqsEvent(Object.values(mixed.records)), {
         admission: admissionOf(conn),
@@ -153,7 +153,7 @@ describe.each(['native', 'function'] as const)(
     });
 
     it('retries the records whose dead letter SQS refused', async () => {
-      const conn = await connectTo(standalone, { executor, maxPayloadBytes: MAX_PAYLOAD });
+      const conn = await connectTo(standalone, { family, maxPayloadBytes: MAX_PAYLOAD });
       // SQS refuses the conflict's letter for a character it forbids in a body (a direct invoke
       // can send one): that one entry is in Failed[], the others are stored.
       const mixed = await mixedBatch(conn, randomQueue, 'another payload \uffff');
@@ -184,7 +184,7 @@ describe.each(['native', 'function'] as const)(
 
 describe('on a standalone server with the native family', () => {
   it('lists every record as a batch item failure when the fence changed after connect', async () => {
-    const conn = await connectTo(standalone, { executor: 'native' });
+    const conn = await connectTo(standalone, { family: 'native' });
     const queue = randomQueue('fenced');
     const batch = Array.from({ length: 4 }, (_, i) => sqsRecord({ queue, body: `job ${i}` }));
     await conn.client.set(wireKey, 'another-wire');
@@ -207,9 +207,9 @@ describe('on a standalone server with the native family', () => {
   });
 });
 
-describe.each(['native', 'function'] as const)('on a cluster with the %s family', (executor) => {
+describe.each(['native', 'function'] as const)('on a cluster with the %s family', (family) => {
   it('gives every record of a mixed batch its outcome, the fenced node included', async () => {
-    const conn = await connectTo(cluster, { executor, maxPayloadBytes: MAX_PAYLOAD });
+    const conn = await connectTo(cluster, { family, maxPayloadBytes: MAX_PAYLOAD });
     // The node that owns {emq}:version's slot takes a plain SET of it: only that node's copy
     // changes, so only records whose queue lives there meet the fence.
     const primaries = await cluster.primaries();
@@ -234,7 +234,7 @@ describe.each(['native', 'function'] as const)('on a cluster with the %s family'
       const onFenced = await jobsOf(conn, fencedQueue);
       // EMQ.ENQUEUE checks the node's fence on every write, and where the module is loaded
       // the function family writes through it: retry, nothing written, on both families.
-      expect(executor).toMatch(/^(native|function)$/);
+      expect(family).toMatch(/^(native|function)$/);
       expect(response.batchItemFailures).toEqual([{ itemIdentifier: fenced.messageId }]);
       expect(recordLines(lines).at(-1)).toMatchObject({ disposition: 'retry', code: 'EMQWIRE' });
       expect(onFenced).toEqual({ rows: [], pending: [] });

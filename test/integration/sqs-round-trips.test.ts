@@ -35,11 +35,11 @@ function tenOf(queue: string, spec: Parameters<typeof sqsRecord>[0] = {}): SQSRe
   return Array.from({ length: 10 }, (_, i) => sqsRecord({ queue, body: `job ${i}`, ...spec }));
 }
 
-describe.each(['native', 'function'] as const)('with the %s family', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s family', (family) => {
   let conn: Connection;
 
   beforeAll(async () => {
-    conn = await connect({ urls: [proxy.url], executor });
+    conn = await connect({ urls: [proxy.url], family });
     // Warm the connection (the script family's first call per socket carries the script).
     const restore = setLogSink(() => {});
     try {

@@ -206,7 +206,7 @@ describe('docs/reliability.md, the outcome table', () => {
         status: String(outcome.status),
         retryAfter:
           outcome.retryAfterSeconds === undefined ? '-' : String(outcome.retryAfterSeconds),
-        sqs: outcome.recordFault ? 'DLQ' : 'retried',
+        sqs: outcome.messageFault ? 'DLQ' : 'retried',
       });
     },
   );

@@ -192,7 +192,7 @@ describe('the error family', () => {
 
   it(`sends to the DLQ only what is the record's own fault (docs/reliability.md, "Outcomes")`, () => {
     const dead = Object.entries(OUTCOMES)
-      .filter(([, outcome]) => outcome.recordFault)
+      .filter(([, outcome]) => outcome.messageFault)
       .map(([code]) => code)
       .sort();
     expect(dead).toEqual(
@@ -208,8 +208,8 @@ describe('the error family', () => {
         'EMQ_WRONGTYPE',
       ].sort(),
     );
-    expect(new ConfigError('x').recordFault).toBe(false);
-    expect(new RefusedError('EMQ_UNKNOWN', 'x').recordFault).toBe(false);
+    expect(new ConfigError('x').messageFault).toBe(false);
+    expect(new RefusedError('EMQ_UNKNOWN', 'x').messageFault).toBe(false);
   });
 
   it('gives every retryable outcome a Retry-After and names the job of an unconfirmed write', () => {

@@ -1,6 +1,6 @@
 /**
  * A Valkey endpoint the construct does not own: any Valkey 7.2 or later, MemoryDB included. The
- * functions run the executor the spec names (`auto` by default: the native family where
+ * functions run the family the spec names (`auto` by default: the native family where
  * every primary loads the EchoMQ module, else the function family, decided at connect); the
  * operator's user needs that family's rules (src/families/access-rules.ts). The construct opens egress
  * to the endpoint's ports, admits the functions in the cache's security group where it is
@@ -13,7 +13,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IDependable } from 'constructs';
-import type { ExecutorChoice } from '../../../src/settings/config.js';
+import type { FamilyChoice } from '../../../src/settings/config.js';
 import type { Resolved } from '../../shared/resolved.js';
 import {
   type CacheConnectionEnvironment,
@@ -63,7 +63,7 @@ export interface ExistingSpec {
   /** The cache's security group: the construct admits the functions on the cache's ports. */
   readonly securityGroup?: ec2.ISecurityGroup;
   /** The family of admission calls. Default `auto` (decided at connect). */
-  readonly executor?: ExecutorChoice;
+  readonly family?: FamilyChoice;
   /**
    * The installer's own credentials: it then installs the identity and the library. Default:
    * none; the installer connects as the functions' user and only verifies.
@@ -73,7 +73,7 @@ export interface ExistingSpec {
 
 export type ResolvedExisting = Resolved<Pick<ExistingSpec, 'kind' | 'urls' | 'cluster'>> &
   Pick<ExistingSpec, 'secretArn' | 'secret' | 'iam' | 'securityGroup' | 'installer'> & {
-    readonly executor: ExecutorChoice;
+    readonly family: FamilyChoice;
   };
 
 export interface ExistingValkeyProps {
@@ -107,7 +107,7 @@ export class ExistingValkey extends Construct implements CacheTarget {
     this.connectionEnvironment = {
       EMQ_URL: spec.urls.join(','),
       EMQ_CLUSTER: spec.cluster ? 'true' : 'false',
-      EMQ_EXECUTOR: spec.executor,
+      EMQ_EXECUTOR: spec.family,
       ...(this.credentials === undefined ? {} : { EMQ_SECRET_ARN: this.credentials.secretArn }),
     };
     this.iamAuth = spec.iam === undefined ? undefined : existingIamAuth(this, spec.iam);

@@ -10,7 +10,7 @@ import { type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as memorydb from 'aws-cdk-lib/aws-memorydb';
 import type { Construct } from 'constructs';
-import type { ExecutorChoice } from '../../../src/settings/config.js';
+import type { FamilyChoice } from '../../../src/settings/config.js';
 import { keepByFinalSnapshot } from '../../shared/removal.js';
 import type { CacheIamAuth, CacheMetrics } from '../cache.js';
 import { CLUSTER_PARAMETERS } from '../elasticache/parameters.js';
@@ -25,7 +25,7 @@ import { createMemoryDbUsers } from './users.js';
 export interface MemoryDbValkeyProps {
   readonly spec: ResolvedMemoryDb;
   readonly network: CacheNetwork;
-  readonly executor: ExecutorChoice;
+  readonly family: FamilyChoice;
   /**
    * On delete or replacement. Default (and `SNAPSHOT`): deleted with a final snapshot;
    * `RETAIN` keeps the cluster (and what it needs, constructs/kept-references.ts); `DESTROY` deletes it.
@@ -100,7 +100,7 @@ export class MemoryDbValkey extends OwnedCache {
 
     // The port is the one set above: the endpoint's Port attribute is a number, which a
     // joined URL would carry as a token CloudFormation's validation flags.
-    this.connectTo([`${this.cluster.attrClusterEndpointAddress}:${spec.port}`], props.executor);
+    this.connectTo([`${this.cluster.attrClusterEndpointAddress}:${spec.port}`], props.family);
     this.iamAuth =
       users.credentials === undefined
         ? iamConnect({

@@ -10,7 +10,7 @@ import type { RemovalPolicy } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elasticache from 'aws-cdk-lib/aws-elasticache';
 import type { Construct } from 'constructs';
-import type { ExecutorChoice } from '../../../src/settings/config.js';
+import type { FamilyChoice } from '../../../src/settings/config.js';
 import { keepByFinalSnapshot } from '../../shared/removal.js';
 import type { CacheIamAuth, CacheMetrics } from '../cache.js';
 import { cacheIamAuth } from '../iam-auth.js';
@@ -23,7 +23,7 @@ import { SERVERLESS_INSTALLER_ACCESS_STRING, type ServerlessSpec } from './spec.
 export interface ServerlessValkeyProps {
   readonly spec: Required<ServerlessSpec>;
   readonly network: CacheNetwork;
-  readonly executor: ExecutorChoice;
+  readonly family: FamilyChoice;
   /**
    * On delete or replacement. Default (and `SNAPSHOT`): deleted with a final snapshot;
    * `RETAIN` keeps the cache (and what it needs, constructs/kept-references.ts); `DESTROY` deletes it.
@@ -76,7 +76,7 @@ export class ServerlessValkey extends OwnedCache {
 
     const address = this.cache.attrEndpointAddress;
     const port = this.cache.attrEndpointPort;
-    this.connectTo([`${address}:${port}`], props.executor);
+    this.connectTo([`${address}:${port}`], props.family);
     this.iamAuth =
       rbac.iamUser === undefined
         ? undefined

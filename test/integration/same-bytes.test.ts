@@ -13,8 +13,8 @@ let script: Connection;
 
 beforeAll(async () => {
   server = await startFencedServer();
-  native = await connectTo(server, { executor: 'native', maxPayloadBytes: 2 * 1024 * 1024 });
-  script = await connectTo(server, { executor: 'function', maxPayloadBytes: 2 * 1024 * 1024 });
+  native = await connectTo(server, { family: 'native', maxPayloadBytes: 2 * 1024 * 1024 });
+  script = await connectTo(server, { family: 'function', maxPayloadBytes: 2 * 1024 * 1024 });
 });
 
 afterAll(() => server.stop());
