@@ -1,6 +1,6 @@
 /**
- * `echomq-lambda/cdk`: the EchoMq construct and what its props are made of (docs/architecture.md,
- * "The public API").
+ * `echomq-lambda/cdk`: the EchoMq construct and what its props are made of (docs/props.md,
+ * generated from them).
  */
 
 export { SETTINGS, type SettingName, type SettingValues } from '../src/settings/settings-table.js';

@@ -60,7 +60,7 @@ export interface EchoMqOnFunctionUrl extends HttpOptions {
 }
 
 /**
- * Where the HTTP face is served, and how (docs/architecture.md, "The public API"; docs/deploy.md,
+ * Where the HTTP face is served, and how (docs/props.md, "EchoMqHttp"; docs/deploy.md,
  * "Into an existing account").
  */
 export type EchoMqHttp = EchoMqNewHttpApi | EchoMqOnHttpApi | EchoMqOnRestApi | EchoMqOnFunctionUrl;

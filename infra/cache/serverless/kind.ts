@@ -15,7 +15,7 @@ export const SERVERLESS = {
     serverless: (options: ServerlessOptions = {}) => placed('serverless', options),
   },
   facts: {
-    builds: 'ElastiCache Serverless for Valkey, RBAC users',
+    builds: 'ElastiCache Serverless for Valkey (TLS always on), RBAC users',
     family: '`script`: `EVALSHA` of the same library (Serverless has no `FCALL` or `FUNCTION`)',
     acknowledgement: '`0`, the only value accepted: Serverless has no `WAIT`',
     memoryPolicy:
