@@ -31,7 +31,7 @@ export interface AdmissionArgs {
 export interface AdmitCall {
   readonly pendingKey: string;
   /** The queue's four record slots. */
-  readonly slotKeys: readonly string[];
+  readonly recordSlotKeys: readonly string[];
   /** The wire identity this host expects. */
   readonly wire: string;
   /** A new record's life in ms, as the decimal string the call sends. */
@@ -65,7 +65,7 @@ export function admitParts(call: AdmitCall): {
   keys: (string | Buffer)[];
   args: (string | Buffer)[];
 } {
-  const keys: (string | Buffer)[] = [call.pendingKey, ...call.slotKeys];
+  const keys: (string | Buffer)[] = [call.pendingKey, ...call.recordSlotKeys];
   const args: (string | Buffer)[] = [call.wire, call.ttlMs];
   for (const admission of call.admissions) {
     keys.push(admission.rowKey);

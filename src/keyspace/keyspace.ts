@@ -135,7 +135,7 @@ export function recordHash(namespace: KeyNamespace, key: string): string {
   return hash('sha256', `${namespace}:${key}`, 'base64url');
 }
 
-/** How many characters of `h` name a key's record in its slot (132 bits). */
+/** How many characters of `h` name a key's record in its record slot (132 bits). */
 const RECORD_FIELD_LENGTH = 22;
 
 /** A key's record field in its queue's slots: `h`'s first 22 characters (docs/wire.md). */
@@ -156,7 +156,7 @@ export function slotOf(key: string): number {
   return calculateSlot(key);
 }
 
-/** The slot every key of `queue` lives on. */
+/** The cluster slot every key of `queue` lives on. */
 export function queueSlot(queue: string): number {
   return calculateSlot(trustedPendingKey(checkedQueue(queue)));
 }
@@ -184,7 +184,7 @@ export function trustedRecordSlotKeys(queue: QueueName): readonly string[] {
 export interface QueueKeys {
   readonly slot: number;
   readonly pendingKey: string;
-  readonly slotKeys: readonly string[];
+  readonly recordSlotKeys: readonly string[];
 }
 
 /** Enough queues for any deployment's working set; past it the cache starts over. */
@@ -200,7 +200,11 @@ export function trustedQueueKeys(queue: QueueName): QueueKeys {
   if (found === undefined) {
     if (queueKeys.size >= QUEUE_KEYS_CACHED) queueKeys.clear();
     const pendingKey = trustedPendingKey(queue);
-    found = { slot: calculateSlot(pendingKey), pendingKey, slotKeys: trustedRecordSlotKeys(queue) };
+    found = {
+      slot: calculateSlot(pendingKey),
+      pendingKey,
+      recordSlotKeys: trustedRecordSlotKeys(queue),
+    };
     queueKeys.set(queue, found);
   }
   return found;

@@ -66,7 +66,7 @@ function admission(queue: string, spec: Spec): AdmissionArgs {
 function call(queue: string, specs: readonly Spec[], ttlMs = '600000'): AdmitCall {
   return {
     pendingKey: pendingKey(queue),
-    slotKeys: recordSlotKeys(queue),
+    recordSlotKeys: recordSlotKeys(queue),
     wire: '1',
     ttlMs,
     admissions: specs.map((spec) => admission(queue, spec)),
@@ -212,12 +212,15 @@ describe.each(['standalone', 'cluster'] as const)('on a %s target with the modul
     ],
     [
       'a slot of another queue',
-      (c: AdmitCall) => ({ ...c, slotKeys: [...c.slotKeys.slice(0, 3), 'emq:{x}:dedupe:3'] }),
+      (c: AdmitCall) => ({
+        ...c,
+        recordSlotKeys: [...c.recordSlotKeys.slice(0, 3), 'emq:{x}:dedupe:3'],
+      }),
       'EMQLAYOUT',
     ],
     [
       'slots out of order',
-      (c: AdmitCall) => ({ ...c, slotKeys: [...c.slotKeys].reverse() }),
+      (c: AdmitCall) => ({ ...c, recordSlotKeys: [...c.recordSlotKeys].reverse() }),
       'EMQLAYOUT',
     ],
     [
