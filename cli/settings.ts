@@ -42,7 +42,7 @@ export function familyChoices(): string[] {
   return Object.keys(FAMILY_MEANINGS).filter((name) => accepts('EMQ_EXECUTOR', name));
 }
 
-function familyOf(name: string): string {
+function meaningOf(name: string): string {
   return Object.entries(FAMILY_MEANINGS).find(([family]) => family === name)?.[1] ?? '';
 }
 
@@ -50,7 +50,7 @@ function familyOf(name: string): string {
 export function settingsHelp(): string {
   const choices = familyChoices();
   const families = choices
-    .map((name) => `                   ${name.padEnd(9)}${familyOf(name)}`)
+    .map((name) => `                   ${name.padEnd(9)}${meaningOf(name)}`)
     .join('\n');
   return `
 Connection: --url, --cluster, or the EMQ_* variables the functions read:

@@ -106,7 +106,7 @@ export const SETTINGS = table({
     parse: familyChoice,
     default: 'auto',
     deploy: { by: 'cache' },
-    doc: "Which server calls admit jobs: `native` (the EchoMQ module's `EMQ.ADMIT`), `function` (`FCALL` of the `emq` library), `script` (the same library through `EVALSHA`, for ElastiCache Serverless), or `auto` (native where every primary loads the module, else function).",
+    doc: "The family of server calls that admit jobs: `native` (the EchoMQ module's `EMQ.ADMIT`), `function` (`FCALL` of the `emq` library), `script` (the same library through `EVALSHA`, for ElastiCache Serverless), or `auto` (native where every primary loads the module, else function).",
   },
   wire: {
     env: 'EMQ_WIRE',
