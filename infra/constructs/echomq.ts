@@ -1,9 +1,9 @@
 /**
- * EchoMq (docs/deploy.md, "What gets deployed"): the two faces of echomq-lambda, their cache and
- * the fence installer, in any stack. It brings its own API, queues and cache where it is given
- * none, and wires the user's where it is: a VPC (required), an HTTP API, a REST API resource or a
- * Function URL, an SQS queue and DLQ, and any of four caches. Everything it is told is checked
- * before anything is built, the functions' environments by the runtime's own loadConfig.
+ * EchoMq (docs/deploy.md): the two faces of echomq-lambda, their cache and the fence installer, in
+ * any stack. It brings its own API, queues and cache where it is given none, and wires the
+ * user's where it is: a VPC (required), an HTTP API, a REST API resource or a Function URL, an
+ * SQS queue and DLQ, and any of four caches. Everything it is told is checked before anything
+ * is built, the functions' environments by the runtime's own loadConfig.
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
