@@ -1,4 +1,4 @@
-/** The three server families of SPEC §4. */
+/** The three server families of docs/wire.md "The calls". */
 export type Family = 'native' | 'function' | 'script';
 
 /**

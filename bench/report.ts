@@ -140,9 +140,9 @@ export function verdictTable(verdicts: readonly Verdict[]): string {
 
 export function roundTripTable(counts: readonly RoundTripCount[]): string {
   return markdownTable(
-    ['path', 'executor', 'round trips per batch'],
+    ['path', 'family', 'round trips per batch'],
     ['left', 'left', 'right'],
-    counts.map((c) => [c.what, c.executor, String(c.perBatch)]),
+    counts.map((c) => [c.what, c.family, String(c.perBatch)]),
   );
 }
 
@@ -151,7 +151,7 @@ export function connectTable(counts: readonly ConnectCount[]): string {
     ['fresh connect(), one primary', 'round trips', 'commands', 'which'],
     ['left', 'right', 'right', 'left'],
     counts.map((c) => [
-      c.executor,
+      c.family,
       String(c.roundTrips),
       String(commandsOf(c)),
       Object.entries(c.commands)

@@ -15,14 +15,14 @@ import { snapshot } from './server-stats.js';
 
 export interface RoundTripCount {
   readonly what: string;
-  readonly executor: Family;
+  readonly family: Family;
   /** Round trips per batch (the median of a few batches). */
   readonly perBatch: number;
 }
 
 /** What a cold container's connect() sends before its first admission, on one primary. */
 export interface ConnectCount {
-  readonly executor: Family;
+  readonly family: Family;
   readonly roundTrips: number;
   /** Commands the server ran for it, by name (INFO commandstats). */
   readonly commands: Readonly<Record<string, number>>;
@@ -38,7 +38,7 @@ export function commandsOf(count: ConnectCount): number {
 }
 
 /**
- * Counts a fresh connect() of each family, the executor named as the stacks name it, on its
+ * Counts a fresh connect() of each family, the family named as the stacks name it, on its
  * own server: round trips through a proxy, commands from the server's commandstats (`admins`
  * read them; their own INFO is not counted).
  */
@@ -47,15 +47,15 @@ export async function countConnects(
   admins: Readonly<Record<ServerName, Valkey>>,
 ): Promise<ConnectCount[]> {
   const counts: ConnectCount[] = [];
-  for (const executor of FAMILIES) {
-    const admin = admins[serverOf(executor)];
-    const proxy = await startRoundTripProxy(ports[serverOf(executor)]);
+  for (const family of FAMILIES) {
+    const admin = admins[serverOf(family)];
+    const proxy = await startRoundTripProxy(ports[serverOf(family)]);
     try {
       // One connect first: it leaves the script family's script loaded, as the installer does.
-      await (await connect({ urls: [proxy.url], executor })).close();
+      await (await connect({ urls: [proxy.url], family })).close();
       const before = await snapshot(admin);
       proxy.reset();
-      const connection = await connect({ urls: [proxy.url], executor });
+      const connection = await connect({ urls: [proxy.url], family });
       const roundTrips = proxy.roundTrips();
       const after = await snapshot(admin);
       await connection.close();
@@ -65,7 +65,7 @@ export async function countConnects(
           now.calls - (before.commands.get(name)?.calls ?? 0) - (name === 'info' ? 1 : 0);
         if (calls > 0) commands[name] = calls;
       }
-      counts.push({ executor, roundTrips, commands });
+      counts.push({ family, roundTrips, commands });
     } finally {
       await proxy.close();
     }
@@ -78,15 +78,15 @@ export async function countRoundTrips(
   ports: Readonly<Record<ServerName, number>>,
 ): Promise<RoundTripCount[]> {
   const counts: RoundTripCount[] = [];
-  for (const executor of FAMILIES) counts.push(...(await countFamily(executor, ports)));
+  for (const family of FAMILIES) counts.push(...(await countFamily(family, ports)));
   return counts;
 }
 
 async function countFamily(
-  executor: Family,
+  family: Family,
   ports: Readonly<Record<ServerName, number>>,
 ): Promise<RoundTripCount[]> {
-  const proxy = await startRoundTripProxy(ports[serverOf(executor)]);
+  const proxy = await startRoundTripProxy(ports[serverOf(family)]);
   const counts: RoundTripCount[] = [];
   /** Runs `prepare` outside the count, then counts `run`'s round trips; the most of a few runs. */
   const countEach = async <T>(
@@ -104,12 +104,12 @@ async function countFamily(
     return Math.max(...seen);
   };
   try {
-    await useContainer(executor, proxy.url);
+    await useContainer(family, proxy.url);
     const sqs = await countEach(
       async () => firstDeliveries(10),
       (event: SQSEvent) => sqsHandler(event, lambdaContext()),
     );
-    counts.push({ what: 'SQS handler, 10 first deliveries', executor, perBatch: sqs });
+    counts.push({ what: 'SQS handler, 10 first deliveries', family, perBatch: sqs });
     // A redelivery is the same messages again: their records answer duplicate (and are touched).
     const redelivered = await countEach(
       async () => {
@@ -120,9 +120,9 @@ async function countFamily(
       },
       (event: SQSEvent) => sqsHandler(event, lambdaContext()),
     );
-    counts.push({ what: 'SQS handler, 10 redeliveries', executor, perBatch: redelivered });
+    counts.push({ what: 'SQS handler, 10 redeliveries', family, perBatch: redelivered });
 
-    const connection = await connect({ urls: [proxy.url], executor });
+    const connection = await connect({ urls: [proxy.url], family });
     try {
       for (const size of [10, 100]) {
         const batch = Array.from({ length: size }, () => ({ queue: 'bench-rt', payload: PAYLOAD }));
@@ -130,7 +130,7 @@ async function countFamily(
           async () => batch,
           (requests) => enqueueMany(connection, requests),
         );
-        counts.push({ what: `library enqueueMany ×${size}`, executor, perBatch: trips });
+        counts.push({ what: `library enqueueMany ×${size}`, family, perBatch: trips });
       }
     } finally {
       await connection.close();

@@ -120,9 +120,9 @@ let bull: Queue | undefined;
 let bullClient: Valkey | undefined;
 try {
   const installers = {
-    module: await connect({ urls: [server.url], checkFence: false, executor: 'native' }),
-    plain: await connect({ urls: [plain.url], checkFence: false, executor: 'function' }),
-    listpack: await connect({ urls: [listpack.url], checkFence: false, executor: 'function' }),
+    module: await connect({ urls: [server.url], checkFence: false, family: 'native' }),
+    plain: await connect({ urls: [plain.url], checkFence: false, family: 'function' }),
+    listpack: await connect({ urls: [listpack.url], checkFence: false, family: 'function' }),
   };
   connections.push(installers.module, installers.plain, installers.listpack);
   // Both servers start every case-round empty, with the fence and the library installed
@@ -140,10 +140,10 @@ try {
     ]);
   };
   await reset();
-  const native = await connect({ urls: [server.url], executor: 'native' });
-  const fn = await connect({ urls: [plain.url], executor: 'function' });
+  const native = await connect({ urls: [server.url], family: 'native' });
+  const fn = await connect({ urls: [plain.url], family: 'function' });
   // Connecting with the script family loads the script (SCRIPT LOAD) where it is missing.
-  const script = await connect({ urls: [plain.url], executor: 'script' });
+  const script = await connect({ urls: [plain.url], family: 'script' });
   connections.push(native, fn, script);
   const families = [native, fn, script] as const;
   // BullMQ 6 takes ioredis as an optional peer, not installed here; iovalkey is the ioredis

@@ -142,7 +142,7 @@ export function verdicts({ cases, roundTrips, connects, bundles, coldStarts }: F
   );
   for (const count of roundTrips) {
     out.push({
-      target: `round trips per batch, ${count.what} (${count.executor}), one node`,
+      target: `round trips per batch, ${count.what} (${count.family}), one node`,
       value: count.perBatch,
       shown: String(count.perBatch),
       goal: '= 1',
@@ -152,7 +152,7 @@ export function verdicts({ cases, roundTrips, connects, bundles, coldStarts }: F
   // A cold container's checks: at most 3 commands per primary (one standalone primary here).
   for (const count of connects) {
     out.push({
-      target: `commands of a fresh connect() (${count.executor}), one primary`,
+      target: `commands of a fresh connect() (${count.family}), one primary`,
       value: commandsOf(count),
       shown: `${commandsOf(count)} in ${count.roundTrips} round trip${count.roundTrips === 1 ? '' : 's'}`,
       goal: '≤ 3',

@@ -12,14 +12,14 @@ import {
 } from '../src/keyspace/keyspace.js';
 import { ConfigError } from '../src/outcomes/outcomes.js';
 import { DEFAULTS, loadConfig } from '../src/settings/config.js';
-import type { ExecutorChoice } from '../src/settings/settings-parsers.js';
+import type { FamilyChoice } from '../src/settings/settings-parsers.js';
 
 /**
  * What each choice of EMQ_EXECUTOR (the setting that picks the family) is. The help lists
  * only the families loadConfig accepts, so a family described here but not in the core is
  * never offered. The type makes a family the core adds without a line here a compile error.
  */
-export const EXECUTOR_FAMILIES: Readonly<Record<ExecutorChoice, string>> = {
+export const FAMILY_MEANINGS: Readonly<Record<FamilyChoice, string>> = {
   auto: 'the first of the families below that every primary runs',
   native: 'EMQ.ENQUEUE and EMQ.ADMIT of the EchoMQ module',
   function: 'FCALL of the emq function library',
@@ -38,19 +38,19 @@ export function accepts(variable: string, value: string): boolean {
 }
 
 /** The EMQ_EXECUTOR choices the core accepts, in the order above. */
-export function executorChoices(): string[] {
-  return Object.keys(EXECUTOR_FAMILIES).filter((name) => accepts('EMQ_EXECUTOR', name));
+export function familyChoices(): string[] {
+  return Object.keys(FAMILY_MEANINGS).filter((name) => accepts('EMQ_EXECUTOR', name));
 }
 
-function familyOf(name: string): string {
-  return Object.entries(EXECUTOR_FAMILIES).find(([family]) => family === name)?.[1] ?? '';
+function meaningOf(name: string): string {
+  return Object.entries(FAMILY_MEANINGS).find(([family]) => family === name)?.[1] ?? '';
 }
 
 /** The settings block of `emq --help`. */
 export function settingsHelp(): string {
-  const choices = executorChoices();
-  const executors = choices
-    .map((name) => `                   ${name.padEnd(9)}${familyOf(name)}`)
+  const choices = familyChoices();
+  const families = choices
+    .map((name) => `                   ${name.padEnd(9)}${meaningOf(name)}`)
     .join('\n');
   return `
 Connection: --url, --cluster, or the EMQ_* variables the functions read:
@@ -58,8 +58,8 @@ Connection: --url, --cluster, or the EMQ_* variables the functions read:
                    (default ${DEFAULTS.urls.join(',')})
   EMQ_CLUSTER      true for a Valkey cluster, or false (default false)
   EMQ_WIRE         the wire identity in {emq}:version (default ${DEFAULTS.wire})
-  EMQ_EXECUTOR     ${choices.join(', ')} (default ${DEFAULTS.executor}):
-${executors}
+  EMQ_EXECUTOR     ${choices.join(', ')} (default ${DEFAULTS.family}):
+${families}
   EMQ_USERNAME, EMQ_PASSWORD, EMQ_SECRET_ARN   credentials (EMQ_IAM_AUTH for IAM tokens)
 A flag given on the command line wins over its variable.`;
 }

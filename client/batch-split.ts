@@ -1,7 +1,8 @@
 /**
- * A batch of any size as requests the service takes (SPEC §8a, §12a): at most 1,000 jobs and
- * 6 MiB of body each, the body measured as sent (UTF-8 JSON, its escaping and the base64 of
- * byte payloads included). Requests keep the input's order, so results come back in it.
+ * A batch of any size as requests the service takes (README.md, "The HTTP face"; docs/client.md,
+ * "EchoMqClient"): at most 1,000 jobs and 6 MiB of body each, the body measured as sent (UTF-8
+ * JSON, its escaping and the base64 of byte payloads included). Requests keep the input's order, so
+ * results come back in it.
  *
  * The body must also reach the function: Lambda takes at most 6 MiB of event per synchronous
  * invocation, and the event carries the body as a JSON string (each `"` and `\` escaped once

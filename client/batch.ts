@@ -1,15 +1,15 @@
 /**
- * One batch request (SPEC §8a) from the caller's side: its jobs as items the service takes,
- * each keyed (the caller's key or id, else a minted key), sent until every job is admitted,
- * refused, or out of budget; a retry holds only the jobs that may pass, with their keys.
+ * One batch request (README.md, "The HTTP face") from the caller's side: its jobs as items the
+ * service takes, each keyed (the caller's key or id, else a minted key), sent until every job is
+ * admitted, refused, or out of budget; a retry holds only the jobs that may pass, with their keys.
  */
 import { randomUUID } from 'node:crypto';
 import { type Answer, answerError, isObject } from './answers.js';
 import { batchBody, type SerializedItem } from './batch-split.js';
-import { type Call, JSON_TYPE, jobsPath, type Send } from './call.js';
 import { bothGiven, checkId, checkKey, type Payload } from './checks.js';
 import type { Admitted, BatchItem, BatchResponse } from './contract.js';
 import { EmqClientError } from './errors.js';
+import { JSON_TYPE, jobsPath, type Send, type ServiceRequest } from './service-request.js';
 
 /** What the client's enqueue takes besides the payload. */
 export interface EnqueueOptions {
@@ -46,7 +46,7 @@ export async function sendBatch(
   const retryable = new Map<number, EmqClientError>();
   let pending = items.map((_, index) => index);
   let attempts = 0;
-  const call: Call = {
+  const request: ServiceRequest = {
     what: `Enqueue a batch to queue ${queue}`,
     method: 'POST',
     path: [...jobsPath(queue), 'batch'],
@@ -58,7 +58,7 @@ export async function sendBatch(
     },
   };
   try {
-    await send(call, (answer) => {
+    await send(request, (answer) => {
       const results = isObject(answer.body) ? answer.body.results : undefined;
       if (!Array.isArray(results) || results.length !== pending.length) return undefined;
       const again: number[] = [];

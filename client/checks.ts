@@ -1,7 +1,7 @@
 /**
- * What the client checks before any I/O, as the service would (SPEC §1, §2, §8), by the
- * patterns of the OpenAPI document and the core's id check: a refusal here is the same
- * refusal, without a round trip and without a retry.
+ * What the client checks before any I/O, as the service would (docs/wire.md, "Keys", "Job ids";
+ * README.md, "The HTTP face"), by the patterns of the OpenAPI document and the core's id check: a
+ * refusal here is the same refusal, without a round trip and without a retry.
  */
 import { isJobId } from '../src/keyspace/ids.js';
 import { IdempotencyKeyPattern, QueuePattern } from './contract.js';

@@ -1,8 +1,9 @@
 /**
- * EchoMqClient: the HTTP face from the caller's side (SPEC §8, §8a, §12). Every request it
- * sends carries a key or an id, the caller's or one it minted for the call, and every retry
- * carries the same one, so no retry of its own can make a second job: a keyless `enqueue`
- * sends a fresh UUID as its Idempotency-Key, and so does each batch item with neither.
+ * EchoMqClient: the HTTP face from the caller's side (README.md, "The HTTP face"; docs/client.md,
+ * "EchoMqClient"). Every request it sends carries a key or an id, the caller's or one it minted for
+ * the call, and every retry carries the same one, so no retry of its own can make a second job: a
+ * keyless `enqueue` sends a fresh UUID as its Idempotency-Key, and so does each batch item with
+ * neither.
  *
  * A 503 names the job it may have written and advises a PUT to it: that advice is for a
  * request without a key, which this client never sends. Keeping the key instead is as safe
@@ -19,7 +20,6 @@ import {
   sendBatch,
 } from './batch.js';
 import { requestRanges, serialized } from './batch-split.js';
-import { BYTES_TYPE, type Call, jobsPath, TEXT_TYPE } from './call.js';
 import {
   bothGiven,
   checkId,
@@ -33,6 +33,7 @@ import type { Admitted, Job } from './contract.js';
 import { type Endpoint, endpointOf, requestUrl } from './endpoint.js';
 import { EmqClientError, invalid } from './errors.js';
 import { type RetryOptions, type RetryPolicy, retrying, retryPolicy } from './retry.js';
+import { BYTES_TYPE, jobsPath, type ServiceRequest, TEXT_TYPE } from './service-request.js';
 import { type Credentials, type Outgoing, signer, signingScope } from './signing.js';
 
 export interface EchoMqClientOptions {
@@ -101,7 +102,7 @@ export class EchoMqClient {
     if (options.id !== undefined) {
       if (options.idempotencyKey !== undefined) throw bothGiven();
       checkId(options.id);
-      return this.#call(
+      return this.#send(
         { what, method: 'PUT', path: [...jobsPath(queue), options.id], body, headers: type },
         admitted,
       );
@@ -109,7 +110,7 @@ export class EchoMqClient {
     const key = options.idempotencyKey ?? randomUUID();
     checkKey(key);
     const headers = { ...type, 'idempotency-key': key };
-    return this.#call(
+    return this.#send(
       { what, method: 'POST', path: jobsPath(queue), body, headers, key },
       admitted,
     );
@@ -132,7 +133,7 @@ export class EchoMqClient {
     });
     const outcomes: BatchOutcome[] = [];
     for (const [start, end] of requestRanges(items)) {
-      const send = this.#call.bind(this);
+      const send = this.#send.bind(this);
       outcomes.push(...(await sendBatch(send, queue, items.slice(start, end), start)));
     }
     return outcomes;
@@ -144,7 +145,7 @@ export class EchoMqClient {
     checkId(id);
     const what = `Read job ${id} of queue ${queue}`;
     try {
-      return await this.#call({ what, method: 'GET', path: [...jobsPath(queue), id] }, (answer) =>
+      return await this.#send({ what, method: 'GET', path: [...jobsPath(queue), id] }, (answer) =>
         isObject(answer.body) ? (answer.body as Job) : undefined,
       );
     } catch (error) {
@@ -157,12 +158,12 @@ export class EchoMqClient {
    * Sends one request until it is answered with a success `accept` takes (it returns a value
    * other than undefined), a refusal, or the budget is spent.
    */
-  async #call<T>(call: Call, accept: (answer: Answer) => T | undefined): Promise<T> {
-    const { what, method, body } = call;
-    const url = requestUrl(this.#endpoint, call.path);
+  async #send<T>(request: ServiceRequest, accept: (answer: Answer) => T | undefined): Promise<T> {
+    const { what, method, body } = request;
+    const url = requestUrl(this.#endpoint, request.path);
     const send = async (timeoutMs: number): Promise<T> => {
       const bytes = typeof body === 'function' ? body() : body;
-      const headers: Record<string, string> = { ...(await this.#headers()), ...call.headers };
+      const headers: Record<string, string> = { ...(await this.#headers()), ...request.headers };
       const signed =
         this.#sign === undefined
           ? headers
@@ -183,7 +184,7 @@ export class EchoMqClient {
       if (value !== undefined) return value;
       throw answerError(answer, what);
     };
-    return retrying(this.#policy, send, call.key);
+    return retrying(this.#policy, send, request.key);
   }
 }
 

@@ -1,6 +1,6 @@
 /**
- * The endpoint and every request URL made from it (SPEC §12a). An endpoint is any base the
- * service is deployed under: an HTTP API's `$default` stage (no path), a named stage
+ * The endpoint and every request URL made from it (docs/client.md, "The endpoint"). An endpoint is
+ * any base the service is deployed under: an HTTP API's `$default` stage (no path), a named stage
  * (`/prod`), a REST API stage, a custom domain's base path, a Function URL; each with or
  * without a trailing `/`. A request's path is the endpoint's path without its trailing `/`s,
  * then the route's segments, each percent-encoded: never `//`, which API Gateway does not

@@ -1,6 +1,6 @@
 /**
- * `echomq-lambda/client`: the producer's side of the two faces (SPEC §12). Re-exports only.
- * It knows the HTTP contract and how ids are minted, never Valkey.
+ * `echomq-lambda/client`: the producer's side of the two faces (docs/client.md, "EchoMqClient").
+ * Re-exports only. It knows the HTTP contract and how ids are minted, never Valkey.
  */
 export { mintId } from '../src/keyspace/ids.js';
 export type { BatchJob, BatchOutcome, EnqueueOptions } from './batch.js';

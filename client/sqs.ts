@@ -1,6 +1,7 @@
 /**
- * The SQS face from the producer's side (SPEC §9): `sqsEntry` makes a SendMessageBatch entry
- * with the `emq-*` attributes, and `sendJobs` sends entries in batches of 10.
+ * The SQS face from the producer's side (README.md, "The SQS face"): `sqsEntry` makes a
+ * SendMessageBatch entry with the `emq-*` attributes, and `sendJobs` sends entries in batches of
+ * 10.
  *
  * Without `emq-job-id` the SQS function keys a job by the message's `messageId`, which SQS
  * mints anew for every send: a producer that resends after a timeout makes a second message

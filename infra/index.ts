@@ -1,4 +1,7 @@
-/** `echomq-lambda/cdk`: the EchoMq construct and what its props are made of (SPEC §12). */
+/**
+ * `echomq-lambda/cdk`: the EchoMq construct and what its props are made of (docs/props.md,
+ * generated from them).
+ */
 
 export { SETTINGS, type SettingName, type SettingValues } from '../src/settings/settings-table.js';
 export { EchoMqCache } from './cache/echomq-cache.js';

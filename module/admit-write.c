@@ -42,7 +42,7 @@ static int rows(AdmitCall *c) {
     for (int i = 0; ok && i < c->n; i++) {
         Admission *a = &c->a[i];
         if (!a->writes_row) continue;
-        /* The row at birth (SPEC §3): one HSET of three fields in order. */
+        /* One HSET of three fields in order (docs/wire.md, "The row at birth"). */
         ok = call_ok(c->ctx, Call(c->ctx, "HSET", "!Esssssss", a->row, f_state, v_pending,
                                   f_attempts, zero, f_payload, a->payload));
         v[m++] = zero;
@@ -79,7 +79,8 @@ static int records(AdmitCall *c) {
 }
 
 /* A call in which some admission answered 0 and nothing else was written rewrites that
- * record unchanged, so this client's next WAIT covers the original write (SPEC §11). */
+ * record unchanged, so this client's next WAIT covers the original write (docs/reliability.md,
+ * "Acknowledgements"). */
 static int touch(AdmitCall *c) {
     int i = c->touch - 1;
     return call_ok(c->ctx, Call(c->ctx, "HSET", "!Esss", c->slots.keys[c->where[i]],

@@ -1,6 +1,7 @@
 /*
- * Keeping a cluster primary's own {emq}:version (SPEC §6) across the server's cleanup of slots
- * it does not own. Written against Valkey 9.1.2 (and 8.0.1, where the cleanup rarely runs).
+ * Keeping a cluster primary's own {emq}:version (docs/wire.md, "The fence") across the server's
+ * cleanup of slots it does not own. Written against Valkey 9.1.2 (and 8.0.1, where the cleanup
+ * rarely runs).
  *
  * Every primary holds a copy of the fence whatever node serves slot 9051. Valkey deletes the
  * keys of slots a primary does not own in verifyClusterConfigWithData(): on 9.x after every

@@ -1,9 +1,9 @@
 /*
  * Moving slot 9051 ({emq}:version's slot) the ordinary way: CLUSTER SETSLOT <slot> IMPORTING /
  * MIGRATING, MIGRATE ... KEYS ..., CLUSTER SETSLOT <slot> NODE, which `valkey-cli --cluster
- * reshard` runs (SPEC §6). Every primary holds its own copy of the key in that slot whatever
- * node serves it, so the plain procedure broke the fence: MIGRATE found the target's copy
- * (BUSYKEY: the tool aborted and left the slot open) or, with REPLACE, replaced it and deleted
+ * reshard` runs (docs/wire.md, "The fence"). Every primary holds its own copy of the key in that
+ * slot whatever node serves it, so the plain procedure broke the fence: MIGRATE found the target's
+ * copy (BUSYKEY: the tool aborted and left the slot open) or, with REPLACE, replaced it and deleted
  * the source's own, after which the source refused every write.
  *
  * The copies never move; two measures make the procedure leave each in place:

@@ -1,4 +1,5 @@
-/* Cluster mode: the fence across the ordinary slot migration (SETSLOT, MIGRATE), SPEC §6. */
+/* Cluster mode: the fence (docs/wire.md, "The fence") across the ordinary slot migration
+ * (SETSLOT, MIGRATE). */
 #ifndef EMQ_FENCE_MOVE_H
 #define EMQ_FENCE_MOVE_H
 

@@ -1,7 +1,7 @@
 /*
- * The wire fence (SPEC §6). {emq}:version must hold the identity the module was loaded with,
- * as a string without a TTL: a copy with a TTL is refused as missing, on every path, because
- * it will vanish on its own and the fence would then have passed writes it should refuse.
+ * The wire fence (docs/wire.md, "The fence"). {emq}:version must hold the identity the module was
+ * loaded with, as a string without a TTL: a copy with a TTL is refused as missing, on every path,
+ * because it will vanish on its own and the fence would then have passed writes it should refuse.
  */
 #include "fence.h"
 

@@ -1,4 +1,4 @@
-/* The wire fence (SPEC §6): {emq}:version on this node, read on every write. */
+/* The wire fence (docs/wire.md, "The fence"): {emq}:version on this node, read on every write. */
 #ifndef EMQ_FENCE_H
 #define EMQ_FENCE_H
 

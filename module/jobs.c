@@ -1,8 +1,8 @@
 /*
- * EMQ.ENQUEUE (SPEC §4, the seeds' call) and the write helpers of the admission calls. Every
- * check runs before the first write, in the SPEC's order, so a refusal leaves the dataset
- * exactly as it was. Writes go through Call() with "!E": each is replicated as itself (replicas
- * and the AOF need no module) and errors come back as replies.
+ * EMQ.ENQUEUE (docs/wire.md, "The calls", the seeds' call) and the write helpers of the admission
+ * calls. Every check runs before the first write, in the order of docs/wire.md, "admit", so a
+ * refusal leaves the dataset exactly as it was. Writes go through Call() with "!E": each is
+ * replicated as itself (replicas and the AOF need no module) and errors come back as replies.
  */
 #include "jobs.h"
 

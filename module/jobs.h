@@ -1,4 +1,5 @@
-/* EMQ.ENQUEUE and the writes every admission call shares (SPEC §3, §4). */
+/* EMQ.ENQUEUE and the writes every admission call shares (docs/wire.md, "The row at birth",
+ * "The calls"). */
 #ifndef EMQ_JOBS_H
 #define EMQ_JOBS_H
 

@@ -1,4 +1,4 @@
-/* The key layout of one queue (SPEC §1, docs/wire.md "Keys"): byte-exact checks, no I/O. */
+/* The key layout of one queue (docs/wire.md, "Keys"): byte-exact checks, no I/O. */
 #ifndef EMQ_KEYS_H
 #define EMQ_KEYS_H
 

@@ -6,11 +6,12 @@
  * AWS SDK v3, so it stays out of them. Each bundle file is written beside its target and renamed over it, so a
  * test importing a bundle never reads a half-written one while another process rebuilds.
  *
- * The package's public entries (SPEC §12: the core, the constructs, the client) are built
- * together as plain, unminified ESM that imports its npm dependencies from node_modules, with
- * the code they share in one chunk (one id minter, one `EmqError` class per process), and the
- * Lua library inlined as text, so the installed package needs no loader. `--types` also writes
- * their declarations to dist/types (tsconfig.build.json), which only the tarball needs.
+ * The package's public entries (docs/architecture.md, "The public API": the core, the constructs,
+ * the client) are built together as plain, unminified ESM that imports its npm dependencies from
+ * node_modules, with the code they share in one chunk (one id minter, one `EmqError` class per
+ * process), and the Lua library inlined as text, so the installed package needs no loader.
+ * `--types` also writes their declarations to dist/types (tsconfig.build.json), which only the
+ * tarball needs.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';

@@ -12,9 +12,9 @@
 # Valkey 8 is in Debian 12's bookworm-backports suite, not in plain bookworm; Homebrew has it on
 # macOS. Valkey 9.1.2 is only in Debian sid, and its binary needs glibc 2.38 (bookworm has
 # 2.36): so the sid packages and the libraries they need are unpacked into a private prefix and
-# started through that prefix's own dynamic loader (SPEC §10). Sid is never added to the
-# system's apt sources: a private sources list and state directory are used. The prefix is a
-# cache (EMQ_VALKEY_CACHE, default $XDG_CACHE_HOME/emq-valkey or ~/.cache/emq-valkey), so CI on
+# started through that prefix's own dynamic loader (docs/development.md, "Valkey 9"). Sid is never
+# added to the system's apt sources: a private sources list and state directory are used. The prefix
+# is a cache (EMQ_VALKEY_CACHE, default $XDG_CACHE_HOME/emq-valkey or ~/.cache/emq-valkey), so CI on
 # one machine installs it once. Used by .ci/run and `npm start`.
 set -euo pipefail
 

@@ -99,7 +99,7 @@ async function dryAdmit(connection: Connection, node: Valkey): Promise<Finding> 
   if (queue === undefined) return { name, ok: false, detail: 'the node serves no slot' };
   const command = connection.family.admit({
     pendingKey: trustedPendingKey(queue),
-    slotKeys: [...trustedRecordSlotKeys(queue)].reverse(),
+    recordSlotKeys: [...trustedRecordSlotKeys(queue)].reverse(),
     wire: connection.config.wire,
     ttlMs: String(connection.config.dedupeTtlMs),
     admissions: [

@@ -1,10 +1,10 @@
 /**
- * `echomq-lambda`, the package's entry, and only its public surface (SPEC §12): `enqueue`,
- * `enqueueMany`, `connect`, `loadConfig`, `readJob`, `listPending`, `mintId`, `EmqError`, its
- * subclasses and its codes (`ErrorCode`, and `OUTCOMES`: each code's class, retryability and
- * HTTP status), with the types their arguments and results name. The package's own faces
- * (functions/), the `emq` CLI, tests, the bench and the local stack import the rest of src/ by
- * path, so an internal can change without a breaking release.
+ * `echomq-lambda`, the package's entry, and only its public surface (docs/architecture.md,
+ * "The public API"): `enqueue`, `enqueueMany`, `connect`, `loadConfig`, `readJob`, `listPending`,
+ * `mintId`, `EmqError`, its subclasses and its codes (`ErrorCode`, and `OUTCOMES`: each code's
+ * class, retryability and HTTP status), with the types their arguments and results name. The
+ * package's own faces (functions/), the `emq` CLI, tests, the bench and the local stack import the
+ * rest of src/ by path, so an internal can change without a breaking release.
  */
 export {
   type EnqueueRequest,

@@ -36,20 +36,20 @@ export function configureFaces(urls: Readonly<Record<ServerName, string>>): void
 }
 
 /**
- * One container at a time, as a deployment has one per function: switching the executor or
+ * One container at a time, as a deployment has one per function: switching the family or
  * the server (the round-trip proxy) reopens it. The family's own server by default.
  */
 export async function useContainer(
-  executor: Family,
-  url = serverUrls[serverOf(executor)],
+  family: Family,
+  url = serverUrls[serverOf(family)],
   acks = 0,
 ): Promise<void> {
-  if (container === `${executor} ${url} ${acks}`) return;
+  if (container === `${family} ${url} ${acks}`) return;
   await resetContainer();
   process.env.EMQ_URL = url;
-  process.env.EMQ_EXECUTOR = executor;
+  process.env.EMQ_EXECUTOR = family;
   process.env.EMQ_ACK_REPLICAS = String(acks);
-  container = `${executor} ${url} ${acks}`;
+  container = `${family} ${url} ${acks}`;
 }
 
 /** Closes the container's connection. */
@@ -88,7 +88,7 @@ export function firstDeliveries(size: number): SQSEvent {
  * (`listpack`), named in the case.
  */
 export function sqsCase(
-  executor: Family,
+  family: Family,
   size: number,
   inFlight = 1,
   acks?: number,
@@ -98,15 +98,15 @@ export function sqsCase(
   const acked = acks === undefined ? '' : `, EMQ_ACK_REPLICAS=${acks}`;
   const listpack = server === 'listpack' ? ', rows as listpacks' : '';
   return {
-    id: `sqs.batch${size}.${executor}${inFlight > 1 ? `.x${inFlight}` : ''}${acks === undefined ? '' : `.acks${acks}`}${server === undefined ? '' : `.${server}`}`,
-    label: `SQS handler, batches of ${size} (${executor})${flight}${acked}${listpack}`,
+    id: `sqs.batch${size}.${family}${inFlight > 1 ? `.x${inFlight}` : ''}${acks === undefined ? '' : `.acks${acks}`}${server === undefined ? '' : `.${server}`}`,
+    label: `SQS handler, batches of ${size} (${family})${flight}${acked}${listpack}`,
     side: 'ours',
     jobsPerUnit: size,
     inFlight,
-    server: server ?? serverOf(executor),
-    topLevel: topLevelOf(executor),
+    server: server ?? serverOf(family),
+    topLevel: topLevelOf(family),
     round: async (units) => {
-      await useContainer(executor, serverUrls[server ?? serverOf(executor)], acks ?? 0);
+      await useContainer(family, serverUrls[server ?? serverOf(family)], acks ?? 0);
       await sqsHandler(firstDeliveries(size), lambdaContext());
       const events = Array.from({ length: units }, () => firstDeliveries(size));
       const contexts = Array.from({ length: units }, lambdaContext);
@@ -129,16 +129,16 @@ function postEvent(): Record<string, unknown> {
   return retargeted;
 }
 
-export function httpCase(executor: Family): BenchCase {
+export function httpCase(family: Family): BenchCase {
   return {
-    id: `http.post.${executor}`,
-    label: `HTTP handler POST, sequential (${executor})`,
+    id: `http.post.${family}`,
+    label: `HTTP handler POST, sequential (${family})`,
     side: 'ours',
     jobsPerUnit: 1,
-    server: serverOf(executor),
-    topLevel: topLevelOf(executor),
+    server: serverOf(family),
+    topLevel: topLevelOf(family),
     round: async (units) => {
-      await useContainer(executor);
+      await useContainer(family);
       await httpHandler(postEvent(), lambdaContext());
       const event = postEvent();
       const contexts = Array.from({ length: units }, lambdaContext);
@@ -174,17 +174,19 @@ function batchEvent(size: number): Record<string, unknown> {
   };
 }
 
-/** The batch endpoint (SPEC §8a): `size` jobs per request, one request at a time. */
-export function httpBatchCase(executor: Family, size: number): BenchCase {
+/**
+ * The batch endpoint (README.md, "The HTTP face"): `size` jobs per request, one request at a time.
+ */
+export function httpBatchCase(family: Family, size: number): BenchCase {
   return {
-    id: `http.batch${size}.${executor}`,
-    label: `HTTP handler POST batch ×${size}, sequential (${executor})`,
+    id: `http.batch${size}.${family}`,
+    label: `HTTP handler POST batch ×${size}, sequential (${family})`,
     side: 'ours',
     jobsPerUnit: size,
-    server: serverOf(executor),
-    topLevel: topLevelOf(executor),
+    server: serverOf(family),
+    topLevel: topLevelOf(family),
     round: async (units) => {
-      await useContainer(executor);
+      await useContainer(family);
       const event = batchEvent(size);
       await httpHandler(event, lambdaContext());
       const contexts = Array.from({ length: units }, lambdaContext);

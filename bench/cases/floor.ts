@@ -1,10 +1,10 @@
 /**
  * The floor of an admission call: the writes a batch of first deliveries makes, sent as plain
  * pipelined commands with no script, module or check around them. Per batch of n: n row HSETs
- * (SPEC §3), one ZADD of the n ids, one HSET of the n records and the slot's `~` header into
- * the slot a new record goes to (docs/wire.md), as the three families write them. What an
- * admission costs the server above this is the price of the call itself (its arguments, its
- * reads and checks).
+ * (docs/wire.md, "The row at birth"), one ZADD of the n ids, one HSET of the n records and the
+ * slot's `~` header into the slot a new record goes to (docs/wire.md), as the three families write
+ * them. What an admission costs the server above this is the price of the call itself (its
+ * arguments, its reads and checks).
  */
 import { randomBytes } from 'node:crypto';
 import type { Valkey } from 'iovalkey';

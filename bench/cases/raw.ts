@@ -1,6 +1,6 @@
 /**
  * Baselines with nothing of ours in the way: iovalkey pipelines of the bare write (no
- * validation, no dedupe record, no outcome mapping). What the library could at best reach.
+ * validation, no idempotency record, no outcome mapping). What the library could at best reach.
  * `EMQ.ENQUEUE` runs on the module's server, `FCALL emq_enqueue` on the plain one, where the
  * function family runs.
  */

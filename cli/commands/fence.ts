@@ -1,6 +1,7 @@
 /**
  * `emq fence check | install`: reads or writes the wire identity `{emq}:version` on every
- * primary (SPEC §6). Both connect without the fence check, which is what they inspect.
+ * primary (docs/wire.md, "The fence"). Both connect without the fence check, which is what they
+ * inspect.
  */
 import { Command } from 'commander';
 import { evictsJobs, install } from '../../src/connection/fence.js';
@@ -44,7 +45,7 @@ export function fenceCommand(session: Session): Command {
 
 /**
  * `emq install` (also `emq fence install`): on every primary, this host's wire identity and
- * the emq function library (SPEC §6), idempotently.
+ * the emq function library (docs/wire.md, "The fence"), idempotently.
  */
 export function installCommand(session: Session): Command {
   return fenceFlags(new Command('install'))

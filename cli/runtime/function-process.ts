@@ -4,7 +4,7 @@
  * once and keeps what the bundle keeps (its connection) across invocations. Its environment
  * is exactly the one given, as a function's configuration gives it; each event goes over an
  * IPC channel with a Lambda-like context (request id, deadline) and the answer comes back the
- * same way; its stdout (its log, one JSON line per record) and its stderr come back line by
+ * same way; its stdout (its log, one JSON object per line) and its stderr come back line by
  * line. A container takes invocations as they come, several at once (Lambda would start more
  * containers instead), so a slow request does not hold the others up.
  *

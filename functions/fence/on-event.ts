@@ -1,11 +1,12 @@
 /**
- * The fence installer's answer to a CloudFormation custom-resource event (SPEC §6, §12a):
- * Create and Update install the wire identity on every primary with the same install the CLI
- * uses, or, where the resource's `Mode` is `verify` (an existing cache given no installer
- * credentials: the installer connects as the functions' user), only check that every primary
- * already holds it. An Update whose `Rollout` is `gradual` first reads the live identity and
- * fails, writing nothing, where the release changes it. Delete leaves the fence alone (other
- * stacks and hosts may rely on it). Both are idempotent, so CloudFormation may send the same event twice.
+ * The fence installer's answer to a CloudFormation custom-resource event (docs/wire.md,
+ * "The fence"; docs/deploy.md, "Into an existing account"): Create and Update install the wire
+ * identity on every primary with the same install the CLI uses, or, where the resource's `Mode` is
+ * `verify` (an existing cache given no installer credentials: the installer connects as the
+ * functions' user), only check that every primary already holds it. An Update whose `Rollout` is
+ * `gradual` first reads the live identity and fails, writing nothing, where the release changes it.
+ * Delete leaves the fence alone (other stacks and hosts may rely on it). Both are idempotent, so
+ * CloudFormation may send the same event twice.
  */
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';

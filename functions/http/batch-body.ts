@@ -1,8 +1,9 @@
 /**
- * The body of `POST /queues/{queue}/jobs/batch` (SPEC §8a), read for its shape only: JSON,
- * UTF-8, `{"jobs": [...]}` of 1 to 1,000 items with known fields and decodable payloads. Each
- * item becomes a request for the core, or the fault its shape has; the core judges the rest
- * (ids, keys, sizes) before any I/O, and the face refuses the whole body if any item is at fault.
+ * The body of `POST /queues/{queue}/jobs/batch` (README.md, "The HTTP face"), read for its shape
+ * only: JSON, UTF-8, `{"jobs": [...]}` of 1 to 1,000 items with known fields and decodable
+ * payloads. Each item becomes a request for the core, or the fault its shape has; the core judges
+ * the rest (ids, keys, sizes) before any I/O, and the face refuses the whole body if any item is at
+ * fault.
  */
 import { isUtf8 } from 'node:buffer';
 import {
@@ -75,9 +76,9 @@ export function checkedBatch(
 }
 
 /**
- * Items of one body that share an id, or an idempotencyKey, with different payloads (SPEC
- * §8a, v4): a key is one job, so such a body is malformed, each of those items named. With
- * equal payloads the items stay: the later one answers as the duplicate of the earlier.
+ * Items of one body that share an id, or an idempotencyKey, with different payloads
+ * (README.md, "The HTTP face"): a key is one job, so such a body is malformed, each of those items
+ * named. With equal payloads the items stay: the later one answers as the duplicate of the earlier.
  */
 function sharedKeyFaults(
   requests: readonly (EnqueueRequest | EmqError)[],

@@ -1,7 +1,7 @@
 /**
- * `POST /queues/{queue}/jobs/batch` (SPEC §8a): the body read for its shape, every item
- * checked by the core before any I/O (one bad item refuses the body), then one admission for
- * all (one call per queue, one round trip per node), one result per item in input order.
+ * `POST /queues/{queue}/jobs/batch` (README.md, "The HTTP face"): the body read for its shape,
+ * every item checked by the core before any I/O (one bad item refuses the body), then one admission
+ * for all (one call per queue, one round trip per node), one result per item in input order.
  * 200 unless every item must be retried: then 503 with Retry-After, and the body lists every
  * item's id and whether it may have been written, so that following its advice (send the
  * batch again, each listed item with its id) never admits a job twice. A batch whose every

@@ -58,10 +58,10 @@ export type ReadEvent =
 
 /** Reads an HTTP event. Refuses (EMQ_INVALID_REQUEST) one that is not of the three shapes. */
 export function readEvent(event: unknown): ReadEvent {
-  const fields = record(event);
+  const fields = objectOf(event);
   // Payload 1.0's httpMethod when it is a string, else 2.0's requestContext.http.method.
   const v1 = typeof fields?.httpMethod === 'string';
-  const sent = v1 ? fields?.httpMethod : record(record(fields?.requestContext)?.http)?.method;
+  const sent = v1 ? fields?.httpMethod : objectOf(objectOf(fields?.requestContext)?.http)?.method;
   if (fields === undefined || typeof sent !== 'string') return { head: false, refusal: notHttp() };
   const method = sent.toUpperCase();
   const head = method === 'HEAD';
@@ -86,17 +86,17 @@ export function readEvent(event: unknown): ReadEvent {
  * URLs send payload 2.0's shape. Fields the fronts send that this function never reads (the
  * caller's identity, authorizer claims) are not checked.
  */
-type Shape = 'string' | 'boolean' | 'number' | 'strings' | 'record' | 'stringRecord' | 'listRecord';
+type Shape = 'string' | 'boolean' | 'number' | 'strings' | 'object' | 'stringMap' | 'listMap';
 
 const SHAPES: Readonly<Record<'common' | 'v1' | 'v2', Readonly<Record<string, Shape>>>> = {
   common: {
     body: 'string',
     isBase64Encoded: 'boolean',
-    headers: 'stringRecord',
-    pathParameters: 'stringRecord',
-    stageVariables: 'stringRecord',
-    queryStringParameters: 'stringRecord',
-    requestContext: 'record',
+    headers: 'stringMap',
+    pathParameters: 'stringMap',
+    stageVariables: 'stringMap',
+    queryStringParameters: 'stringMap',
+    requestContext: 'object',
     'requestContext.domainName': 'string',
     'requestContext.domainPrefix': 'string',
     'requestContext.stage': 'string',
@@ -108,8 +108,8 @@ const SHAPES: Readonly<Record<'common' | 'v1' | 'v2', Readonly<Record<string, Sh
     httpMethod: 'string',
     path: 'string',
     resource: 'string',
-    multiValueHeaders: 'listRecord',
-    multiValueQueryStringParameters: 'listRecord',
+    multiValueHeaders: 'listMap',
+    multiValueQueryStringParameters: 'listMap',
     'requestContext.path': 'string',
     'requestContext.httpMethod': 'string',
     'requestContext.resourcePath': 'string',
@@ -125,7 +125,7 @@ const SHAPES: Readonly<Record<'common' | 'v1' | 'v2', Readonly<Record<string, Sh
     cookies: 'strings',
     'requestContext.routeKey': 'string',
     'requestContext.timeEpoch': 'number',
-    'requestContext.http': 'record',
+    'requestContext.http': 'object',
     'requestContext.http.method': 'string',
     'requestContext.http.path': 'string',
     'requestContext.http.protocol': 'string',
@@ -139,9 +139,9 @@ const SHAPE_NAMES: Readonly<Record<Shape, string>> = {
   boolean: 'a boolean',
   number: 'a number',
   strings: 'a list of strings',
-  record: 'an object',
-  stringRecord: 'an object of strings',
-  listRecord: 'an object of non-empty lists of strings',
+  object: 'an object',
+  stringMap: 'an object of strings',
+  listMap: 'an object of non-empty lists of strings',
 };
 
 /** Throws EMQ_INVALID_REQUEST naming the first field of `fields` that is not of its shape. */
@@ -160,7 +160,7 @@ function checkShapes(fields: Fields, format: 'v1' | 'v2'): void {
 
 function valueAt(fields: Fields, dotted: string): unknown {
   let value: unknown = fields;
-  for (const name of dotted.split('.')) value = record(value)?.[name];
+  for (const name of dotted.split('.')) value = objectOf(value)?.[name];
   return value;
 }
 
@@ -172,16 +172,16 @@ function fits(value: unknown, shape: Shape): boolean {
       return typeof value === shape;
     case 'strings':
       return Array.isArray(value) && value.every((item) => typeof item === 'string');
-    case 'record':
-      return record(value) !== undefined;
-    case 'stringRecord':
+    case 'object':
+      return objectOf(value) !== undefined;
+    case 'stringMap':
       return (
-        record(value) !== undefined &&
+        objectOf(value) !== undefined &&
         Object.values(value as Fields).every((item) => typeof item === 'string')
       );
-    case 'listRecord':
+    case 'listMap':
       return (
-        record(value) !== undefined &&
+        objectOf(value) !== undefined &&
         Object.values(value as Fields).every(
           (list) =>
             Array.isArray(list) &&
@@ -200,9 +200,9 @@ function kindOf(value: unknown): string {
 /** Payload 2.0 and Function URLs: `rawPath` is the path as sent, still percent-encoded. */
 function parseV2(fields: Fields, rawPath: string, method: string, head: boolean): HttpRequest {
   checkShapes(fields, 'v2');
-  const domain = record(fields.requestContext)?.domainName;
+  const domain = objectOf(fields.requestContext)?.domainName;
   const headers = new HeaderSet();
-  headers.addAll(record(fields.headers));
+  headers.addAll(objectOf(fields.headers));
   return {
     format: typeof domain === 'string' && domain.includes('.lambda-url.') ? 'url' : 'v2',
     method,
@@ -222,7 +222,7 @@ function parseV2(fields: Fields, rawPath: string, method: string, head: boolean)
 function parseV1(fields: Fields, method: string, head: boolean): HttpRequest {
   checkShapes(fields, 'v1');
   const path = typeof fields.path === 'string' ? wholePath(fields.path) : '/';
-  const seen = record(fields.requestContext)?.path;
+  const seen = objectOf(fields.requestContext)?.path;
   const prefix =
     typeof seen === 'string' && seen.length > path.length && seen.endsWith(path)
       ? wholePath(seen.slice(0, seen.length - path.length))
@@ -230,8 +230,8 @@ function parseV1(fields: Fields, method: string, head: boolean): HttpRequest {
   // Payload 1.0 sends every header in both maps: the last value in `headers`, each value in
   // `multiValueHeaders`. Read together, a header sent twice shows however it was spelt.
   const headers = new HeaderSet();
-  headers.addLists(record(fields.multiValueHeaders));
-  headers.addLast(record(fields.headers));
+  headers.addLists(objectOf(fields.multiValueHeaders));
+  headers.addLast(objectOf(fields.headers));
   return {
     format: 'v1',
     method,
@@ -352,7 +352,7 @@ function bodyOf(fields: Fields): Buffer {
   return bytes;
 }
 
-function record(value: unknown): Fields | undefined {
+function objectOf(value: unknown): Fields | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
     ? (value as Fields)
     : undefined;

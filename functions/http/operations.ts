@@ -2,7 +2,8 @@
  * What serves each operation of the OpenAPI document: one row per operationId, naming the
  * function that serves it. A new route is the document's entry and its row here (and its
  * function, unless one here serves it already); the type of OPERATE makes a row due for
- * every operation, its call typed with the path's variables. (The Lambda entry is handler.ts.)
+ * every operation, its matched request typed with the path's variables. (The Lambda entry is
+ * handler.ts.)
  */
 import type { Operation, OperationId } from '../../openapi/operations.js';
 import {
@@ -42,7 +43,7 @@ export interface Learnt {
 }
 
 /** One matched request, as the function serving its operation gets it. */
-export interface Call<Params> {
+export interface MatchedRequest<Params> {
   readonly request: HttpRequest;
   /** The variables of the operation's path. */
   readonly params: Params;
@@ -67,7 +68,7 @@ export interface Answer {
   readonly error?: unknown;
 }
 
-type Operate<Params> = (call: Call<Params>) => Promise<Answer>;
+type Operate<Params> = (matched: MatchedRequest<Params>) => Promise<Answer>;
 
 type Operations = {
   readonly [Row in Operation as Row['operationId']]: Operate<PathParams<Row['path']>>;
@@ -94,15 +95,17 @@ export function operate(operationId: OperationId): Operate<Readonly<Record<strin
 }
 
 /** `POST /queues/{queue}/jobs`: a minted id, or the Idempotency-Key's job. */
-async function enqueueJob(call: Call<PathParams<'/queues/{queue}/jobs'>>): Promise<Answer> {
-  const { request, base, requestId, learn } = call;
-  const { queue, admission } = admissionFor(call);
+async function enqueueJob(
+  matched: MatchedRequest<PathParams<'/queues/{queue}/jobs'>>,
+): Promise<Answer> {
+  const { request, base, requestId, learn } = matched;
+  const { queue, admission } = admissionFor(matched);
   const idempotencyKey = idempotencyKeyOf(request);
   learn({ keyless: idempotencyKey === undefined });
   const admitted = await enqueueChecked(
     admission,
     { queue, payload: request.body, idempotencyKey, origin: 'http' },
-    { ...call.admitting, id: requestId },
+    { ...matched.admitting, id: requestId },
   );
   learn({ jobId: admitted.id });
   const location = jobLocation(base, queue, admitted.id);
@@ -110,16 +113,18 @@ async function enqueueJob(call: Call<PathParams<'/queues/{queue}/jobs'>>): Promi
 }
 
 /** `POST /queues/{queue}/jobs/batch`: many jobs in one request (openapi/openapi.yaml). */
-async function enqueueBatch(call: Call<PathParams<'/queues/{queue}/jobs/batch'>>): Promise<Answer> {
-  const { request, requestId, learn } = call;
-  const { queue, admission } = admissionFor(call);
+async function enqueueBatch(
+  matched: MatchedRequest<PathParams<'/queues/{queue}/jobs/batch'>>,
+): Promise<Answer> {
+  const { request, requestId, learn } = matched;
+  const { queue, admission } = admissionFor(matched);
   if (request.headers['idempotency-key'] !== undefined) {
     throw new InvalidInputError(
       'EMQ_INVALID_REQUEST',
       'Idempotency-Key applies to single POSTs; give each job of a batch its own "idempotencyKey" (or "id").',
     );
   }
-  const batch = await serveBatch(queue, request.body, requestId, admission, call.admitting);
+  const batch = await serveBatch(queue, request.body, requestId, admission, matched.admitting);
   learn({ batch: batch.counts });
   return {
     kind: batch.problem?.code ?? 'batch',
@@ -129,21 +134,25 @@ async function enqueueBatch(call: Call<PathParams<'/queues/{queue}/jobs/batch'>>
 }
 
 /** `PUT /queues/{queue}/jobs/{id}`: the id is the request's key (docs/wire.md), so an Idempotency-Key adds nothing. */
-async function putJob(call: Call<PathParams<'/queues/{queue}/jobs/{id}'>>): Promise<Answer> {
-  const { request, params, base, requestId } = call;
-  const { queue, admission } = admissionFor(call);
+async function putJob(
+  matched: MatchedRequest<PathParams<'/queues/{queue}/jobs/{id}'>>,
+): Promise<Answer> {
+  const { request, params, base, requestId } = matched;
+  const { queue, admission } = admissionFor(matched);
   // The id is checked by the core, with its age, which needs the configuration.
   const put = { queue, payload: request.body, id: params.id, idAdvice: PUT_ID_ADVICE };
-  const admitted = await enqueueChecked(admission, put, { ...call.admitting, id: requestId });
+  const admitted = await enqueueChecked(admission, put, { ...matched.admitting, id: requestId });
   const location = jobLocation(base, queue, admitted.id);
   return { kind: admitted.status, response: admittedResponse(admitted, location, requestId) };
 }
 
 /** `GET /queues/{queue}/jobs/{id}`, and HEAD: the job read back. */
-async function getJob(call: Call<PathParams<'/queues/{queue}/jobs/{id}'>>): Promise<Answer> {
-  const { requestId } = call;
-  const { queue, admission } = admissionFor(call);
-  const id = checkedJobId(call.params.id, GET_ID_ADVICE);
+async function getJob(
+  matched: MatchedRequest<PathParams<'/queues/{queue}/jobs/{id}'>>,
+): Promise<Answer> {
+  const { requestId } = matched;
+  const { queue, admission } = admissionFor(matched);
+  const id = checkedJobId(matched.params.id, GET_ID_ADVICE);
   const row = await readCheckedJob(await admission.connection(), queue, id);
   if (row !== null) {
     return { kind: 'found', response: jobResponse(queue, id, row, requestId) };
@@ -161,12 +170,12 @@ async function getJob(call: Call<PathParams<'/queues/{queue}/jobs/{id}'>>): Prom
  * The path's queue, checked once here (past it, only trusted builders), before the
  * container's admission is asked for: its configuration may be at fault.
  */
-function admissionFor(call: Call<{ readonly queue: string }>): {
+function admissionFor(matched: MatchedRequest<{ readonly queue: string }>): {
   readonly queue: QueueName;
   readonly admission: AdmissionTarget;
 } {
-  const queue = checkedQueue(call.params.queue);
-  return { queue, admission: call.services.admission() };
+  const queue = checkedQueue(matched.params.queue);
+  return { queue, admission: matched.services.admission() };
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * One line per request that is both its log record and its EMF metrics. Only fields chosen here are written:
+ * One line per request that is both its log line and its EMF metrics. Only fields chosen here are written:
  * never the payload, an error's message or stack, nor anything from its cause but class
  * and code (a message can name a host).
  */

@@ -1,7 +1,7 @@
 /**
- * The answers of SPEC §8: JSON on success, RFC 9457 problem details on failure, the request
- * id on every response and Retry-After on every retryable one. One result shape serves all
- * three fronts (payload 1.0 and 2.0, Function URLs).
+ * The answers of README.md "The HTTP face": JSON on success, RFC 9457 problem details on failure,
+ * the request id on every response and Retry-After on every retryable one. One result shape serves
+ * all three fronts (payload 1.0 and 2.0, Function URLs).
  */
 import { isUtf8 } from 'node:buffer';
 import type { Admitted } from '../../src/admission/admission-calls.js';

@@ -1,7 +1,7 @@
 /**
- * The routes of SPEC §8, read from one table: the operations of the OpenAPI document
- * (openapi/operations.ts, generated from openapi/openapi.yaml). Matching, the route names in
- * logs, the 405's Allow and the 404's text all come from it; what serves each operation is
+ * The routes of README.md "The HTTP face", read from one table: the operations of the OpenAPI
+ * document (openapi/operations.ts, generated from openapi/openapi.yaml). Matching, the route names
+ * in logs, the 405's Allow and the 404's text all come from it; what serves each operation is
  * one row of operations.ts. A route is matched at the end of the path, so the function serves
  * the same under a named stage (`/prod/queues/...`), a custom-domain base path or a
  * `{proxy+}` resource; whatever precedes the route is kept for `Location`.

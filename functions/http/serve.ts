@@ -75,7 +75,7 @@ export async function serve(
   const read = readEvent(event);
   let served: Served;
   try {
-    served = await answer(read, requestId, services, trace);
+    served = await serveRoute(read, requestId, services, trace);
   } catch (error) {
     served = failed(trace, error, requestId);
   }
@@ -141,7 +141,8 @@ function keylessMaybeWritten(
   );
 }
 
-async function answer(
+/** Matches the request's route and runs its operation; what it throws, `failed` answers. */
+async function serveRoute(
   read: ReadEvent,
   requestId: string,
   services: HttpServices,

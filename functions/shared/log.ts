@@ -29,7 +29,7 @@ let override: Threshold | undefined;
 
 /**
  * Replaces where log lines go (tests read them). `level` overrides the environment's while
- * this sink is set (a test that reads per-record lines passes `debug`). Returns the previous sink.
+ * this sink is set (a test that reads the per-SQS-record lines passes `debug`). Returns the previous sink.
  */
 export function setLogSink(next: LogSink, level?: Threshold): LogSink {
   const previous = sink;
@@ -51,19 +51,19 @@ export function log(
   embedded: Readonly<Record<string, unknown>> = {},
 ): void {
   if (!logs(level)) {
-    if (Object.keys(embedded).length > 0) writeRecord(embedded);
+    if (Object.keys(embedded).length > 0) writeLine(embedded);
     return;
   }
-  const record: Record<string, unknown> = {
+  const line: Record<string, unknown> = {
     level,
     message,
     service: logSettings().service,
     time: new Date().toISOString(),
   };
   // Assigned in the spreads' order (a later key replaces an earlier one in its place).
-  for (const name in fields) record[name] = fields[name];
-  for (const name in embedded) record[name] = embedded[name];
-  writeRecord(record);
+  for (const name in fields) line[name] = fields[name];
+  for (const name in embedded) line[name] = embedded[name];
+  writeLine(line);
 }
 
 /**
@@ -98,14 +98,14 @@ export function bounded(value: string): string {
   return `${head.subarray(0, cut).toString('utf8')}${marker}`;
 }
 
-/** Writes one structured record as a line (metrics use it for their own shape). */
-export function writeRecord(record: Readonly<Record<string, unknown>>): void {
-  const fields: Record<string, unknown> = {};
-  for (const name in record) {
-    const value = record[name];
-    fields[bounded(name)] = typeof value === 'string' ? bounded(value) : value;
+/** Writes one log line of these fields (metrics use it for their own shape). */
+export function writeLine(fields: Readonly<Record<string, unknown>>): void {
+  const bound: Record<string, unknown> = {};
+  for (const name in fields) {
+    const value = fields[name];
+    bound[bounded(name)] = typeof value === 'string' ? bounded(value) : value;
   }
-  const line = JSON.stringify(fields);
+  const line = JSON.stringify(bound);
   if (held === undefined) sink(line);
   else held.push(line);
 }

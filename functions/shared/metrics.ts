@@ -5,7 +5,7 @@
  */
 
 import { SETTINGS } from '../../src/settings/settings-table.js';
-import { writeRecord } from './log.js';
+import { writeLine } from './log.js';
 import { logSettings } from './log-config.js';
 
 /** The dimension that names the deployment on every metric: its dashboard and alarms read only it. */
@@ -27,7 +27,7 @@ export interface Metric {
 
 /**
  * The EMF fields of one metrics document: the `_aws` block, the dimensions and the values.
- * Merged into a log line, the line is both the log record and the metrics (one line, one
+ * Merged into a log line, the line is both the log line and the metrics (one line, one
  * JSON.stringify, half the log volume).
  */
 export function metricsFields(
@@ -75,5 +75,5 @@ export function emitMetrics(
   dimensions: Readonly<Record<string, string>>,
   metrics: readonly Metric[],
 ): void {
-  writeRecord(metricsFields(dimensions, metrics));
+  writeLine(metricsFields(dimensions, metrics));
 }

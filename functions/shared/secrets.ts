@@ -77,7 +77,8 @@ export async function readCredentials(
   try {
     ({ SecretString } = await sender.send(new GetSecretValueCommand({ SecretId: secretArn })));
   } catch (error) {
-    // Throttling, a network fault, an outage: the next invocation can succeed (SPEC §7).
+    // Throttling, a network fault, an outage: the next invocation can succeed (docs/reliability.md,
+    // "Outcomes").
     throw new UnavailableError('The credentials store cannot be read right now; retry later.', {
       cause: error,
     });

@@ -1,6 +1,6 @@
 /**
- * The SQS face's message attribute names (SPEC §9): the ones a producer sets to route a
- * record, and the ones the face adds to a dead letter. Shared by the SQS function and the
+ * The SQS face's message attribute names (README.md, "The SQS face"): the ones a producer sets to
+ * route an SQS record, and the ones the face adds to a dead letter. Shared by the SQS function and the
  * `emq send` and `emq dlq` commands, so both read and write the same names.
  */
 

@@ -9,11 +9,11 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { type AdmissionTarget, enqueueMany } from '../../src/admission/admission.js';
 import { EmqError, InvalidInputError } from '../../src/outcomes/outcomes.js';
 import { log, oneWrite } from '../shared/log.js';
-import { batchResponse, mustRetry, type RecordDisposition } from './disposition.js';
+import { batchResponse, mustRetry, type SqsRecordDisposition } from './disposition.js';
 import { type DeadLetter, type DeadLetterResult, type DlqSender, sendDeadLetters } from './dlq.js';
-import { messageIdOf, recordsOf } from './event.js';
+import { messageIdOf, sqsRecordsOf } from './event.js';
 import { requestOf } from './record.js';
-import { reportBatch, reportRecord } from './report.js';
+import { reportBatch, reportSqsRecord } from './report.js';
 import { orderingGroup, wavesOf } from './waves.js';
 
 export interface SqsBatchDeps {
@@ -32,10 +32,10 @@ export async function handleSqsBatch(
   const started = performance.now();
   const { config } = deps.admission;
   // Throws, before any I/O, for an event that is not an SQS event (event.ts).
-  const records = recordsOf(event);
+  const records = sqsRecordsOf(event);
   const messageIds = records.map(messageIdOf);
   const groups = records.map(orderingGroup);
-  const dispositions = new Array<RecordDisposition>(records.length);
+  const dispositions = new Array<SqsRecordDisposition>(records.length);
   const letters = new Map<number, DeadLetterResult>();
   const stopped = new Set<string>();
   let wavesRun = 0;
@@ -66,7 +66,7 @@ export async function handleSqsBatch(
       const result = results[at];
       if (!(result instanceof EmqError)) {
         dispositions[index] = { kind: 'admitted', admitted: result as NonNullable<typeof result> };
-      } else if (!result.recordFault) {
+      } else if (!result.messageFault) {
         // Only a record's own fault goes to the DLQ; every other failure is retried.
         dispositions[index] = { kind: 'retry', error: result };
       } else {
@@ -76,7 +76,7 @@ export async function handleSqsBatch(
     await deadLetter(permanent, deps, dispositions, letters);
     for (const index of live) {
       const group = groups[index];
-      if (group !== undefined && mustRetry(dispositions[index] as RecordDisposition))
+      if (group !== undefined && mustRetry(dispositions[index] as SqsRecordDisposition))
         stopped.add(group);
     }
   }
@@ -84,9 +84,9 @@ export async function handleSqsBatch(
   // The records' lines, the batch's line and its metric lines: one write to stdout.
   oneWrite(() => {
     records.forEach((_, index) => {
-      reportRecord({
+      reportSqsRecord({
         messageId: messageIds[index],
-        disposition: dispositions[index] as RecordDisposition,
+        disposition: dispositions[index] as SqsRecordDisposition,
         letter: letters.get(index),
       });
     });
@@ -110,7 +110,7 @@ async function deadLetterNameless(
   records: readonly SQSRecord[],
   messageIds: readonly (string | undefined)[],
   deps: SqsBatchDeps,
-  dispositions: RecordDisposition[],
+  dispositions: SqsRecordDisposition[],
   letters: Map<number, DeadLetterResult>,
 ): Promise<void> {
   const nameless = messageIds.flatMap((id, index) => (id === undefined ? [index] : []));
@@ -140,7 +140,7 @@ async function deadLetterNameless(
 async function deadLetter(
   permanent: readonly DeadLetter[],
   deps: SqsBatchDeps,
-  dispositions: RecordDisposition[],
+  dispositions: SqsRecordDisposition[],
   letters: Map<number, DeadLetterResult>,
 ): Promise<void> {
   if (permanent.length === 0) return;

@@ -6,7 +6,7 @@ import type { SQSBatchResponse } from 'aws-lambda';
 import type { Admitted } from '../../src/admission/admission-calls.js';
 import type { EmqError } from '../../src/outcomes/outcomes.js';
 
-export type RecordDisposition =
+export type SqsRecordDisposition =
   /** Enqueued, or a duplicate of a job already admitted: handled. */
   | { readonly kind: 'admitted'; readonly admitted: Admitted }
   /** A permanent failure, now in the DLQ with its reason: handled. */
@@ -20,10 +20,10 @@ export type RecordDisposition =
 
 export type UndeliveredReason = 'no-dlq' | 'dlq-send-failed';
 
-export type DispositionKind = RecordDisposition['kind'];
+export type DispositionKind = SqsRecordDisposition['kind'];
 
 /** True when SQS must deliver the record again. */
-export function mustRetry(disposition: RecordDisposition): boolean {
+export function mustRetry(disposition: SqsRecordDisposition): boolean {
   const { kind } = disposition;
   return kind === 'retry' || kind === 'undelivered' || kind === 'skipped';
 }
@@ -37,7 +37,7 @@ export function mustRetry(disposition: RecordDisposition): boolean {
  */
 export function batchResponse(
   messageIds: readonly (string | undefined)[],
-  dispositions: readonly RecordDisposition[],
+  dispositions: readonly SqsRecordDisposition[],
 ): SQSBatchResponse {
   return {
     batchItemFailures: messageIds.flatMap((itemIdentifier, index) => {

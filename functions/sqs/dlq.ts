@@ -113,7 +113,7 @@ function letterOf({ index, record, error }: DeadLetter, fifo: boolean): Letter |
     MessageBody: body,
     MessageAttributes: attributes,
     // A FIFO DLQ needs a group; the source's keeps the letters of one group in order, and the
-    // source messageId dedupes a letter resent after a partial failure.
+    // source messageId deduplicates a letter resent after a partial failure.
     ...(fifo
       ? {
           MessageGroupId: typeof group === 'string' ? group : 'emq-dead-letters',
@@ -127,7 +127,7 @@ function letterOf({ index, record, error }: DeadLetter, fifo: boolean): Letter |
 /**
  * SQS takes 1 to 128 printable ASCII characters as a deduplication id: an SQS messageId is
  * one. Any other (a direct invoke's, or none) is hashed with the body, so a resent letter
- * still dedupes and two different records never do.
+ * still deduplicates and two different records never do.
  */
 function deduplicationId(messageId: string | undefined, body: string): string {
   if (messageId !== undefined && /^[\x21-\x7e]{1,128}$/.test(messageId)) return messageId;

@@ -14,7 +14,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { InvalidInputError } from '../../src/outcomes/outcomes.js';
 
 /** The event's records, or a throw (nothing written yet) when it is not an SQS event. */
-export function recordsOf(event: unknown): readonly SQSRecord[] {
+export function sqsRecordsOf(event: unknown): readonly SQSRecord[] {
   const records =
     typeof event === 'object' && event !== null
       ? (event as { Records?: unknown }).Records

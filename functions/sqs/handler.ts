@@ -13,7 +13,7 @@ import { containerAdmission } from '../shared/connection.js';
 import { answerBy, deadlineOf } from '../shared/deadline.js';
 import { errorFields, log } from '../shared/log.js';
 import { handleSqsBatch } from './batch.js';
-import { messageIdOf, recordsOf } from './event.js';
+import { messageIdOf, sqsRecordsOf } from './event.js';
 import { createSqsClient } from './sqs-client.js';
 
 // One SQS client per container, created with the first dead letter.
@@ -37,7 +37,7 @@ export async function handler(event: SQSEvent, context: Context): Promise<SQSBat
   } catch (error) {
     // A bad setting fails every record alike: retry them all rather than dead-letter them.
     log('error', 'sqs configuration invalid', errorFields(error));
-    const messageIds = recordsOf(event).map(messageIdOf);
+    const messageIds = sqsRecordsOf(event).map(messageIdOf);
     // Nothing is written without a configuration, and a record without a messageId cannot be
     // named for a retry: the event is refused whole, to come back whole (event.ts).
     const named = messageIds.filter((id): id is string => id !== undefined);

@@ -13,16 +13,16 @@ import { causeOf } from '../../src/outcomes/outcome-rules.js';
 import type { EmqError } from '../../src/outcomes/outcomes.js';
 import { type Fields, type Level, log, logs } from '../shared/log.js';
 import { emitMetrics, metricsFields } from '../shared/metrics.js';
-import { type DispositionKind, mustRetry, type RecordDisposition } from './disposition.js';
+import { type DispositionKind, mustRetry, type SqsRecordDisposition } from './disposition.js';
 import type { DeadLetterResult } from './dlq.js';
 import { namesListed } from './dlq-attributes.js';
 
 const FACE = 'sqs';
 
-export interface RecordReport {
+export interface SqsRecordReport {
   /** Undefined for a record whose messageId is not a text (event.ts). */
   readonly messageId: string | undefined;
-  readonly disposition: RecordDisposition;
+  readonly disposition: SqsRecordDisposition;
   /** The DLQ send's result, for dead letters and failed sends. */
   readonly letter?: DeadLetterResult | undefined;
 }
@@ -37,7 +37,7 @@ const LEVELS: Readonly<Record<DispositionKind, Level>> = {
   undelivered: 'error',
 };
 
-export function reportRecord({ messageId, disposition, letter }: RecordReport): void {
+export function reportSqsRecord({ messageId, disposition, letter }: SqsRecordReport): void {
   // A retry that cannot mend its cause (a configuration fault) is an error, said once by the
   // batch's line (reportBatch): a batch of 10,000 records makes one error line, not 10,000.
   const level = LEVELS[disposition.kind];
@@ -50,7 +50,7 @@ export function reportRecord({ messageId, disposition, letter }: RecordReport): 
   });
 }
 
-function detailOf(disposition: RecordDisposition, letter: DeadLetterResult | undefined): Fields {
+function detailOf(disposition: SqsRecordDisposition, letter: DeadLetterResult | undefined): Fields {
   switch (disposition.kind) {
     case 'admitted':
       return {
@@ -89,7 +89,7 @@ function operatorFields(error: EmqError): Fields {
 }
 
 export interface BatchReport {
-  readonly dispositions: readonly RecordDisposition[];
+  readonly dispositions: readonly SqsRecordDisposition[];
   readonly fifo: boolean;
   readonly waves: number;
   readonly durationMs: number;

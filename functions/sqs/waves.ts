@@ -7,7 +7,7 @@
 import type { SQSRecord } from 'aws-lambda';
 
 /** A FIFO source: its ARN names a `.fifo` queue. */
-export function isFifoRecord(record: Pick<SQSRecord, 'eventSourceARN'>): boolean {
+export function isFifoSqsRecord(record: Pick<SQSRecord, 'eventSourceARN'>): boolean {
   // A direct invoke's record can hold anything: one that is not a text orders nothing here,
   // and record.ts refuses the record.
   const arn: unknown = record.eventSourceARN;
@@ -18,7 +18,7 @@ export function isFifoRecord(record: Pick<SQSRecord, 'eventSourceARN'>): boolean
 export function orderingGroup(
   record: Pick<SQSRecord, 'eventSourceARN' | 'attributes'>,
 ): string | undefined {
-  if (!isFifoRecord(record)) return undefined;
+  if (!isFifoSqsRecord(record)) return undefined;
   const group: unknown = record.attributes?.MessageGroupId;
   return typeof group === 'string' ? group : '';
 }

@@ -25,7 +25,7 @@ export function synthSummary(assembly: CloudAssembly, stack: EchoMqAppStack): st
   const { cache } = deployment;
   const { cacheAuth, durability } = moduleOf(cache).describe(cache);
   return [
-    `echomq-lambda: synthesized stack ${stack.stackName} (cache=${cache.kind}, cacheAuth=${cacheAuth}, durability=${durability}, executor ${stack.echoMq.cache.connectionEnvironment.EMQ_EXECUTOR}, runtime ${deployment.runtime}, auth=${deployment.http.auth.kind})`,
+    `echomq-lambda: synthesized stack ${stack.stackName} (cache=${cache.kind}, cacheAuth=${cacheAuth}, durability=${durability}, family ${stack.echoMq.cache.connectionEnvironment.EMQ_EXECUTOR}, runtime ${deployment.runtime}, auth=${deployment.http.auth.kind})`,
     `  template: ${here(artifact.templateFullPath)}`,
     `  assets (${assets.length}):`,
     ...assets,

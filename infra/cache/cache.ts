@@ -8,7 +8,7 @@ import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { IDependable } from 'constructs';
-import type { ExecutorChoice } from '../../src/settings/config.js';
+import type { FamilyChoice } from '../../src/settings/config.js';
 import type { CacheRotation } from './rotation.js';
 import { grantSecretRead } from './secret-read.js';
 
@@ -17,7 +17,7 @@ export interface CacheConnectionEnvironment {
   readonly EMQ_URL: string;
   readonly EMQ_CLUSTER: 'true' | 'false';
   /** The family of admission calls the kind's servers run (its module in kinds/). */
-  readonly EMQ_EXECUTOR: ExecutorChoice;
+  readonly EMQ_EXECUTOR: FamilyChoice;
   /** The secret `{"username","password"}` read at cold start, where the cache needs AUTH. */
   readonly EMQ_SECRET_ARN?: string;
 }
@@ -43,9 +43,10 @@ export interface CacheIamAuth {
 }
 
 /**
- * The deploy-time installer's credentials (SPEC §12a): a user of its own with the installer's
- * rules (a secret, or IAM tokens), with which it installs; or, where the cache has none (an
- * existing cache given no `installer`), the functions' own, with which it only verifies.
+ * The deploy-time installer's credentials (docs/deploy.md, "Into an existing account"): a user of
+ * its own with the installer's rules (a secret, or IAM tokens), with which it installs; or, where
+ * the cache has none (an existing cache given no `installer`), the functions' own, with which it
+ * only verifies.
  */
 export interface InstallerAccess {
   readonly mode: 'install' | 'verify';

@@ -1,8 +1,9 @@
 /**
- * The cache an EchoMq construct uses (SPEC §12): one it creates (node-based ElastiCache,
- * ElastiCache Serverless, MemoryDB, a self-managed cluster that loads the EchoMQ module) or one
- * that exists (any Valkey 7.2 or later, MemoryDB included). `EchoMqCache` offers every kind's
- * factory, as the kind's module (cache/<kind>/kind.ts) declares it, with its TSDoc.
+ * The cache an EchoMq construct uses (docs/deploy.md, "The cache kinds"): one it creates
+ * (node-based ElastiCache, ElastiCache Serverless, MemoryDB, a self-managed cluster that loads the
+ * EchoMQ module) or one that exists (any Valkey 7.2 or later, MemoryDB included). `EchoMqCache`
+ * offers every kind's factory, as the kind's module (cache/<kind>/kind.ts) declares it, with its
+ * TSDoc.
  */
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type { PlacedCache } from './kind.js';

@@ -7,7 +7,7 @@
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type { Construct } from 'constructs';
-import type { ExecutorChoice } from '../../src/settings/config.js';
+import type { FamilyChoice } from '../../src/settings/config.js';
 import type { Ensure, EnsureInt } from '../shared/resolved.js';
 import type { CacheTarget } from './cache.js';
 import type { CacheNetwork } from './network.js';
@@ -85,8 +85,11 @@ export interface CacheKindModule<Input extends { readonly kind: string }, Resolv
   readonly factory: { readonly [name: string]: (options: never) => PlacedCache<Input> };
   /** The kind's column of the kinds table in docs/deploy.md. */
   readonly facts: CacheKindFacts;
-  /** The family of admission calls (SPEC §4) the functions run; `auto` decides at connect. */
-  readonly executor: ExecutorChoice;
+  /**
+   * The family of admission calls (docs/wire.md, "The calls") the functions run; `auto` decides at
+   * connect.
+   */
+  readonly family: FamilyChoice;
   /** Context keys only this kind reads (each one given with another kind is refused). */
   readonly contextKeys: readonly string[];
   /**
@@ -102,7 +105,10 @@ export interface CacheKindModule<Input extends { readonly kind: string }, Resolv
   fromContext(read: ContextReaders, cacheAuth: string | undefined): Input;
   /** Applies the defaults and reports each problem through `ensure` and `int`. */
   resolve(input: Input, ensure: Ensure, int: EnsureInt): Resolved;
-  /** Replicas per shard the deployment knows (SPEC §11 WAIT); undefined where it cannot see them. */
+  /**
+   * Replicas per shard the deployment knows (the WAIT of docs/reliability.md, "Acknowledgements");
+   * undefined where it cannot see them.
+   */
   knownReplicas(cache: Resolved): number | undefined;
   /** A log (ElastiCache durability=sync) already holds every acknowledged write: no WAIT by default. */
   logConfirmsWrites(cache: Resolved): boolean;

@@ -8,7 +8,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IDependable } from 'constructs';
-import type { ExecutorChoice } from '../../src/settings/config.js';
+import type { FamilyChoice } from '../../src/settings/config.js';
 import {
   type CacheConnectionEnvironment,
   type CacheTarget,
@@ -95,7 +95,7 @@ export abstract class OwnedCache extends Construct implements CacheTarget {
    */
   protected connectTo(
     seeds: readonly string[],
-    executor: ExecutorChoice,
+    family: FamilyChoice,
     extra: Readonly<Record<string, string>> = {},
   ): void {
     const credentials = this.credentials;
@@ -104,7 +104,7 @@ export abstract class OwnedCache extends Construct implements CacheTarget {
       environment: {
         EMQ_URL: seeds.map((seed) => `rediss://${seed}`).join(','),
         EMQ_CLUSTER: 'true',
-        EMQ_EXECUTOR: executor,
+        EMQ_EXECUTOR: family,
         // With cacheAuth=iam the functions hold no password: iamAuth adds what they sign for.
         ...(credentials === undefined ? {} : { EMQ_SECRET_ARN: credentials.secretArn }),
         ...extra,

@@ -102,7 +102,7 @@ export class EchoMqAlarms extends Construct {
     };
     watch(
       'CacheEvictions',
-      'The cache evicted keys: dedupe records or rows may be gone (SPEC §11); add memory or shards.',
+      'The cache evicted keys: idempotency records or rows may be gone; add memory or shards.',
       cache.evictions,
       1,
     );

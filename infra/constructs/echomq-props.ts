@@ -1,8 +1,8 @@
 /**
- * What an EchoMq is told (SPEC §12, §12a): one level per concept. `http` and `sqs` say both
- * where each face is served (the team's API or queues, else new ones) and how (auth,
- * throttling, batching, timeouts); the override props are merged over the construct's
- * defaults in the AWS Solutions Constructs manner.
+ * What an EchoMq is told (docs/props.md; docs/deploy.md, "Into an existing account"): one level
+ * per concept. `http` and `sqs` say both where each face is served (the team's API or queues,
+ * else new ones) and how (auth, throttling, batching, timeouts); the override props are merged
+ * over the construct's defaults in the AWS Solutions Constructs manner.
  */
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';

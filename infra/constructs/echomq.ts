@@ -1,5 +1,5 @@
 /**
- * EchoMq (SPEC §12): the two faces of echomq-lambda, their cache and the fence installer, in
+ * EchoMq (docs/deploy.md): the two faces of echomq-lambda, their cache and the fence installer, in
  * any stack. It brings its own API, queues and cache where it is given none, and wires the
  * user's where it is: a VPC (required), an HTTP API, a REST API resource or a Function URL, an
  * SQS queue and DLQ, and any of four caches. Everything it is told is checked before anything

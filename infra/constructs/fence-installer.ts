@@ -1,11 +1,11 @@
 /**
- * Installs the wire identity (SPEC §6) on every primary at deploy: a custom resource whose
- * onEvent function (functions/fence) calls the same install the CLI uses, as the cache's
- * installer user; where the cache gives it none (an existing cache without `installer`), it
- * connects as the functions' user and only verifies (SPEC §12a). It runs again whenever the
- * wire identity, the cache endpoint, the mode or the installer's bundle changes (a package
- * upgrade that brings a new library is a deploy that installs it); deleting the stack leaves
- * the fence alone.
+ * Installs the wire identity (docs/wire.md, "The fence") on every primary at deploy: a custom
+ * resource whose onEvent function (functions/fence) calls the same install the CLI uses, as the
+ * cache's installer user; where the cache gives it none (an existing cache without `installer`), it
+ * connects as the functions' user and only verifies (docs/deploy.md, "Into an existing account").
+ * It runs again whenever the wire identity, the cache endpoint, the mode or the installer's bundle
+ * changes (a package upgrade that brings a new library is a deploy that installs it); deleting the
+ * stack leaves the fence alone.
  */
 import { type CfnElement, CustomResource, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -62,6 +62,8 @@ export class FenceInstaller extends Construct {
       properties: {
         Wire: deployment.settings.wire,
         Endpoint: cache.endpoint,
+        // The family, under the property name deployed stacks already hold (as EMQ_EXECUTOR is
+        // the variable's): a new name would be an Update of every stack for nothing.
         Executor: cache.connectionEnvironment.EMQ_EXECUTOR,
         // verify: the installer has only the functions' credentials (functions/fence/on-event.ts).
         Mode: cache.installer.mode,

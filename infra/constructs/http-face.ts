@@ -2,9 +2,10 @@
  * The HTTP face on whichever API it is given: routes added to the user's HTTP API, methods on
  * a resource of the user's REST API (private ones too), a Function URL (which serves every
  * route), or a new HTTP API with a throttled stage and JSON access logs (the default). Every
- * operation of openapi/openapi.yaml is routed on each. Who may call them (SPEC §12a): on the
- * team's API, `authorizer` when given, else a JWT of `auth` when asked, else the API's own
- * default authorizer where it has one, else IAM (SigV4); a new HTTP API takes IAM or a JWT.
+ * operation of openapi/openapi.yaml is routed on each. Who may call them (docs/deploy.md,
+ * "Into an existing account"): on the team's API, `authorizer` when given, else a JWT of `auth`
+ * when asked, else the API's own default authorizer where it has one, else IAM (SigV4); a new HTTP
+ * API takes IAM or a JWT.
  */
 import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
@@ -60,7 +61,10 @@ export interface EchoMqOnFunctionUrl extends HttpOptions {
   readonly functionUrl: true;
 }
 
-/** Where the HTTP face is served, and how (SPEC §12, §12a). */
+/**
+ * Where the HTTP face is served, and how (docs/props.md, "EchoMqHttp"; docs/deploy.md,
+ * "Into an existing account").
+ */
 export type EchoMqHttp = EchoMqNewHttpApi | EchoMqOnHttpApi | EchoMqOnRestApi | EchoMqOnFunctionUrl;
 
 export interface EchoMqHttpFaceProps {
@@ -218,9 +222,10 @@ function authorizerOf(auth: ResolvedDeployment['http']['auth']): apigwv2.IHttpRo
 }
 
 /**
- * The team's choice first (SPEC §12a): its `authorizer`, else a JWT that `auth` asks for, else
- * the default authorizer its HttpApi applies to routes that name none (with its scopes), else
- * IAM. An imported API's defaults are not known at synthesis: name `authorizer` for it.
+ * The team's choice first (docs/deploy.md, "Into an existing account"): its `authorizer`, else a
+ * JWT that `auth` asks for, else the default authorizer its HttpApi applies to routes that name
+ * none (with its scopes), else IAM. An imported API's defaults are not known at synthesis: name
+ * `authorizer` for it.
  */
 function teamRouteAuthorizer(
   on: EchoMqOnHttpApi,

@@ -1,9 +1,9 @@
 /**
- * SPEC §12a: no resource that a kept resource (`DeletionPolicy: Retain`) refers to, by `Ref`,
- * `Fn::GetAtt`, `Fn::Sub` or `DependsOn`, directly or through others, is deleted with the stack;
- * CloudFormation would otherwise try to delete a security group, a user group or subnets that
- * the kept cache still uses, and the delete would fail. At synthesis, after everything is built
- * (the team's additions too), every resource the construct keeps is walked and what it needs
+ * docs/deploy.md "Tearing down": no resource that a kept resource (`DeletionPolicy: Retain`) refers
+ * to, by `Ref`, `Fn::GetAtt`, `Fn::Sub` or `DependsOn`, directly or through others, is deleted with
+ * the stack; CloudFormation would otherwise try to delete a security group, a user group or subnets
+ * that the kept cache still uses, and the delete would fail. At synthesis, after everything is
+ * built (the team's additions too), every resource the construct keeps is walked and what it needs
  * is kept as well: its users, secrets and security groups, and the subnets and VPC it lives in
  * where they are in the same stack.
  */

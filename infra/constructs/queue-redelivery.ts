@@ -1,9 +1,10 @@
 /**
- * How long one message of the SQS face's queue can come back (SPEC §12a), read where the
- * deployment does not say it: from a `Queue` of the same app (its visibility timeout, its redrive
- * policy's maxReceiveCount, its retention, as it will be deployed), or from `sqs.redelivery`
- * for an imported queue, whose figures are not known at synthesis. The duplicate window is
- * then held to the one rule of deployment/sqs.ts, as for the queues the construct makes.
+ * How long one message of the SQS face's queue can come back (docs/deploy.md,
+ * "Acknowledged writes"), read where the deployment does not say it: from a `Queue` of the same app
+ * (its visibility timeout, its redrive policy's maxReceiveCount, its retention, as it will be
+ * deployed), or from `sqs.redelivery` for an imported queue, whose figures are not known at
+ * synthesis. The duplicate window is then held to the one rule of deployment/sqs.ts, as for the
+ * queues the construct makes.
  */
 import { type Duration, Token } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';

@@ -1,9 +1,9 @@
 /**
- * EMQ_ACK_REPLICAS as deployed (SPEC §11): 1 wherever the construct knows that every shard has
- * a replica and nothing else confirms a write, so an acknowledged write survives the loss of
- * its primary; 0 where a log already holds every acknowledged write (ElastiCache
- * `durability=sync`: a WAIT would add latency and nothing else), where the construct cannot
- * know (an existing endpoint), and where no replica answers WAIT. Where WAIT does not exist
+ * EMQ_ACK_REPLICAS as deployed (docs/reliability.md, "Acknowledgements"): 1 wherever the construct
+ * knows that every shard has a replica and nothing else confirms a write, so an acknowledged write
+ * survives the loss of its primary; 0 where a log already holds every acknowledged write
+ * (ElastiCache `durability=sync`: a WAIT would add latency and nothing else), where the construct
+ * cannot know (an existing endpoint), and where no replica answers WAIT. Where WAIT does not exist
  * (Serverless), anything but 0 is refused. Each kind's module says which holds.
  */
 import { moduleOf, type ResolvedCache } from '../cache/modules.js';

@@ -21,7 +21,7 @@ import { settingsProblems } from './environment.js';
 import { type NetworkOptions, type ResolvedNetwork, resolveNetwork } from './network.js';
 import { FUNCTION_TIMEOUT_PROP, type Overrides } from './overrides.js';
 import {
-  checkDedupeTtl,
+  checkRecordLife,
   checkVisibility,
   type Redelivery,
   type ResolvedSqs,
@@ -251,7 +251,7 @@ export function resolveDeployment(input: EchoMqDeployment = {}): {
     int(sqsTimeout.name, sqsTimeout.seconds, 1, 900);
     const source = input.redelivery ?? sourceRedelivery(sqs, overrides.queue);
     checkVisibility(source, sqsTimeout, ensure);
-    checkDedupeTtl(settings.dedupeTtlMs, source, ensure);
+    checkRecordLife(settings.dedupeTtlMs, source, ensure);
     const reserved = overrides.reservedConcurrency;
     // Lambda's rule for SQS-driven functions: reserved concurrency below the event source's
     // maximum throttles the invocations it starts, and throttled batches burn receives.

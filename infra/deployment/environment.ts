@@ -34,7 +34,7 @@ export function emqEnvironment(
  * Nothing when the runtime accepts the tunables together. Else one problem per tunable it
  * refuses on its own, or (when each is acceptable) what it refuses of them together (a WAIT
  * longer than the command timeout), each naming the setting. Together first: a rule between
- * settings (a dedupe TTL within the timeouts' resend span) judged alone would hold one setting
+ * settings (a record life, EMQ_DEDUPE_TTL_MS, past the timeouts' resend span) judged alone would hold one setting
  * against the others' defaults, not against the values given.
  */
 export function settingsProblems(values: Required<SettingValues>): string[] {

@@ -68,7 +68,7 @@ export const DEFAULT_MAX_CONCURRENCY = 10;
  * Kept beyond the redelivery window by the TTL guard: the longest batching window plus a
  * function timeout's worth of slack for a redelivery that arrives at the window's very end.
  */
-export const DEDUPE_MARGIN_MS = 300_000;
+export const RECORD_LIFE_MARGIN_MS = 300_000;
 
 export function resolveSqs(
   input: SqsOptions | undefined,
@@ -187,13 +187,13 @@ export function checkVisibility(
 }
 
 /**
- * SPEC §5, §12a: a dedupe record must outlive every redelivery of its message, or a late
- * redelivery is admitted a second time. The longest span is visibility timeout ×
- * maxReceiveCount, or the retention where that is shorter or there is no redrive policy; the
- * margin covers the batching window and a last invocation. The one rule for the queues the
- * construct makes and for the team's own.
+ * docs/wire.md "Idempotency records" and docs/deploy.md "Acknowledged writes": an idempotency record must
+ * outlive every redelivery of its message, or a late redelivery is admitted a second time. The
+ * longest span is visibility timeout × maxReceiveCount, or the retention where that is shorter or
+ * there is no redrive policy; the margin covers the batching window and a last invocation. The one
+ * rule for the queues the construct makes and for the team's own.
  */
-export function checkDedupeTtl(dedupeTtlMs: number, queue: Redelivery, ensure: Ensure): void {
+export function checkRecordLife(dedupeTtlMs: number, queue: Redelivery, ensure: Ensure): void {
   const { visibilityTimeoutSeconds: visibility, maxReceiveCount: receives } = queue;
   const byReceives =
     receives === undefined ? Number.POSITIVE_INFINITY : visibility * 1_000 * receives;
@@ -202,9 +202,9 @@ export function checkDedupeTtl(dedupeTtlMs: number, queue: Redelivery, ensure: E
     byReceives <= retentionMs
       ? `${queue.names.visibility} (${visibility}) × 1000 × ${queue.names.receives} (${receives})`
       : `its retention (${queue.retentionSeconds} s) × 1000${receives === undefined ? ', with no redrive policy' : ''}`;
-  const needed = Math.min(byReceives, retentionMs) + DEDUPE_MARGIN_MS;
+  const needed = Math.min(byReceives, retentionMs) + RECORD_LIFE_MARGIN_MS;
   ensure(
     dedupeTtlMs >= needed,
-    `dedupeTtlMs (EMQ_DEDUPE_TTL_MS, ${dedupeTtlMs}) must be at least the span over which ${queue.queue} can deliver one message again, ${span} + ${DEDUPE_MARGIN_MS} = ${needed}: a later redelivery would be a second job. Raise dedupeTtlMs, or lower ${queue.names.visibility} or ${queue.names.receives}.`,
+    `dedupeTtlMs (EMQ_DEDUPE_TTL_MS, ${dedupeTtlMs}) must be at least the span over which ${queue.queue} can deliver one message again, ${span} + ${RECORD_LIFE_MARGIN_MS} = ${needed}: a later redelivery would be a second job. Raise dedupeTtlMs, or lower ${queue.names.visibility} or ${queue.names.receives}.`,
   );
 }

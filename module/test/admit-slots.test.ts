@@ -10,9 +10,9 @@ import {
   admitKeys,
   admitMany,
   awayFromBoundary,
-  dedupeHash,
   jobId,
   payloadDigest,
+  recordHash,
   recordOf,
   slotKeys,
 } from './helpers.js';
@@ -42,7 +42,7 @@ describe('EMQ.ADMIT: the four slots', () => {
     expect(await admit(client, q, jobId(601), 'k', 'p', HOUR)).toEqual([1, jobId(601)]);
     const fields = await Promise.all(slots.map((s) => client.hkeys(s)));
     fields.forEach((held, s) => {
-      if (s === target) expect(held).toEqual([dedupeHash('k').slice(0, 22), '~']);
+      if (s === target) expect(held).toEqual([recordHash('k').slice(0, 22), '~']);
       else if (s === after) expect(held).toEqual([]);
       else expect(held).toEqual(['deadrecord000000000000', '~']);
     });
@@ -54,7 +54,7 @@ describe('EMQ.ADMIT: the four slots', () => {
     const target = Math.floor((now + HOUR) / WINDOW) % 4;
     const other = (target + 1) % 4;
     const far = now + 10 * HOUR;
-    const field = (key: string) => dedupeHash(key).slice(0, 22);
+    const field = (key: string) => recordHash(key).slice(0, 22);
     await client.hset(slotKeys(q)[target] as string, '~', String(far));
     await client.hset(
       slotKeys(q)[other] as string,

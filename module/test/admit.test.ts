@@ -11,10 +11,10 @@ import {
   admit,
   admitKeys,
   admitMany,
-  dedupeHash,
   expectUnchanged,
   jobId,
   payloadDigest,
+  recordHash,
   recordOf,
   serverMs,
   slotKeys,
@@ -79,9 +79,9 @@ describe('EMQ.ADMIT: one admission', () => {
     const small = await recordOf(client, q, 'small');
     if (small?.slot === record?.slot) {
       expect(await client.hkeys(slot)).toEqual([
-        dedupeHash('k1').slice(0, 22),
+        recordHash('k1').slice(0, 22),
         '~',
-        dedupeHash('small').slice(0, 22),
+        recordHash('small').slice(0, 22),
       ]);
     }
     const smallExpiry = String(small?.value).split(':')[2];
@@ -203,7 +203,7 @@ describe('EMQ.ADMIT: several admissions in one call', () => {
     expect(await client.zrange(`emq:{${q}}:pending`, 0, -1)).toEqual(admissions.map((a) => a.id));
     const slots = await Promise.all(slotKeys(q).map((k) => client.hkeys(k)));
     const full = slots.filter((fields) => fields.length > 0);
-    expect(full).toEqual([[...admissions.map((a) => dedupeHash(a.key).slice(0, 22)), '~']]);
+    expect(full).toEqual([[...admissions.map((a) => recordHash(a.key).slice(0, 22)), '~']]);
   });
 
   it('an admission sees the ones before it: the same key twice, the same id twice', async () => {

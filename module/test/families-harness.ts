@@ -13,8 +13,8 @@ import {
   type Admission,
   type AdmitOptions,
   admitArgs,
-  dedupeHash,
   jobId,
+  recordHash,
   serverMs,
 } from './helpers.js';
 
@@ -168,7 +168,7 @@ export async function same(
 }
 
 export const row = (q: string, id: string) => `emq:{${q}}:job:${id}`;
-export const field = (key: string) => dedupeHash(key).slice(0, 22);
+export const field = (key: string) => recordHash(key).slice(0, 22);
 export const a = (
   n: number,
   key: string,

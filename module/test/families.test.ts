@@ -1,7 +1,7 @@
-// The families answer alike (SPEC §4): the module's EMQ.ADMIT and the emq library's emq_admit,
-// the same calls on the same data, compared reply by reply, key by key and event by event
-// (families-harness.ts). A hashtable's DUMP follows its hash seed, random per server, so a
-// hashtable or skiplist is compared by content.
+// The families answer alike (docs/wire.md, "The calls"): the module's EMQ.ADMIT and the emq
+// library's emq_admit, the same calls on the same data, compared reply by reply, key by key and
+// event by event (families-harness.ts). A hashtable's DUMP follows its hash seed, random per
+// server, so a hashtable or skiplist is compared by content.
 import { describe, expect, it } from 'vitest';
 import { randomQueue } from '../../test/support/servers.js';
 import { a, clients, field, HOUR, row, type Step, same, useFamilies } from './families-harness.js';

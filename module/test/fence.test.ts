@@ -1,5 +1,5 @@
-// The fence commands (SPEC §6): EMQ.WIRE reads (readonly: on replicas, under CLIENT PAUSE
-// WRITE and NOREPLICAS), EMQ.WIRE.INSTALL writes and is a right of its own, the old
+// The fence commands (docs/wire.md, "The fence"): EMQ.WIRE reads (readonly: on replicas, under
+// CLIENT PAUSE WRITE and NOREPLICAS), EMQ.WIRE.INSTALL writes and is a right of its own, the old
 // `EMQ.WIRE INSTALL` form is refused, and a copy with a TTL counts as missing.
 import type { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';

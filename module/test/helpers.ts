@@ -8,7 +8,7 @@ import { waitFor } from '../../test/support/wait.js';
 export const DEFAULT_TTL_MS = 3_600_000;
 
 /** A key's h: base64url(sha256(`<namespace>:<key>`)), 43 characters; its record field is h's first 22. */
-export function dedupeHash(key: string, namespace = 'http'): string {
+export function recordHash(key: string, namespace = 'http'): string {
   return createHash('sha256').update(`${namespace}:${key}`).digest('base64url');
 }
 
@@ -64,7 +64,7 @@ export function admitArgs(
 ): (string | Buffer)[] {
   const keys = admissions.map((a) => admitKeys(queue, a.id).row);
   const args = admissions.flatMap((a) => [
-    `${a.kind ?? 'm'}${a.digest ?? payloadDigest(a.payload)}${dedupeHash(a.key, a.namespace).slice(0, 22)}`,
+    `${a.kind ?? 'm'}${a.digest ?? payloadDigest(a.payload)}${recordHash(a.key, a.namespace).slice(0, 22)}`,
     a.payload,
   ]);
   return [
@@ -113,7 +113,7 @@ export async function recordOf(
   key: string,
   namespace = 'http',
 ): Promise<{ slot: number; value: string } | undefined> {
-  const field = dedupeHash(key, namespace).slice(0, 22);
+  const field = recordHash(key, namespace).slice(0, 22);
   for (const [slot, name] of slotKeys(queue).entries()) {
     const value = await client.hget(name, field);
     if (value !== null) return { slot, value };

@@ -1,4 +1,4 @@
-// Valkey 9.1 only (issue 13 §4; CI runs this file in the 9.1 leg): with the module loaded,
+// Valkey 9.1 only (CI runs this file in the 9.1 leg): with the module loaded,
 // CLUSTER MIGRATESLOTS of a slot holding a queue succeeds (the module declares atomic slot
 // migration), admissions before, during and after the move land exactly once on the new
 // owner, and the fence holds on every primary afterwards. On an older server every test

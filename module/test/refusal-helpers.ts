@@ -6,8 +6,8 @@ import {
   type Admission,
   admitArgs,
   admitKeys,
-  dedupeHash,
   expectUnchanged,
+  recordHash,
   refusalOf,
   slotKeys,
 } from './helpers.js';
@@ -38,7 +38,7 @@ export const WRONGTYPE = /^WRONGTYPE /;
 export const PAUSED = /^ERR EMQ write-paused$/;
 export const WRONGTYPE_ELEMENT = /^ReplyError: WRONGTYPE /;
 
-/** Runs `args` inside `MULTI; CLIENT PAUSE 3000 WRITE; ...; EXEC` (SPEC §10), then unpauses. */
+/** Runs `args` inside `MULTI; CLIENT PAUSE 3000 WRITE; ...; EXEC`, then unpauses. */
 export async function whilePaused(args: readonly (string | Buffer)[]): Promise<unknown> {
   const [name = '', ...rest] = args;
   try {
@@ -71,7 +71,7 @@ export async function laterStepsBroken(queue: string, id: string, key: string): 
   const record = `${id}:${'A'.repeat(16)}:${expiry}`;
   await client.hset(
     slotKeys(queue)[0] as string,
-    dedupeHash(key).slice(0, 22),
+    recordHash(key).slice(0, 22),
     record,
     '~',
     expiry,

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomQueue } from '../../test/support/servers.js';
 import { waitFor } from '../../test/support/wait.js';
-import { dedupeHash, jobId, payloadDigest, serverMs, slotKeys } from './helpers.js';
+import { jobId, payloadDigest, recordHash, serverMs, slotKeys } from './helpers.js';
 import {
   admitCall,
   breakFence,
@@ -124,7 +124,7 @@ describe('EMQ.ADMIT refuses, in order, with nothing written', () => {
     const id = jobId(1);
     await client.hset(
       slotKeys(q)[0] as string,
-      dedupeHash('k').slice(0, 22),
+      recordHash('k').slice(0, 22),
       `${id}:${payloadDigest('other')}:99999999999999`,
       '~',
       '99999999999999',
@@ -165,7 +165,7 @@ describe('EMQ.ADMIT refuses, in order, with nothing written', () => {
     // A new key beside a -1: the whole call is refused, the -1 included.
     await client.hset(
       slotKeys(q)[0] as string,
-      dedupeHash('old').slice(0, 22),
+      recordHash('old').slice(0, 22),
       `${jobId(6)}:${payloadDigest('x')}:99999999999999`,
       '~',
       '99999999999999',
@@ -189,7 +189,7 @@ describe('EMQ.ADMIT refuses, in order, with nothing written', () => {
     const live = slotKeys(q2)[(after + 1) % 4] as string;
     await client.hset(
       live,
-      dedupeHash('old').slice(0, 22),
+      recordHash('old').slice(0, 22),
       `${jobId(6)}:${payloadDigest('x')}:99999999999999`,
       '~',
       '99999999999999',

@@ -1,5 +1,5 @@
-// The module's effects replicate as plain commands (SPEC §4 step 8, §10): a replica WITHOUT
-// the module follows a primary with it, the replication stream (MONITOR on the replica) and
+// The module's effects replicate as plain commands (docs/wire.md, "admit" step 8): a replica
+// WITHOUT the module follows a primary with it, the replication stream (MONITOR on the replica) and
 // the primary's AOF hold HSET, ZADD, UNLINK and SET ... KEEPTTL and never an EMQ.* command, and
 // the replica's dataset is the primary's (DEBUG DIGEST, and key by key DUMP and expiry). A
 // duplicate's touch makes a later WAIT cover the original write.
@@ -14,7 +14,7 @@ import {
   startStandalone,
 } from '../../test/support/servers.js';
 import { waitFor } from '../../test/support/wait.js';
-import { admit, admitKeys, admitMany, contents, dedupeHash, jobId, slotKeys } from './helpers.js';
+import { admit, admitKeys, admitMany, contents, jobId, recordHash, slotKeys } from './helpers.js';
 
 let primary: ServerHandle;
 let replica: ServerHandle;
@@ -92,7 +92,7 @@ describe('a replica without the module, following a primary with it', () => {
   const q = randomQueue('repl');
   const [first, second, third] = [jobId(1), jobId(2), jobId(3)];
   const keys = admitKeys(q, first);
-  const field = dedupeHash('key').slice(0, 22);
+  const field = recordHash('key').slice(0, 22);
 
   it('receives the fence, the admissions, the purges and the touches as plain commands', async () => {
     expect(await writer.call('EMQ.WIRE.INSTALL')).toBe('OK');
@@ -136,7 +136,7 @@ describe('a replica without the module, following a primary with it', () => {
     expect(stream.filter((args) => args[0] === 'UNLINK').length).toBe(2);
     const slotWrite = stream.find((args) => args[0] === 'HSET' && args[2] === field);
     expect(slotWrite?.slice(2, 3)).toEqual([field]);
-    expect(slotWrite?.[4]).toBe(dedupeHash('key2').slice(0, 22));
+    expect(slotWrite?.[4]).toBe(recordHash('key2').slice(0, 22));
     expect(slotWrite?.[6]).toBe('~');
     // The touch: HSET <the record's slot> <field> <its value, unchanged>, alone.
     const touches = stream.filter((args) => args[0] === 'HSET' && args[2] === field);

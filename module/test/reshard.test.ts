@@ -1,9 +1,9 @@
-// Moving slot 9051 ({emq}:version's) the ordinary way (SPEC §6): `valkey-cli --cluster reshard`
-// (CLUSTER SETSLOT IMPORTING/MIGRATING, MIGRATE ... KEYS, CLUSTER SETSLOT NODE), with and
-// without --cluster-replace, the same procedure by hand, and a move abandoned half-way. After
-// each: the slot's owner changed, every key of the slot reached the target, every primary holds
-// its own copy (EMQ.WIRE) and admits on queues it serves, and a replay of each key on the moved
-// queue names its first id. A normal queue slot moves the same way. Runs on 8.0.1 and 9.1.2.
+// Moving slot 9051 ({emq}:version's) the ordinary way (docs/wire.md, "The fence"): `valkey-cli
+// --cluster reshard` (CLUSTER SETSLOT IMPORTING/MIGRATING, MIGRATE ... KEYS, CLUSTER SETSLOT NODE),
+// with and without --cluster-replace, the same procedure by hand, and a move abandoned half-way.
+// After each: the slot's owner changed, every key of the slot reached the target, every primary
+// holds its own copy (EMQ.WIRE) and admits on queues it serves, and a replay of each key on the
+// moved queue names its first id. A normal queue slot moves the same way. Runs on 8.0.1 and 9.1.2.
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../test/support/wait.js';
 import type { Primary } from './cluster-helpers.js';

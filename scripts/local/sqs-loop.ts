@@ -115,7 +115,7 @@ export async function pollOnce(
 ): Promise<number> {
   const messages = await gather(client, queueUrl, eventSource);
   if (messages.length === 0) return 0;
-  const records = messages.map((message) => recordOf(message, sourceArn));
+  const records = messages.map((message) => sqsRecordOf(message, sourceArn));
   const { batchItemFailures } = await invoke({ Records: records });
   // ReportBatchItemFailures: only the listed records come back; the rest are deleted.
   const failed = new Set(
@@ -165,7 +165,7 @@ async function gather(
 }
 
 /** A received message as the event source mapping hands it to Lambda. */
-export function recordOf(message: Message, sourceArn: string): SQSRecord {
+export function sqsRecordOf(message: Message, sourceArn: string): SQSRecord {
   const system = message.Attributes ?? {};
   return {
     messageId: message.MessageId ?? '',

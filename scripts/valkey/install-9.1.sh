@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Valkey 9.1.2 from Debian sid, unpacked into a private prefix (SPEC §10, the unpack route).
-# Argument 1: "1" prints the prefix's bin directory on stdout. Called by ../install-valkey.sh;
-# all progress goes to stderr. Idempotent: a prefix whose wrapper answers 9.1.2 is reused.
+# Valkey 9.1.2 from Debian sid, unpacked into a private prefix (docs/development.md, "Valkey 9", the
+# unpack route). Argument 1: "1" prints the prefix's bin directory on stdout. Called by
+# ../install-valkey.sh; all progress goes to stderr. Idempotent: a prefix whose wrapper answers
+# 9.1.2 is reused.
 #
 # Why a private loader: sid's valkey-server needs glibc 2.38 and bookworm has 2.36, so the
 # wrappers in <prefix>/bin exec <prefix>'s ld-linux-x86-64.so.2 with --library-path pointing
@@ -21,8 +22,9 @@ case "$arch" in
   arm64) loader=lib/ld-linux-aarch64.so.1; triplet=aarch64-linux-gnu ;;
   *) echo "install-valkey.sh: the Valkey $want route needs Debian's dpkg on amd64 or arm64 (found '$arch')" >&2; exit 1 ;;
 esac
-# The packages named by SPEC §10 plus the libraries they in turn need (libssl3t64: libzstd1,
-# zlib1g; libjemalloc2: libstdc++6, libgcc-s1). The check below proves nothing is missing.
+# The packages named by docs/development.md "Valkey 9" plus the libraries they in turn need
+# (libssl3t64: libzstd1, zlib1g; libjemalloc2: libstdc++6, libgcc-s1). The check below proves
+# nothing is missing.
 packages=(valkey-server valkey-tools libc6 libssl3t64 libjemalloc2 liblzf1 libatomic1
   libsystemd0 libzstd1 zlib1g libgcc-s1 libstdc++6)
 

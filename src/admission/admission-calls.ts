@@ -61,8 +61,8 @@ export interface Item {
   loads: number;
 }
 
-/** One call of one queue: its items and the command that admits them. */
-export interface Call {
+/** One admit call of one queue as a round sends it: its items, its cluster slot and its command. */
+export interface QueueCall {
   readonly items: readonly Item[];
   readonly slot: number;
   readonly command: Command;
@@ -78,7 +78,7 @@ export function propose(connection: Connection, item: Item): void {
 /** Settles every item of one call from its reply and its node's WAIT. */
 function settleCall(
   connection: Connection,
-  call: Call,
+  call: QueueCall,
   reply: Reply,
   confirmation: Reply,
   results: AdmissionResult[],
@@ -198,11 +198,11 @@ export async function admitRound(
 ): Promise<Item[]> {
   const { config, family, client } = connection;
   const ttlMs = String(config.dedupeTtlMs);
-  const calls = callsOf(round).map((items): Call => {
+  const calls = callsOf(round).map((items): QueueCall => {
     const keys = trustedQueueKeys((items[0] as Item).queue);
     const command = family.admit({
       pendingKey: keys.pendingKey,
-      slotKeys: keys.slotKeys,
+      recordSlotKeys: keys.recordSlotKeys,
       wire: config.wire,
       ttlMs,
       admissions: items.map(argsOf),
@@ -215,7 +215,7 @@ export async function admitRound(
     await admitOnNode(connection, calls, results, again);
     return again;
   }
-  const byNode = new Map<string, Call[]>();
+  const byNode = new Map<string, QueueCall[]>();
   for (const call of calls) {
     const node = nodeNameOf(client, call.slot);
     const same = byNode.get(node);
@@ -231,12 +231,12 @@ export async function admitRound(
 /** One node's calls in one write, WAIT at its end when acknowledgements are required. */
 async function admitOnNode(
   connection: Connection,
-  calls: readonly Call[],
+  calls: readonly QueueCall[],
   results: AdmissionResult[],
   again: Item[],
 ): Promise<void> {
   const { config, client } = connection;
-  const slot = (calls[0] as Call).slot;
+  const slot = (calls[0] as QueueCall).slot;
   const commands = calls.map((call) => call.command);
   if (config.ackReplicas > 0) {
     commands.push(new Command('wait', [String(config.ackReplicas), String(config.ackTimeoutMs)]));
@@ -245,7 +245,7 @@ async function admitOnNode(
   const confirmation = config.ackReplicas > 0 ? replies[calls.length] : undefined;
   let reloaded = false;
   for (let at = 0; at < calls.length; at++) {
-    const call = calls[at] as Call;
+    const call = calls[at] as QueueCall;
     const reply = replies[at];
     if (reply instanceof Error && /^NOSCRIPT\b/.test(reply.message)) {
       // The call never ran: load the script where it is missing and send it again.

@@ -1,11 +1,11 @@
 /**
- * The one room of admission (SPEC §4, §5). It takes requests from any face, checks every one
- * of them before any I/O (queue, id, caller-id age, key, size), decides where each request's
- * idempotency key comes from, opens the connection only when a request is valid, and admits
- * the valid ones with one call per queue (several admissions in it) and one pipeline per node,
- * WAIT at its end when acknowledgements are required. It returns one result per request, in
- * input order: the admitted job, or the EmqError that says why not (with the id it concerns
- * and whether it may have been written, so a face can tell a caller how to retry safely).
+ * The one room of admission (docs/wire.md, "The calls", "Idempotency records"). It takes requests
+ * from any face, checks every one of them before any I/O (queue, id, caller-id age, key, size),
+ * decides where each request's idempotency key comes from, opens the connection only when a request
+ * is valid, and admits the valid ones with one call per queue (several admissions in it) and one
+ * pipeline per node, WAIT at its end when acknowledgements are required. It returns one result per
+ * request, in input order: the admitted job, or the EmqError that says why not (with the id it
+ * concerns and whether it may have been written, so a face can tell a caller how to retry safely).
  */
 import { hash, randomUUID } from 'node:crypto';
 import type { Connection } from '../connection/connector.js';
@@ -45,7 +45,10 @@ export interface EnqueueRequest {
   readonly id?: string | undefined;
   /** Maps every attempt of one request to one job while its record lives. Ignored with `id`. Default: none. */
   readonly idempotencyKey?: string | undefined;
-  /** The face the key came through (its namespace, SPEC §5). Default `http`. */
+  /**
+   * The face the key came through (its namespace, docs/wire.md "Idempotency records"). Default
+   * `http`.
+   */
   readonly origin?: 'http' | 'sqs' | undefined;
   /** When the caller sent the request (SQS SentTimestamp): a caller id's age is judged from it. Default: the invocation's time. */
   readonly sentAtMs?: number | undefined;
@@ -362,7 +365,8 @@ function itemOf(
     key = request.idempotencyKey;
   } else {
     // Without a key the request gets one of this invocation's: a call resent by the client
-    // library then answers duplicate instead of writing a second job (SPEC §5).
+    // library then answers duplicate instead of writing a second job (docs/wire.md,
+    // "Idempotency records").
     namespace = 'call';
     key = `${call}:${index}`;
   }

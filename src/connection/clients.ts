@@ -1,7 +1,7 @@
 /**
  * The iovalkey clients the connector opens: options from the configuration as it is, and the
- * timeouts and retries that keep a Lambda's answer within its command timeout (SPEC §7).
- * Written against iovalkey 0.4.0 (openWithin works around its Cluster#connect()).
+ * timeouts and retries that keep a Lambda's answer within its command timeout (docs/reliability.md,
+ * "Outcomes"). Written against iovalkey 0.4.0 (openWithin works around its Cluster#connect()).
  */
 import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import { Cluster, type ClusterOptions, type RedisOptions, Valkey } from 'iovalkey';
@@ -33,11 +33,12 @@ export function newClient(
 }
 
 /**
- * client.connect(), bounded by the connect timeout (SPEC §7: a retryable answer, never a hang).
- * iovalkey 0.4.0's Cluster#connect() never settles its promise when the ready check (CLUSTER
- * INFO) fails after the slot map was read: a command timeout while a node's socket is still
- * opening, or cluster_state:fail. It disconnects, reconnects on its own and resolves only the
- * promises of its later attempts. The caller's catch disconnects, which ends those attempts.
+ * client.connect(), bounded by the connect timeout (docs/reliability.md, "Outcomes": a retryable
+ * answer, never a hang). iovalkey 0.4.0's Cluster#connect() never settles its promise when the
+ * ready check (CLUSTER INFO) fails after the slot map was read: a command timeout while a node's
+ * socket is still opening, or cluster_state:fail. It disconnects, reconnects on its own and
+ * resolves only the promises of its later attempts. The caller's catch disconnects, which ends
+ * those attempts.
  */
 export async function openWithin(
   client: Valkey | Cluster,
@@ -88,7 +89,8 @@ function nodeOptions(
     // fail them on every close anyway.
     maxRetriesPerRequest: 0,
     // A write whose reply was lost may have run: iovalkey must not resend it behind our back.
-    // The admission sends it again itself, under its key (SPEC §5), and knows it did.
+    // The admission sends it again itself, under its key (docs/wire.md, "Idempotency records"), and
+    // knows it did.
     autoResendUnfulfilledCommands: false,
     retryStrategy: (times) => Math.min(50 * 2 ** times, 1_000),
     keepAlive: KEEPALIVE_MS,

@@ -1,8 +1,9 @@
 /**
  * The connector: one iovalkey client (standalone or cluster) built from the configuration as
- * it is (one shape, SPEC §7), the family chosen for it, and every primary checked before the
- * connection is handed out: wire identity, library and memory policy (SPEC §6, §11). A failure
- * to open says what an operator must change (credentials, cluster mode) where that is known.
+ * it is (one shape, docs/reliability.md "Outcomes"), the family chosen for it, and every primary
+ * checked before the connection is handed out: wire identity, library and memory policy
+ * (docs/wire.md, "The fence"; docs/reliability.md, "Acknowledgements"). A failure to open says what
+ * an operator must change (credentials, cluster mode) where that is known.
  */
 import { Cluster, type Valkey } from 'iovalkey';
 import type { Family } from '../families/family.js';
@@ -30,7 +31,10 @@ export interface RuntimeOptions {
    * the tools that install or inspect them.
    */
   readonly checkFence?: boolean;
-  /** Mints ids for requests without one. Default: this process's monotonic minter (SPEC §2). */
+  /**
+   * Mints ids for requests without one. Default: this process's monotonic minter (docs/wire.md,
+   * "Job ids").
+   */
   readonly mintId?: () => string;
   /** Told about what an operator should see (a connection error's code, an unknown policy). Default: ignore. */
   readonly onWarning?: Warn;
@@ -225,7 +229,7 @@ function failureText(failure: EmqError): string {
  * `native` without the module is a setup fault.
  */
 function chooseFamily(readings: readonly FenceReading[], config: Config): Family {
-  const choice = config.executor;
+  const choice = config.family;
   if (choice === 'function') return functionFamily;
   if (choice === 'script') return scriptFamily;
   const missing = readings.filter((reading) => !reading.commands.enqueue).length;

@@ -1,9 +1,9 @@
 /**
- * What every primary must hold before a connection serves (SPEC §6, §11), judged and written
- * node by node: the wire identity `{emq}:version`, the `emq` library at this host's version
- * (as a function library, or as the script of the script family), a module built for the same
- * identity where one is loaded, and a memory policy that evicts nothing an admission writes.
- * The nodes are read by node-reading.ts.
+ * What every primary must hold before a connection serves (docs/wire.md, "The fence";
+ * docs/reliability.md, "Acknowledgements"), judged and written node by node: the wire identity
+ * `{emq}:version`, the `emq` library at this host's version (as a function library, or as the
+ * script of the script family), a module built for the same identity where one is loaded, and a
+ * memory policy that evicts nothing an admission writes. The nodes are read by node-reading.ts.
  */
 import { LIBRARY_SOURCE, LIBRARY_VERSION, SCRIPT_SOURCE } from '../families/library.js';
 import { wireKey } from '../keyspace/keyspace.js';

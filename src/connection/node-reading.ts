@@ -1,21 +1,21 @@
 /**
- * Every primary's state, one pipeline each (SPEC §6, §11): identity, library, module, memory
- * policy. Only commands the family's targets have are sent (Serverless: no FCALL, FUNCTION or
- * COMMAND). fence.ts judges what is read.
+ * Every primary's state, one pipeline each (docs/wire.md, "The fence"; docs/reliability.md,
+ * "Acknowledgements"): identity, library, module, memory policy. Only commands the family's targets
+ * have are sent (Serverless: no FCALL, FUNCTION or COMMAND). fence.ts judges what is read.
  */
 import type { Cluster, Valkey } from 'iovalkey';
 import { LIBRARY_VERSION, SCRIPT_SHA } from '../families/library.js';
 import { slotOf, wireKey } from '../keyspace/keyspace.js';
 import { classifyFailure } from '../outcomes/outcome-rules.js';
 import { ConfigError } from '../outcomes/outcomes.js';
-import type { ExecutorChoice } from '../settings/config.js';
+import type { FamilyChoice } from '../settings/config.js';
 import { commandsOf, movableKeys } from './node-commands.js';
 import { nodeClientOf } from './transport.js';
 
 /** What reading and installing need of a connection (a Connection satisfies it). */
 export interface FenceTarget {
   readonly client: Valkey | Cluster;
-  readonly config: { readonly wire: string; readonly executor: ExecutorChoice };
+  readonly config: { readonly wire: string; readonly family: FamilyChoice };
   primaries(): Valkey[];
 }
 
@@ -74,7 +74,7 @@ export async function readNodes(
   options: ReadOptions = {},
 ): Promise<FenceReading[]> {
   const cluster = target.client.isCluster;
-  const family = target.config.executor;
+  const family = target.config.family;
   // In a cluster without the module one copy of the identity stands for all: read it on the
   // node that owns its slot (where the slot map says so), not on every node.
   const owner = cluster ? nodeClientOf(target.client, slotOf(wireKey)) : undefined;
@@ -126,7 +126,7 @@ function holds(owner: Valkey | undefined, node: Valkey): boolean {
 
 interface Asked {
   readonly cluster: boolean;
-  readonly family: ExecutorChoice;
+  readonly family: FamilyChoice;
   readonly nodeIds: boolean;
   readonly holdsFence: boolean;
 }

@@ -1,7 +1,7 @@
 /**
- * The ACL rules of the package's two Valkey users, per family of admission calls (SPEC §4):
- * plain constants, so that infra deploys exactly these strings (ElastiCache RBAC access
- * strings, the self-managed nodes' users.acl) and the ACL tests apply exactly these strings
+ * The ACL rules of the package's two Valkey users, per family of admission calls (docs/wire.md,
+ * "The calls"): plain constants, so that infra deploys exactly these strings (ElastiCache RBAC
+ * access strings, the self-managed nodes' users.acl) and the ACL tests apply exactly these strings
  * to real servers. Which kind deploys which: function family on ElastiCache node-based (and
  * the rules to give a MemoryDB or plain Valkey user for cache=existing), script family on
  * ElastiCache Serverless, native family on the self-managed cluster.

@@ -1,6 +1,6 @@
 #!lua name=emq
--- emq: the EchoMQ library (SPEC §3-§6), the function and script families of the admission
--- calls (docs/wire.md). One text, two ways to run it:
+-- emq: the EchoMQ library (docs/wire.md, "The row at birth" to "The fence"), the function and
+-- script families of the admission calls (docs/wire.md). One text, two ways to run it:
 --   function family  FUNCTION LOAD REPLACE of this text (by `emq install`); FCALL <name> ...
 --   script family    the same text with this first line blanked, run by EVALSHA; the first
 --                    ARGV names the call (admit, enqueue, purge, version): EVALSHA <sha> N ...
@@ -25,14 +25,15 @@
 --   ARGV wire   the wire identity the host expects in {emq}:version
 --   ARGV ttl    how long a new record lives, ms, 1 to 999999999999999
 --   ARGV claim_i 39 bytes: the kind (m: a minted proposal; c: a caller's id, namespace id,
---               SPEC §5), the host's 16-character base64url digest of payload_i, then the
---               record's 22-character field (h_i's first 22 characters)
+--               docs/wire.md "Idempotency records"), the host's 16-character base64url
+--               digest of payload_i, then the record's 22-character field (h_i's first 22
+--               characters)
 --   ARGV payload_i the caller's bytes, verbatim
 --   reply   an array of n replies, in order: [status, id] or an error (EMQKIND, WRONGTYPE)
 --     [1, id]   the key was new: row, pending entry and record written
 --     [0, id]   the key's record names id with this digest (the job exists or was consumed);
 --               a call that writes nothing else rewrites that record as it is, so a WAIT
---               after it covers the original write (SPEC §11)
+--               after it covers the original write (docs/reliability.md, "Acknowledgements")
 --     [-1, id]  the key's record names id with another digest; nothing written
 --     [2, id]   the key was new, the proposed row exists: nothing written (m); for a caller
 --               id (c) the row's payload is compared instead: the same records the key and
@@ -48,7 +49,7 @@
 --   dead and deletes the dead records of the others, examining at most <limit> records (HSCAN);
 --   reply [records deleted, slots unlinked, the position to go on from, or '' when done]
 --
--- Refusals, in SPEC §4's order, each before any write:
+-- Refusals, in the order of docs/wire.md "admit", each before any write:
 --   ERR wrong number of arguments ...   key count, arity, claim/ttl/wire shape
 --   EMQLAYOUT ...                       keys not of one queue's layout
 --   EMQWIRE ...                         {emq}:version missing, another value or with a TTL,
@@ -151,9 +152,9 @@ local function enqueue(keys, args, at)
   return 1
 end
 
--- The fence (SPEC §6, step 3) where this node can read it: a standalone server always; in a
--- cluster only the node serving the key's slot (the read of another node's slot fails, and
--- then the connector's check stands). nil when it passes or cannot be read here.
+-- The fence (docs/wire.md, "admit", step 3) where this node can read it: a standalone server
+-- always; in a cluster only the node serving the key's slot (the read of another node's slot fails,
+-- and then the connector's check stands). nil when it passes or cannot be read here.
 local function fence_refusal(wire)
   local held = redis.pcall('GET', FENCE_KEY)
   if failed(held) then

@@ -1,13 +1,21 @@
 import type { Command } from 'iovalkey';
 
-/** An id this host minted: a proposal, and on reply `2` it proposes another (SPEC §4). */
+/**
+ * An id this host minted: a proposal, and on reply `2` it proposes another (docs/wire.md,
+ * "The calls").
+ */
 export const MINTED_ID = 'm';
-/** The caller's own id: on reply `2` the call compares the row's payload itself (SPEC §5). */
+/**
+ * The caller's own id: on reply `2` the call compares the row's payload itself (docs/wire.md,
+ * "Idempotency records").
+ */
 export const CALLER_ID = 'c';
 /** Whose id an admission proposes, as the first byte of its claim says it (docs/wire.md). */
 export type IdSource = typeof MINTED_ID | typeof CALLER_ID;
 
-/** One admission inside an admit call (docs/wire.md): its row, its key's record field, its values. */
+/**
+ * One admission inside an admit call (docs/wire.md): its row, its key's record field, its values.
+ */
 export interface AdmissionArgs {
   /** `emq:{q}:job:<id>`: the proposed row (the call reads the id from it). */
   readonly rowKey: string;
@@ -19,11 +27,11 @@ export interface AdmissionArgs {
   readonly payload: Buffer;
 }
 
-/** One admit call: several admissions of one queue (SPEC §4, docs/wire.md). */
+/** One admit call: several admissions of one queue (docs/wire.md, "admit"). */
 export interface AdmitCall {
   readonly pendingKey: string;
   /** The queue's four record slots. */
-  readonly slotKeys: readonly string[];
+  readonly recordSlotKeys: readonly string[];
   /** The wire identity this host expects. */
   readonly wire: string;
   /** A new record's life in ms, as the decimal string the call sends. */
@@ -38,11 +46,11 @@ export interface AdmitCall {
 export type FamilyName = 'native' | 'function' | 'script';
 
 /**
- * A family (SPEC §4): the set of server calls a host admits with, one of three. `admit`
- * returns the command to send, which names its keys (so
+ * A family (docs/wire.md, "The calls"): the set of server calls a host admits with, one of three.
+ * `admit` returns the command to send, which names its keys (so
  * the cluster client routes it by slot) and encodes itself as one RESP buffer. The reply is
- * the same on all three: an array of [status, id] or errors. The seeds' ENQUEUE call (SPEC §4)
- * is the module's and the library's, for other hosts: this host never sends it.
+ * the same on all three: an array of [status, id] or errors. The seeds' ENQUEUE call (docs/wire.md,
+ * "The calls") is the module's and the library's, for other hosts: this host never sends it.
  */
 export interface Family {
   readonly name: FamilyName;
@@ -57,7 +65,7 @@ export function admitParts(call: AdmitCall): {
   keys: (string | Buffer)[];
   args: (string | Buffer)[];
 } {
-  const keys: (string | Buffer)[] = [call.pendingKey, ...call.slotKeys];
+  const keys: (string | Buffer)[] = [call.pendingKey, ...call.recordSlotKeys];
   const args: (string | Buffer)[] = [call.wire, call.ttlMs];
   for (const admission of call.admissions) {
     keys.push(admission.rowKey);

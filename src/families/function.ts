@@ -10,7 +10,10 @@ export function functionAdmit(call: AdmitCall): Command {
   );
 }
 
-/** The function family: FCALL of the `emq` library that `emq install` loaded (SPEC §4). */
+/**
+ * The function family: FCALL of the `emq` library that `emq install` loaded (docs/wire.md,
+ * "The calls").
+ */
 export const functionFamily: Family = {
   name: 'function',
   admit: functionAdmit,

@@ -1,7 +1,7 @@
 /**
- * The `emq` library (SPEC §4): its source text, its version, and the same text as a script
- * for EVALSHA. The version is read from the source, so the text the installer loads and the
- * version the connector expects can never disagree.
+ * The `emq` library (docs/wire.md, "The calls"): its source text, its version, and the same text as
+ * a script for EVALSHA. The version is read from the source, so the text the installer loads and
+ * the version the connector expects can never disagree.
  */
 import { createHash } from 'node:crypto';
 import source from './emq.lua';

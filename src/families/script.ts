@@ -12,8 +12,8 @@ export function scriptAdmit(call: AdmitCall): Command {
 }
 
 /**
- * The script family (SPEC §4): the library's own Lua run by EVALSHA, for targets without
- * FUNCTION (ElastiCache Serverless). The script is loaded by `emq install` and by the
+ * The script family (docs/wire.md, "The calls"): the library's own Lua run by EVALSHA, for targets
+ * without FUNCTION (ElastiCache Serverless). The script is loaded by `emq install` and by the
  * connector; a NOSCRIPT answer means the call never ran: it is loaded and sent again.
  */
 export const scriptFamily: Family = {

@@ -1,6 +1,6 @@
 /**
- * JOB ids (SPEC §2): `JOB` + 11 base62 digits, a fixed-width big-endian number below 2^64.
- * The number is `(ms since 2024-01-01Z) << 22 | low22`, so byte order is time order.
+ * JOB ids (docs/wire.md, "Job ids"): `JOB` + 11 base62 digits, a fixed-width big-endian number
+ * below 2^64. The number is `(ms since 2024-01-01Z) << 22 | low22`, so byte order is time order.
  */
 import { randomInt } from 'node:crypto';
 

@@ -1,6 +1,6 @@
 /**
- * The keyspace (SPEC §1): the only module that builds key strings. Every key of a queue
- * carries the queue as its hash tag, so one call's keys live on one cluster slot.
+ * The keyspace (docs/wire.md, "Keys"): the only module that builds key strings. Every key of a
+ * queue carries the queue as its hash tag, so one call's keys live on one cluster slot.
  * Validation happens here, before any I/O, and throws InvalidInputError. A check returns its
  * value branded (QueueName, JobId): the trusted builders take only branded values, so a value
  * is checked once, where it enters, and never again past it.
@@ -10,7 +10,10 @@ import calculateSlot from 'cluster-key-slot';
 import { InvalidInputError } from '../outcomes/outcomes.js';
 import { isJobId, jobIdTime } from './ids.js';
 
-/** The wire identity's key. Its own hash tag: every primary holds a node-local copy (SPEC §6). */
+/**
+ * The wire identity's key. Its own hash tag: every primary holds a node-local copy (docs/wire.md,
+ * "The fence").
+ */
 export const wireKey = '{emq}:version';
 
 export const MAX_QUEUE_BYTES = 64;
@@ -118,17 +121,21 @@ export function pendingKey(queue: string): string {
 }
 
 /**
- * Where an idempotency key comes from (SPEC §5): the HTTP Idempotency-Key header, the SQS
- * messageId, a caller's own job id, or the invocation itself. One face cannot claim another's.
+ * Where an idempotency key comes from (docs/wire.md, "Idempotency records"): the HTTP
+ * Idempotency-Key header, the SQS messageId, a caller's own job id, or the invocation itself. One
+ * face cannot claim another's.
  */
 export type KeyNamespace = 'http' | 'sqs' | 'id' | 'call';
 
-/** `h` of a key (SPEC §5): base64url(sha256(`<namespace>:<key>`)), 43 characters. */
+/**
+ * `h` of a key (docs/wire.md, "Idempotency records"): base64url(sha256(`<namespace>:<key>`)), 43
+ * characters.
+ */
 export function recordHash(namespace: KeyNamespace, key: string): string {
   return hash('sha256', `${namespace}:${key}`, 'base64url');
 }
 
-/** How many characters of `h` name a key's record in its slot (132 bits). */
+/** How many characters of `h` name a key's record in its record slot (132 bits). */
 const RECORD_FIELD_LENGTH = 22;
 
 /** A key's record field in its queue's slots: `h`'s first 22 characters (docs/wire.md). */
@@ -149,7 +156,7 @@ export function slotOf(key: string): number {
   return calculateSlot(key);
 }
 
-/** The slot every key of `queue` lives on. */
+/** The cluster slot every key of `queue` lives on. */
 export function queueSlot(queue: string): number {
   return calculateSlot(trustedPendingKey(checkedQueue(queue)));
 }
@@ -177,7 +184,7 @@ export function trustedRecordSlotKeys(queue: QueueName): readonly string[] {
 export interface QueueKeys {
   readonly slot: number;
   readonly pendingKey: string;
-  readonly slotKeys: readonly string[];
+  readonly recordSlotKeys: readonly string[];
 }
 
 /** Enough queues for any deployment's working set; past it the cache starts over. */
@@ -193,7 +200,11 @@ export function trustedQueueKeys(queue: QueueName): QueueKeys {
   if (found === undefined) {
     if (queueKeys.size >= QUEUE_KEYS_CACHED) queueKeys.clear();
     const pendingKey = trustedPendingKey(queue);
-    found = { slot: calculateSlot(pendingKey), pendingKey, slotKeys: trustedRecordSlotKeys(queue) };
+    found = {
+      slot: calculateSlot(pendingKey),
+      pendingKey,
+      recordSlotKeys: trustedRecordSlotKeys(queue),
+    };
     queueKeys.set(queue, found);
   }
   return found;

@@ -197,9 +197,10 @@ export function classifyFailure(failure: unknown, context: FailureContext = {}):
 /**
  * The failures a reconnect or a fresh slot map mends: the connection was closed or not ready,
  * or the slot moved. The admission waits for the connection and sends the same call again
- * within the invocation (safe: every admission is keyed, SPEC §5) instead of answering "retry"
- * for what one thaw of a frozen container or one failover causes. A timeout is not among them:
- * a slow node stays slow; only a cluster that names another node for the slot is worth a resend.
+ * within the invocation (safe: every admission is keyed, docs/wire.md "Idempotency records")
+ * instead of answering "retry" for what one thaw of a frozen container or one failover causes. A
+ * timeout is not among them: a slow node stays slow; only a cluster that names another node for the
+ * slot is worth a resend.
  */
 const RECONNECTING =
   /^(Connection is closed|Stream isn't writeable|None of startup nodes is available|Failed to refresh slots cache|Cluster isn't ready|Node is disconnected|Too many Cluster redirections|Reached the max retries per request limit|connect ETIMEDOUT|(MOVED|ASK) |(TRYAGAIN|CLUSTERDOWN|LOADING|MASTERDOWN)\b|(ECONNRESET|ECONNREFUSED|ECONNABORTED|ETIMEDOUT|EPIPE)$)/;

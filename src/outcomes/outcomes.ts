@@ -1,7 +1,7 @@
 /**
- * The outcome model of SPEC §7: one base error, one subclass per outcome class, and the one
- * table that says what each code means: its class, whether a retry can succeed, the HTTP
- * status, Retry-After, whether the record itself is at fault (SQS: the DLQ), and, for the
+ * The outcome model of docs/reliability.md "Outcomes": one base error, one subclass per outcome
+ * class, and the one table that says what each code means: its class, whether a retry can succeed,
+ * the HTTP status, Retry-After, whether the record itself is at fault (SQS: the DLQ), and, for the
  * codes whose messages are for operators only, what a public answer says instead.
  */
 
@@ -41,8 +41,8 @@ export interface Outcome {
   readonly status: number;
   /** Retry-After, in seconds, on retryable outcomes. */
   readonly retryAfterSeconds?: number;
-  /** The record itself is at fault: SQS sends it to the DLQ. Everything else is retried. */
-  readonly recordFault: boolean;
+  /** The message itself is at fault: the SQS face sends its record to the DLQ. Everything else is retried. */
+  readonly messageFault: boolean;
   /**
    * Set where the message is for operators only (it names nodes, wire identities or settings):
    * what a public answer says instead. The message itself goes to the log.
@@ -54,16 +54,16 @@ const invalid = (status: number): Outcome => ({
   class: 'invalid input',
   retryable: false,
   status,
-  recordFault: true,
+  messageFault: true,
 });
-const refused: Outcome = { class: 'refused', retryable: false, status: 500, recordFault: true };
+const refused: Outcome = { class: 'refused', retryable: false, status: 500, messageFault: true };
 const MISCONFIGURED =
   'The service is misconfigured; an operator must fix it. Quote the request id to an operator.';
 const configuration: Outcome = {
   class: 'configuration',
   retryable: false,
   status: 500,
-  recordFault: false,
+  messageFault: false,
   publicDetail: MISCONFIGURED,
 };
 const retry = (kind: OutcomeClass, retryAfterSeconds: number): Outcome => ({
@@ -71,17 +71,22 @@ const retry = (kind: OutcomeClass, retryAfterSeconds: number): Outcome => ({
   retryable: true,
   status: 503,
   retryAfterSeconds,
-  recordFault: false,
+  messageFault: false,
 });
 
-/** SPEC §7, one row per code. */
+/** docs/reliability.md "Outcomes", one row per code. */
 export const OUTCOMES: Readonly<Record<ErrorCode, Outcome>> = {
   EMQ_INVALID_QUEUE: invalid(400),
   EMQ_INVALID_ID: invalid(400),
   EMQ_INVALID_REQUEST: invalid(400),
   EMQ_PAYLOAD_TOO_LARGE: invalid(413),
-  EMQ_CONFLICT: { class: 'conflict', retryable: false, status: 409, recordFault: true },
-  EMQ_IDEMPOTENCY_MISMATCH: { class: 'conflict', retryable: false, status: 422, recordFault: true },
+  EMQ_CONFLICT: { class: 'conflict', retryable: false, status: 409, messageFault: true },
+  EMQ_IDEMPOTENCY_MISMATCH: {
+    class: 'conflict',
+    retryable: false,
+    status: 422,
+    messageFault: true,
+  },
   EMQKIND: refused,
   EMQLAYOUT: refused,
   EMQ_WRONGTYPE: refused,
@@ -95,7 +100,7 @@ export const OUTCOMES: Readonly<Record<ErrorCode, Outcome>> = {
   EMQ_PAUSED: retry('paused', 1),
   EMQ_UNCONFIRMED: retry('unconfirmed', 1),
   EMQ_UNAVAILABLE: retry('unavailable', 1),
-  EMQ_UNKNOWN: { class: 'unknown', retryable: false, status: 500, recordFault: false },
+  EMQ_UNKNOWN: { class: 'unknown', retryable: false, status: 500, messageFault: false },
 };
 
 /**
@@ -142,8 +147,8 @@ export abstract class EmqError extends Error {
   }
 
   /** The record itself is at fault (SQS: to the DLQ); a server or configuration fault is not. */
-  get recordFault(): boolean {
-    return this.outcome.recordFault;
+  get messageFault(): boolean {
+    return this.outcome.messageFault;
   }
 
   /** What a public answer may say: the message, unless the table keeps it for operators. */
@@ -212,7 +217,9 @@ export abstract class RetryableError extends EmqError {
   }
 }
 
-/** The node's wire identity or function library is missing or differs (SPEC §6). */
+/**
+ * The node's wire identity or function library is missing or differs (docs/wire.md, "The fence").
+ */
 export class FenceError extends RetryableError {
   override readonly name = 'FenceError';
   readonly code = 'EMQWIRE';
@@ -224,7 +231,10 @@ export class PausedError extends RetryableError {
   readonly code = 'EMQ_PAUSED';
 }
 
-/** Written, but fewer replicas confirmed it than EMQ_ACK_REPLICAS asks (SPEC §11). */
+/**
+ * Written, but fewer replicas confirmed it than EMQ_ACK_REPLICAS asks (docs/reliability.md,
+ * "Acknowledgements").
+ */
 export class UnconfirmedError extends RetryableError {
   override readonly name = 'UnconfirmedError';
   readonly code = 'EMQ_UNCONFIRMED';

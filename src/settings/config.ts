@@ -18,15 +18,15 @@ import {
 } from './settings-table.js';
 
 export {
-  EXECUTORS,
-  type ExecutorChoice,
+  FAMILY_CHOICES,
+  type FamilyChoice,
   type IamAuthConfig,
 } from './settings-parsers.js';
 
 /** One field per row of the settings table, of the type its parser yields. */
 export type Config = { readonly [K in Field]: FieldValue<K> };
 
-/** Config built field by field; the one place a record of every row becomes a Config. */
+/** Config built field by field; the one place the rows' values become a Config. */
 function fieldByField(value: <K extends Field>(field: K) => FieldValue<K>): Config {
   return Object.fromEntries(FIELDS.map((field) => [field, value(field)])) as Config;
 }
@@ -66,7 +66,7 @@ export function loadConfig(env: Env = process.env): Config {
       'EMQ_ACK_TIMEOUT_MS must be less than EMQ_COMMAND_TIMEOUT_MS when EMQ_ACK_REPLICAS is set: WAIT runs inside the command timeout.',
     );
   }
-  checkDedupeTtl(config);
+  checkRecordLife(config);
   return config;
 }
 
@@ -81,7 +81,7 @@ function fieldValue<K extends Field>(field: K, read: Read): FieldValue<K> {
  * A record that expires while this code may still send the same call again lets that send
  * write a second job: the key must outlive the resend span (resend-span.ts).
  */
-function checkDedupeTtl(config: Config): void {
+function checkRecordLife(config: Config): void {
   const span = resendSpanMs(config);
   if (config.dedupeTtlMs >= span) return;
   throw new ConfigError(

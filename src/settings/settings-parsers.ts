@@ -25,9 +25,11 @@ export interface RowFacts {
 /** One row's parser. `read` serves a value made of several variables (IAM authentication). */
 export type Parser<T> = (value: string, row: RowFacts, read: Read) => T;
 
-/** The server-side families of SPEC §4, and `auto`: the first one the servers run. */
-export const EXECUTORS = ['auto', 'native', 'function', 'script'] as const;
-export type ExecutorChoice = (typeof EXECUTORS)[number];
+/**
+ * The server-side families of docs/wire.md "The calls", and `auto`: the first one the servers run.
+ */
+export const FAMILY_CHOICES = ['auto', 'native', 'function', 'script'] as const;
+export type FamilyChoice = (typeof FAMILY_CHOICES)[number];
 
 /** The AWS services whose caches take IAM tokens: the service each token is signed for. */
 const IAM_SERVICES = ['elasticache', 'memorydb'] as const;
@@ -79,9 +81,9 @@ export const flag: Parser<boolean> = (value, row) => {
   throw bad(row.env, '`true` or `false`');
 };
 
-export const executor: Parser<ExecutorChoice> = (value, row) => {
-  const found = EXECUTORS.find((option) => option === value);
-  if (found === undefined) throw bad(row.env, `one of ${EXECUTORS.join(', ')}`);
+export const familyChoice: Parser<FamilyChoice> = (value, row) => {
+  const found = FAMILY_CHOICES.find((option) => option === value);
+  if (found === undefined) throw bad(row.env, `one of ${FAMILY_CHOICES.join(', ')}`);
   return found;
 };
 

@@ -5,13 +5,13 @@
  * as its CDK context key (`-c ackTimeoutMs=500`) and as its field of the construct's `settings`
  * prop. Config, its defaults and loadConfig (config.ts), the construct's settings (infra/) and
  * the settings tables of docs/configuration.md and docs/deploy.md (scripts/settings-docs.ts)
- * are derived from these rows, so a new setting is one row here.
+ * are derived from these rows, so a new setting is one row here. The shape of a row is checked
+ * at compile time: a default its parser could not yield does not compile.
  */
-import { type Setting, table } from './setting-row.js';
 import {
   type Bounds,
   dlqUrl,
-  executor,
+  familyChoice,
   flag,
   iamAuth,
   type Parser,
@@ -22,6 +22,61 @@ import {
   wholeNumber,
   wire,
 } from './settings-parsers.js';
+
+/**
+ * Who sets a variable in a deployment: a construct setting (the functions of `faces` receive
+ * it; `default` is the docs' text where the construct's default is not the row's), or the
+ * construct itself from the cache or the queues it is given or from where it stands (`construct`),
+ * or nobody (local use only).
+ */
+export type Deploy =
+  | { readonly by: 'setting'; readonly faces: 'all' | 'sqs'; readonly default?: string }
+  | { readonly by: 'cache' | 'queues' | 'construct' | 'local' };
+
+/** A further variable one row's parser reads (IAM authentication's companions), for the docs. */
+export interface Companion {
+  readonly env: string;
+  /** The docs' default cell. */
+  readonly shown: string;
+  readonly doc: string;
+}
+
+/** One row, giving Config a `T`: its parser's value, and undefined too for a row without a default. */
+export interface Setting<T> {
+  readonly env: string;
+  /** Reads the variable's trimmed, non-empty value; throws ConfigError naming `env`. */
+  readonly parse: Parser<T>;
+  /** The value when the variable is unset or empty; `undefined`: none. */
+  readonly default: T;
+  /** The whole numbers `wholeNumber` accepts; the docs' range. */
+  readonly bounds?: Bounds;
+  /** The docs' default cell where the default is not a value one sets (IAM off: `false`). */
+  readonly shown?: string;
+  readonly companions?: readonly Companion[];
+  readonly deploy: Deploy;
+  /** One line for the docs' tables. */
+  readonly doc: string;
+}
+
+/** Any row. */
+type Row = Setting<unknown>;
+
+/** Each row as given, or `never` where its default is not a value its parser yields. */
+type Checked<S extends Record<string, Row>> = {
+  readonly [K in keyof S]: S[K] extends {
+    readonly parse: Parser<infer T>;
+    readonly default: infer D;
+  }
+    ? [D] extends [T | undefined]
+      ? S[K]
+      : never
+    : never;
+};
+
+/** The rows with their literal types kept, so Config and the construct's props derive from them. */
+export function table<const S extends Record<string, Row>>(rows: S & Checked<S>): S {
+  return rows;
+}
 
 /** A timer's longest delay, ms (Node clamps a longer one to 1 ms). */
 const TIMER_MAX = 2_147_483_647;
@@ -46,12 +101,12 @@ export const SETTINGS = table({
     deploy: { by: 'cache' },
     doc: '`true` to talk to a Valkey cluster.',
   },
-  executor: {
+  family: {
     env: 'EMQ_EXECUTOR',
-    parse: executor,
+    parse: familyChoice,
     default: 'auto',
     deploy: { by: 'cache' },
-    doc: "Which server calls admit jobs: `native` (the EchoMQ module's `EMQ.ADMIT`), `function` (`FCALL` of the `emq` library), `script` (the same library through `EVALSHA`, for ElastiCache Serverless), or `auto` (native where every primary loads the module, else function).",
+    doc: "The family of server calls that admit jobs: `native` (the EchoMQ module's `EMQ.ADMIT`), `function` (`FCALL` of the `emq` library), `script` (the same library through `EVALSHA`, for ElastiCache Serverless), or `auto` (native where every primary loads the module, else function).",
   },
   wire: {
     env: 'EMQ_WIRE',
@@ -72,7 +127,7 @@ export const SETTINGS = table({
     parse: dlqUrl,
     default: undefined,
     deploy: { by: 'queues' },
-    doc: "The SQS queue that receives permanently failed records. Without it they are retried until the source queue's redrive policy moves them.",
+    doc: "The SQS queue that receives permanently failed SQS records. Without it they are retried until the source queue's redrive policy moves them.",
   },
   deployment: {
     env: 'EMQ_DEPLOYMENT',
@@ -201,8 +256,6 @@ type Table = typeof SETTINGS;
 
 /** Every row's name: the fields of Config. */
 export type Field = keyof Table;
-
-export type { Setting } from './setting-row.js';
 
 /** The value one row gives Config: its parser's, or undefined where it has no default. */
 export type FieldValue<K extends Field> = Table[K] extends {

@@ -1,7 +1,7 @@
 // Opening a cluster connection while a primary is stopped and the others say cluster_state:fail
-// (SPEC §7): the caller hears a retryable "unavailable" within the connect timeout. iovalkey's
-// Cluster#connect() promise is never settled when its ready check fails after the slot map
-// was read: it reconnects on its own and the caller's await waited forever.
+// (docs/reliability.md, "Outcomes"): the caller hears a retryable "unavailable" within the connect
+// timeout. iovalkey's Cluster#connect() promise is never settled when its ready check fails after
+// the slot map was read: it reconnects on its own and the caller's await waited forever.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connect, EmqError } from '../../src/index.js';
 import { type ClusterHandle, type ServerHandle, startCluster } from '../support/servers.js';

@@ -45,9 +45,9 @@ describe.each([
   ['function', '0'],
   ['native', '1'],
   ['function', '1'],
-] as const)('with the %s family and EMQ_ACK_REPLICAS=%s', (executor, acks) => {
+] as const)('with the %s family and EMQ_ACK_REPLICAS=%s', (family, acks) => {
   const env = {
-    EMQ_EXECUTOR: executor,
+    EMQ_EXECUTOR: family,
     EMQ_COMMAND_TIMEOUT_MS: '1000',
     EMQ_ACK_REPLICAS: acks,
     EMQ_ACK_TIMEOUT_MS: '500',
@@ -60,7 +60,7 @@ describe.each([
       if (victim === undefined) throw new Error('no primary');
       const heir = await replicaOf(cluster, victim);
       const result = await runScenario({
-        name: `failover: CLUSTER FAILOVER (${executor}, acks ${acks})`,
+        name: `failover: CLUSTER FAILOVER (${family}, acks ${acks})`,
         promise: NOTHING_LOST,
         target: cluster,
         queues: (await queuesStriking(cluster, victim)).all,
@@ -84,7 +84,7 @@ describe.each([
       const heir = await replicaOf(cluster, victim);
       const queues = await queuesStriking(cluster, victim);
       const result = await runScenario({
-        name: `failover: SIGKILL a primary (${executor}, acks ${acks})`,
+        name: `failover: SIGKILL a primary (${family}, acks ${acks})`,
         promise: throughPromotion(acks, queues.struck),
         target: cluster,
         queues: queues.all,

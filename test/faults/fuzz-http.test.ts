@@ -39,11 +39,11 @@ const OWN_KEYS = 'every key written lies under emq:{<the answered queue>}:';
 import { FUZZ_CAP_BYTES, queuePool } from './fuzz/pools.js';
 
 /** Per family; with the SQS file's records, over 10,000 generated inputs in all. */
-const EVENTS_PER_EXECUTOR = 3_000;
+const EVENTS_PER_FAMILY = 3_000;
 /** Events between dataset resets, which keep DEBUG DIGEST cheap. */
 const EVENTS_PER_RESET = 250;
 /** Hand-written hostile events per family: each is refused, so each costs one digest. */
-const HOSTILE_PER_EXECUTOR = 300;
+const HOSTILE_PER_FAMILY = 300;
 
 let server: ServerHandle;
 let dataset: Dataset;
@@ -83,17 +83,17 @@ function admittedNew(status: number, body: Record<string, unknown>): boolean {
   return status === 200 && results.some((result) => result?.status === 'enqueued');
 }
 
-describe.each(['native', 'function'] as const)('with the %s family', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s family', (family) => {
   it('answers every generated event below 500, writes only what it admits, and keeps headers, logs and keys within bounds', async () => {
     await configureContainer(server, {
-      EMQ_EXECUTOR: executor,
+      EMQ_EXECUTOR: family,
       EMQ_MAX_PAYLOAD_BYTES: String(FUZZ_CAP_BYTES),
     });
     const queues = queuePool();
     const answers = new Map<string, number>();
     let events = 0;
     const violations = new Violations();
-    const parameters = fuzzParameters<[unknown]>(EVENTS_PER_EXECUTOR);
+    const parameters = fuzzParameters<[unknown]>(EVENTS_PER_FAMILY);
     let last = await dataset.digest();
     await dataset.written();
     logs.take();
@@ -138,9 +138,9 @@ describe.each(['native', 'function'] as const)('with the %s family', (executor) 
       parameters,
     );
     console.info(
-      `[fuzz] http (${executor}, seed ${parameters.seed}): ${events} events, longest log line ${logs.longest()} bytes (bound ${LOG_LINE_BOUND_BYTES}); ${tally(answers)}`,
+      `[fuzz] http (${family}, seed ${parameters.seed}): ${events} events, longest log line ${logs.longest()} bytes (bound ${LOG_LINE_BOUND_BYTES}); ${tally(answers)}`,
     );
-    expect(events).toBeGreaterThanOrEqual(EVENTS_PER_EXECUTOR);
+    expect(events).toBeGreaterThanOrEqual(EVENTS_PER_FAMILY);
     // The pools must reach the write path, or the run proves little.
     expect(answers.get('201 enqueued') ?? 0).toBeGreaterThan(0);
     expect(violations.summary(), `replay with EMQ_FUZZ_SEED=${parameters.seed}`).toEqual({});
@@ -148,13 +148,13 @@ describe.each(['native', 'function'] as const)('with the %s family', (executor) 
 
   it('refuses every hand-written hostile event with 400 and writes nothing', async () => {
     await configureContainer(server, {
-      EMQ_EXECUTOR: executor,
+      EMQ_EXECUTOR: family,
       EMQ_MAX_PAYLOAD_BYTES: String(FUZZ_CAP_BYTES),
     });
     const queues = queuePool();
     const classes = new Map<string, number>();
     const violations = new Violations();
-    const parameters = fuzzParameters<[HostileCase]>(HOSTILE_PER_EXECUTOR);
+    const parameters = fuzzParameters<[HostileCase]>(HOSTILE_PER_FAMILY);
     logs.take();
     await fc.assert(
       fc.asyncProperty(hostileHttpArb(queues), async ({ label, event }) => {
@@ -180,7 +180,7 @@ describe.each(['native', 'function'] as const)('with the %s family', (executor) 
       }),
       parameters,
     );
-    console.info(`[fuzz] http hostile (${executor}, seed ${parameters.seed}): ${tally(classes)}`);
+    console.info(`[fuzz] http hostile (${family}, seed ${parameters.seed}): ${tally(classes)}`);
     // Every class must have been drawn, or the run proves less than it says.
     expect(classes.size).toBeGreaterThanOrEqual(20);
     expect(violations.summary(), `replay with EMQ_FUZZ_SEED=${parameters.seed}`).toEqual({});

@@ -35,16 +35,16 @@ import {
 } from './fuzz/sqs-records.js';
 
 /** Batches per family: about 5.5 records each, so over 2,000 records per family. */
-const BATCHES_PER_EXECUTOR = 450;
+const BATCHES_PER_FAMILY = 450;
 /** Batches holding a broken record, per family. */
-const BROKEN_BATCHES_PER_EXECUTOR = 100;
-const RECORDS_PER_EXECUTOR = 2_000;
+const BROKEN_BATCHES_PER_FAMILY = 100;
+const RECORDS_PER_FAMILY = 2_000;
 /** Batches between dataset resets, which keep DEBUG DIGEST cheap. */
 const BATCHES_PER_RESET = 50;
 /** Batches between checks of the keys written (each check scans the dataset). */
 const BATCHES_PER_KEY_CHECK = 10;
 /** Batches holding hostile records, per family. */
-const HOSTILE_BATCHES_PER_EXECUTOR = 80;
+const HOSTILE_BATCHES_PER_FAMILY = 80;
 
 // The invariants every answer keeps, whatever the records (docs/security.md).
 const LOG_BOUND = `no log line over ${LOG_LINE_BOUND_BYTES} bytes`;
@@ -53,7 +53,10 @@ const NAMED = 'every batchItemFailures entry has a string itemIdentifier naming 
 const NO_THROW_AFTER_WRITE = 'the face never throws after it wrote';
 const REFUSAL_WRITES_NOTHING = 'a batch that admits no new job writes nothing';
 
-/** The codes a record's own input can earn (SPEC §7): nothing the server refuses. */
+/**
+ * The codes a record's own input can earn (docs/reliability.md, "Outcomes"): nothing the server
+ * refuses.
+ */
 const INPUT_CODES = [
   'EMQ_INVALID_QUEUE',
   'EMQ_INVALID_ID',
@@ -84,15 +87,15 @@ afterAll(async () => {
   await server?.stop();
 });
 
-describe.each(['native', 'function'] as const)('with the %s family', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s family', (family) => {
   it('never throws, retries nothing, dead-letters only bad input and writes only new jobs', async () => {
-    const connection = await connectTo(server, { executor, maxPayloadBytes: FUZZ_CAP_BYTES });
+    const connection = await connectTo(server, { family, maxPayloadBytes: FUZZ_CAP_BYTES });
     const queues = queuePool();
     const outcomes = new Map<string, number>();
     let batches = 0;
     let records = 0;
     const violations = new Violations();
-    const parameters = fuzzParameters<[SQSRecord[]]>(BATCHES_PER_EXECUTOR);
+    const parameters = fuzzParameters<[SQSRecord[]]>(BATCHES_PER_FAMILY);
     // The keys written since the last check, against the queues admitted to since: a check
     // scans the dataset, so it runs every few batches, not after each.
     const admittedSince = new Set<string>();
@@ -141,15 +144,15 @@ describe.each(['native', 'function'] as const)('with the %s family', (executor) 
     );
     await checkKeys('the last batches');
     console.info(
-      `[fuzz] sqs (${executor}, seed ${parameters.seed}): ${records} records in ${batches} batches; ${tally(outcomes)}`,
+      `[fuzz] sqs (${family}, seed ${parameters.seed}): ${records} records in ${batches} batches; ${tally(outcomes)}`,
     );
-    expect(records).toBeGreaterThanOrEqual(RECORDS_PER_EXECUTOR);
+    expect(records).toBeGreaterThanOrEqual(RECORDS_PER_FAMILY);
     expect(outcomes.get('admitted enqueued') ?? 0).toBeGreaterThan(0);
     expect(violations.summary(), `replay with EMQ_FUZZ_SEED=${parameters.seed}`).toEqual({});
   });
 
   it('never throws on a record broken beyond the event format, and handles the rest of its batch', async () => {
-    const connection = await connectTo(server, { executor, maxPayloadBytes: FUZZ_CAP_BYTES });
+    const connection = await connectTo(server, { family, maxPayloadBytes: FUZZ_CAP_BYTES });
     const queues = queuePool();
     await fc.assert(
       fc.asyncProperty(sqsBatchWithBrokenRecordArb(queues), async (batch: SQSRecord[]) => {
@@ -166,16 +169,16 @@ describe.each(['native', 'function'] as const)('with the %s family', (executor) 
         );
         expect(codes.filter((code) => !INPUT_CODES.includes(String(code)))).toEqual([]);
       }),
-      fuzzParameters(BROKEN_BATCHES_PER_EXECUTOR),
+      fuzzParameters(BROKEN_BATCHES_PER_FAMILY),
     );
   });
 
   it('never throws after a write on hostile records, and names a record in every failure', async () => {
-    const connection = await connectTo(server, { executor, maxPayloadBytes: FUZZ_CAP_BYTES });
+    const connection = await connectTo(server, { family, maxPayloadBytes: FUZZ_CAP_BYTES });
     const queues = queuePool();
     const violations = new Violations();
     const breakages = new Map<string, number>();
-    const parameters = fuzzParameters<[HostileBatch]>(HOSTILE_BATCHES_PER_EXECUTOR);
+    const parameters = fuzzParameters<[HostileBatch]>(HOSTILE_BATCHES_PER_FAMILY);
     await dataset.written();
     logs.take();
     await fc.assert(
@@ -231,7 +234,7 @@ describe.each(['native', 'function'] as const)('with the %s family', (executor) 
       }),
       parameters,
     );
-    console.info(`[fuzz] sqs hostile (${executor}, seed ${parameters.seed}): ${tally(breakages)}`);
+    console.info(`[fuzz] sqs hostile (${family}, seed ${parameters.seed}): ${tally(breakages)}`);
     expect(breakages.size).toBeGreaterThanOrEqual(15);
     expect(violations.summary(), `replay with EMQ_FUZZ_SEED=${parameters.seed}`).toEqual({});
   });

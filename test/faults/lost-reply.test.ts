@@ -79,11 +79,11 @@ describe.each([
   ['standalone', 'function'],
   ['cluster', 'native'],
   ['cluster', 'function'],
-] as const)('a lost reply on a %s server, %s family', (topology, executor) => {
+] as const)('a lost reply on a %s server, %s family', (topology, family) => {
   let conn: Connection;
   let reader: Connection;
   beforeAll(async () => {
-    const options: ConnectOptions = { executor, commandTimeoutMs: 1_000 };
+    const options: ConnectOptions = { family, commandTimeoutMs: 1_000 };
     const seeds =
       topology === 'cluster'
         ? { urls: cluster.nodes.map((node) => proxyOf.get(node.url)?.url ?? ''), cluster: true }

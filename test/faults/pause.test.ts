@@ -30,7 +30,7 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-describe.each(['native', 'function'] as const)('with the %s family', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s family', (family) => {
   it(
     `acks 0, no failover: ${PROMISE_TEXT['nothing-lost']} when a primary pauses writes past the command timeout; callers hear 503`,
     async () => {
@@ -39,10 +39,10 @@ describe.each(['native', 'function'] as const)('with the %s family', (executor) 
       const queues = (await queuesStriking(cluster, paused)).all;
       const result = await runScenario({
         promise: NOTHING_LOST,
-        name: `pause: CLIENT PAUSE WRITE ${PAUSE_MS} ms, command timeout ${COMMAND_TIMEOUT_MS} ms (${executor})`,
+        name: `pause: CLIENT PAUSE WRITE ${PAUSE_MS} ms, command timeout ${COMMAND_TIMEOUT_MS} ms (${family})`,
         target: cluster,
         queues,
-        env: { EMQ_EXECUTOR: executor, EMQ_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS) },
+        env: { EMQ_EXECUTOR: family, EMQ_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS) },
         fault: async (inEffect, ledger) => {
           const admin = await paused.client();
           try {

@@ -67,7 +67,7 @@ function listening(): Promise<void> {
 async function through(env: Record<string, string>): Promise<{ config: Config; conn: Connection }> {
   await listening();
   const config = loadConfig({ ...env, EMQ_URL: proxy.url });
-  const conn = await connect({ ...config, executor: 'native' });
+  const conn = await connect({ ...config, family: 'native' });
   return { config, conn };
 }
 

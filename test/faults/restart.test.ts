@@ -27,16 +27,16 @@ afterAll(async () => {
   await server?.stop();
 });
 
-describe.each(['native', 'function'] as const)('with the %s family', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s family', (family) => {
   it(
     `AOF appendfsync always: ${PROMISE_TEXT['nothing-lost']} across a SIGKILL and restart`,
     async () => {
       const result = await runScenario({
         promise: NOTHING_LOST,
-        name: `restart: SIGKILL, down ${DOWN_MS} ms, AOF appendfsync always (${executor})`,
+        name: `restart: SIGKILL, down ${DOWN_MS} ms, AOF appendfsync always (${family})`,
         target: server,
         queues: [randomQueue('aof'), randomQueue('aof'), randomQueue('aof')],
-        env: { EMQ_EXECUTOR: executor, EMQ_CONNECT_TIMEOUT_MS: '500' },
+        env: { EMQ_EXECUTOR: family, EMQ_CONNECT_TIMEOUT_MS: '500' },
         fault: async (inEffect) => {
           await server.kill('SIGKILL');
           inEffect();

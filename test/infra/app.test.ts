@@ -31,7 +31,7 @@ describe('createEchoMqApp', () => {
     expect(existsSync(join(outdir, 'EmqCi.template.json'))).toBe(true);
     const summary = synthSummary(assembly, stack).split('\n');
     expect(summary[0]).toBe(
-      'echomq-lambda: synthesized stack EmqCi (cache=elasticache, cacheAuth=password, durability=sync, executor function, runtime nodejs22.x, auth=iam)',
+      'echomq-lambda: synthesized stack EmqCi (cache=elasticache, cacheAuth=password, durability=sync, family function, runtime nodejs22.x, auth=iam)',
     );
     expect(summary[1]).toMatch(/^ {2}template: .*EmqCi\.template\.json$/);
     // The three stand-in bundles are one file, so CDK stages them as one asset.

@@ -105,7 +105,7 @@ describe("cache=existing with the user's security groups", () => {
 });
 
 describe('checks', () => {
-  it('keeps the dedupe record beyond the redelivery window, naming the values to change', () => {
+  it('keeps the idempotency record beyond the redelivery window, naming the values to change', () => {
     const { problems } = resolveDeployment({
       settings: { dedupeTtlMs: 1_000_000 },
       sqs: { visibilityTimeoutSeconds: 300, maxReceiveCount: 10 },

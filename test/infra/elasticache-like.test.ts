@@ -75,7 +75,7 @@ async function asApp(): Promise<Connection> {
   const connection = await connect({
     urls: cluster.seeds,
     cluster: true,
-    executor: 'function',
+    family: 'function',
     username: APP_USERNAME,
     password: APP_PASSWORD,
   });
@@ -100,7 +100,7 @@ describe('on an ElastiCache-like cluster', () => {
     }
   });
 
-  it('the functions user enqueues and reads a job back with the script executor', async () => {
+  it('the functions user enqueues and reads a job back with the script family', async () => {
     await onFenceEvent(createEvent('1'), { env: installerEnv, secrets: secretsManager([]) });
     const connection = await asApp();
     const queue = randomQueue('acl');

@@ -1,6 +1,6 @@
-// The installer's credentials on an existing cache (SPEC §12a), as synthesized: without
-// `installer` the fence resource verifies with the functions' credentials; with one it installs
-// with those only, and only the installer's role may read them.
+// The installer's credentials on an existing cache (docs/deploy.md, "Into an existing account"), as
+// synthesized: without `installer` the fence resource verifies with the functions' credentials;
+// with one it installs with those only, and only the installer's role may read them.
 import type { Stack } from 'aws-cdk-lib';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { describe, expect, it } from 'vitest';

@@ -1,7 +1,8 @@
-// SPEC §12b, releases roll out safely: where a release changes the wire identity, the live and
-// the new functions would refuse each other's fence, so the installer (which reads the live
-// identity at deploy, as synth cannot) fails an Update that comes with a gradual rollout,
-// writing nothing; the same identity, or the change all at once, installs. On a real server.
+// docs/upgrading.md "Rolling out, and back", releases roll out safely: where a release changes the
+// wire identity, the live and the new functions would refuse each other's fence, so the installer
+// (which reads the live identity at deploy, as synth cannot) fails an Update that comes with a
+// gradual rollout, writing nothing; the same identity, or the change all at once, installs. On a
+// real server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onFenceEvent } from '../../functions/fence/on-event.js';
 import { setLogSink } from '../../functions/shared/log.js';

@@ -1,9 +1,9 @@
-// The fence installer of an existing cache (SPEC §12a), as its built bundle, on a real Valkey
-// whose users hold exactly the function-family rules docs/security.md gives: without installer
-// credentials it connects as the functions' user and only verifies (it succeeds after an
-// administrator's `emq install`, and fails naming `emq install` and the rights on an empty
-// server); with the installer's user it installs. A NOPERM on an install step is a missing
-// right, never a wrong EMQ_EXECUTOR.
+// The fence installer of an existing cache (docs/deploy.md, "Into an existing account"), as its
+// built bundle, on a real Valkey whose users hold exactly the function-family rules
+// docs/security.md gives: without installer credentials it connects as the functions' user and only
+// verifies (it succeeds after an administrator's `emq install`, and fails naming `emq install` and
+// the rights on an empty server); with the installer's user it installs. A NOPERM on an install
+// step is a missing right, never a wrong EMQ_EXECUTOR.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -25,7 +25,9 @@ import { createEvent } from './support/cfn-events.js';
 const PASSWORD = randomBytes(18).toString('hex');
 const bundle = new URL('../../dist/functions/fence/index.mjs', import.meta.url);
 
-/** The first line of the fenced block after `heading` in docs/security.md: the rules as documented. */
+/**
+ * The first line of the fenced block after `heading` in docs/security.md: the rules as documented.
+ */
 function documentedRules(heading: string): string {
   const text = readFileSync(new URL('../../docs/security.md', import.meta.url), 'utf8');
   const after = text.slice(text.indexOf(heading));

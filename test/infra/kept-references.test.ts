@@ -1,6 +1,6 @@
-// SPEC §12a, a stack that deletes cleanly: in every variant (each cache kind × each removal
-// choice × the HTTP and SQS shapes), no resource reachable from a kept one (`DeletionPolicy:
-// Retain`) by Ref, Fn::GetAtt, Fn::Sub or DependsOn is deleted with the stack.
+// docs/deploy.md "Tearing down", a stack that deletes cleanly: in every variant (each cache kind ×
+// each removal choice × the HTTP and SQS shapes), no resource reachable from a kept one
+// (`DeletionPolicy: Retain`) by Ref, Fn::GetAtt, Fn::Sub or DependsOn is deleted with the stack.
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';

@@ -1,6 +1,7 @@
-// SPEC §12b, what synth accepts, deploys: a value that reaches Lambda or SQS through the override
-// props or an imported queue's redelivery meets the same check as the construct's own prop, and
-// every problem names the prop's path, never the app's context key.
+// docs/deploy.md "Into an existing account", what synth accepts, deploys: a value that reaches
+// Lambda or SQS through the override props or an imported queue's redelivery meets the same check
+// as the construct's own prop, and every problem names the prop's path, never the app's context
+// key.
 import { Duration } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';

@@ -1,7 +1,7 @@
-// SPEC §12b, releases roll out safely: each face is a published version behind the alias `live`
-// that the routes and the event source invoke; a gradual rollout is opt-in (CodeDeploy, rolled
-// back by the construct's alarms), and the installer is told of it, to refuse one across
-// wire identities (test/infra/fence-rollout.test.ts runs that on a real server).
+// docs/upgrading.md "Rolling out, and back", releases roll out safely: each face is a published
+// version behind the alias `live` that the routes and the event source invoke; a gradual rollout is
+// opt-in (CodeDeploy, rolled back by the construct's alarms), and the installer is told of it, to
+// refuse one across wire identities (test/infra/fence-rollout.test.ts runs that on a real server).
 import { LambdaDeploymentConfig } from 'aws-cdk-lib/aws-codedeploy';
 import { describe, expect, it } from 'vitest';
 import { FENCE_RESOURCE_TYPE } from '../../infra/constructs/fence-installer.js';

@@ -22,7 +22,7 @@ describe('the operations module', () => {
     expect(readFileSync(MODULE, 'utf8')).toBe(operationsModule(readFileSync(DOCUMENT, 'utf8')));
   });
 
-  it('holds the routes of SPEC §8, HEAD and the batch included', () => {
+  it('holds the routes of README.md "The HTTP face", HEAD and the batch included', () => {
     expect(documented).toEqual([
       'GET /queues/{queue}/jobs/{id}',
       'HEAD /queues/{queue}/jobs/{id}',

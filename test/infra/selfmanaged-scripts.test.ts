@@ -1,7 +1,7 @@
 // The self-managed cluster's node scripts themselves, run as the nodes' user data runs them
 // (bootstrap.sh on every node at once, then cluster-create.sh on node 0), unprivileged on
 // loopback: they must leave a working TLS cluster with the module on every node, the wire
-// identity on every primary, the functions' user able to enqueue with the native executor,
+// identity on every primary, the functions' user able to enqueue with the native family,
 // and a wait condition signal that carries the CA the functions trust.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SELFMANAGED_ACCESS_STRING } from '../../infra/cache/selfmanaged/kind.js';
@@ -145,7 +145,7 @@ describe('bootstrap.sh and cluster-create.sh', () => {
     expect(readings.map((reading) => reading.ok)).toEqual([true, true, true]);
   });
 
-  it('let the functions enqueue and read back with the native executor over TLS', async () => {
+  it('let the functions enqueue and read back with the native family over TLS', async () => {
     const connection = await asFunctions();
     expect(connection.family.name).toBe('native');
     const queue = randomQueue('selfmanaged');

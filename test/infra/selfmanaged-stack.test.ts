@@ -314,7 +314,7 @@ describe('cluster-create step', () => {
 });
 
 describe('functions', () => {
-  it('talk to every node over TLS with the native executor in cluster mode', () => {
+  it('talk to every node over TLS with the native family in cluster mode', () => {
     const [secretId] = onlyResource(template, 'AWS::SecretsManager::Secret', 'CacheCredentials');
     const [installerId] = onlyResource(
       template,
@@ -349,7 +349,7 @@ describe('functions', () => {
         ]),
       );
       expect(loadConfig(environment)).toMatchObject({
-        executor: 'native',
+        family: 'native',
         cluster: true,
         tlsCa: ca.toString(),
       });

@@ -1,6 +1,6 @@
-// SPEC §12a, the team's own choices: the routes on its API keep its authorizer, its queue's
-// redelivery span is held to the duplicate window by the same rule as the construct's queues,
-// and the override props are merged over the defaults.
+// docs/deploy.md "Into an existing account", the team's own choices: the routes on its API keep its
+// authorizer, its queue's redelivery span is held to the duplicate window by the same rule as the
+// construct's queues, and the override props are merged over the defaults.
 import { Duration } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';

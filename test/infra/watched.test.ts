@@ -1,6 +1,7 @@
-// SPEC §12b, watched per deployment: every face metric names its deployment (EMQ_DEPLOYMENT, set
-// by the construct), the dashboard and the alarms read only their own, the backlog and 5xx
-// alarms exist on every front, and the construct offers its metrics and alarms as L2s do.
+// docs/operations.md "Alarms and the dashboard", watched per deployment: every face metric names
+// its deployment (EMQ_DEPLOYMENT, set by the construct), the dashboard and the alarms read only
+// their own, the backlog and 5xx alarms exist on every front, and the construct offers its metrics
+// and alarms as L2s do.
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';

@@ -21,13 +21,13 @@ beforeEach(async () => {
 
 afterEach(() => pair.stop());
 
-describe.each(['native', 'function'] as const)('with the %s family', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s family', (family) => {
   it('answers EMQ_UNCONFIRMED, naming the job, when the primary is demoted during its WAIT', async () => {
     const replica = pair.replicas[0];
     if (replica === undefined) throw new Error('no replica');
     // A WAIT that can only end by the demotion: the replica is stopped, the budget long.
     const conn = await connectTo(pair.primary, {
-      executor,
+      family,
       ackReplicas: 1,
       ackTimeoutMs: 50_000,
       commandTimeoutMs: 55_000,

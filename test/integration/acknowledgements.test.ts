@@ -1,7 +1,8 @@
-// EMQ_ACK_REPLICAS (SPEC §11) on a real primary and replica, both families: an admission is
-// acknowledged only once the replica holds it (WAIT in the same pipeline); with the replica
-// stopped or its link cut, the write and a duplicate answer alike are EMQ_UNCONFIRMED,
-// naming the job, and a retry with the same key once the replica is back confirms that job.
+// EMQ_ACK_REPLICAS (docs/reliability.md, "Acknowledgements") on a real primary and replica, both
+// families: an admission is acknowledged only once the replica holds it (WAIT in the same
+// pipeline); with the replica stopped or its link cut, the write and a duplicate answer alike are
+// EMQ_UNCONFIRMED, naming the job, and a retry with the same key once the replica is back confirms
+// that job.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as httpHandler } from '../../functions/http/handler.js';
 import { resetContainer } from '../../functions/shared/connection.js';
@@ -31,15 +32,15 @@ beforeAll(async () => {
 
 afterAll(() => pair.stop());
 
-describe.each(['native', 'function'] as const)('with the %s family', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s family', (family) => {
   // Two WAIT budgets: a short one where the test expects too few confirmations (it waits
   // out the whole budget), a long one where it expects them, since a replica's ack can take
   // far more than 300 ms on a loaded 2-core machine. WAIT returns as soon as it has them.
   let conn: Connection;
   let patient: Connection;
   beforeAll(async () => {
-    conn = await connectTo(pair.primary, { executor, ackReplicas: 1, ackTimeoutMs: 300 });
-    patient = await connectTo(pair.primary, { executor, ackReplicas: 1, ackTimeoutMs: 20_000 });
+    conn = await connectTo(pair.primary, { family, ackReplicas: 1, ackTimeoutMs: 300 });
+    patient = await connectTo(pair.primary, { family, ackReplicas: 1, ackTimeoutMs: 20_000 });
   });
 
   it('acknowledges a job only when the replica holds it', async () => {
@@ -108,7 +109,7 @@ describe.each(['native', 'function'] as const)('with the %s family', (executor) 
 
 describe.each(['native', 'function'] as const)(
   'through the faces, with the %s family',
-  (executor) => {
+  (family) => {
     const restore: { sink?: (line: string) => void } = {};
     beforeAll(() => {
       restore.sink = setLogSink(() => {});
@@ -120,7 +121,7 @@ describe.each(['native', 'function'] as const)(
     });
     const configure = (ackTimeoutMs: number) =>
       configureContainer(pair.primary, {
-        EMQ_EXECUTOR: executor,
+        EMQ_EXECUTOR: family,
         EMQ_ACK_REPLICAS: '1',
         EMQ_ACK_TIMEOUT_MS: String(ackTimeoutMs),
         // WAIT runs inside the command timeout (loadConfig refuses a longer one).

@@ -1,7 +1,7 @@
-// Every 503's advice, followed, makes exactly one job (SPEC §8a v4). On a real server whose
-// writes are held by CLIENT PAUSE WRITE past the command timeout (or past the invocation's
-// deadline), so that each write lands after its caller was told 503: each answer the faces can
-// give is followed as it says, and the jobs are counted in Valkey.
+// Every 503's advice, followed, makes exactly one job (README.md, "The HTTP face"). On a real
+// server whose writes are held by CLIENT PAUSE WRITE past the command timeout (or past the
+// invocation's deadline), so that each write lands after its caller was told 503: each answer the
+// faces can give is followed as it says, and the jobs are counted in Valkey.
 import type { SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/http/handler.js';

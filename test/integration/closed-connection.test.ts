@@ -70,12 +70,12 @@ describe.each([
   ['standalone server', () => standalone, 0],
   ["replicated pair's primary, acks 1", () => pair.primary, 1],
 ] as const)('a killed connection on a %s', (_, target, ackReplicas) => {
-  describe.each(['native', 'function'] as const)('%s family', (executor) => {
+  describe.each(['native', 'function'] as const)('%s family', (family) => {
     let conn: Connection;
     let admin: Valkey;
     beforeAll(async () => {
       conn = await connectTo(target(), {
-        executor,
+        family,
         ackReplicas,
         ackTimeoutMs: 2_000,
         commandTimeoutMs: COMMAND_TIMEOUT_MS,
@@ -96,7 +96,7 @@ describe.each([
       // The resend follows the kill by the reconnect; the call ends when the pause lets it run.
       const resent = resentMs === undefined ? 'not resent' : `resent ${Math.round(resentMs)} ms`;
       console.log(
-        `${executor}, acks ${ackReplicas}, ${kind}: ${resent}, settled ${Math.round(settledMs)} ms after the first send`,
+        `${family}, acks ${ackReplicas}, ${kind}: ${resent}, settled ${Math.round(settledMs)} ms after the first send`,
       );
       expect(settledMs).toBeLessThan(COMMAND_TIMEOUT_MS);
       await admin.call('CLIENT', 'UNPAUSE');

@@ -17,8 +17,8 @@ let script: Connection;
 beforeAll(async () => {
   cluster = await startCluster({ primaries: 3, module: true });
   await install(await connectTo(cluster, { checkFence: false }));
-  native = await connectTo(cluster, { executor: 'native' });
-  script = await connectTo(cluster, { executor: 'function' });
+  native = await connectTo(cluster, { family: 'native' });
+  script = await connectTo(cluster, { family: 'function' });
 });
 
 afterAll(() => cluster.stop());

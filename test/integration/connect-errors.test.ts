@@ -1,8 +1,8 @@
-// A connection that cannot open for a reason an operator must fix (SPEC §7, configuration row):
-// refused credentials, none sent where they are needed, a cluster node reached in the wrong
-// mode. Each is a ConfigError that names what to change (the user, never the password), the
-// HTTP face answers 500 (no Retry-After), the SQS face retries the records and logs an error,
-// and iovalkey prints nothing of its own to stderr.
+// A connection that cannot open for a reason an operator must fix (docs/reliability.md, "Outcomes",
+// the configuration row): refused credentials, none sent where they are needed, a cluster node
+// reached in the wrong mode. Each is a ConfigError that names what to change (the user, never the
+// password), the HTTP face answers 500 (no Retry-After), the SQS face retries the records and logs
+// an error, and iovalkey prints nothing of its own to stderr.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler as httpHandler } from '../../functions/http/handler.js';
 import { resetContainer } from '../../functions/shared/connection.js';

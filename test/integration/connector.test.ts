@@ -1,4 +1,5 @@
-// The connector opens only where the fence holds this host's wire identity (SPEC §6).
+// The connector opens only where the fence holds this host's wire identity (docs/wire.md,
+// "The fence").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { install } from '../../src/connection/fence.js';
 import { readNodes } from '../../src/connection/node-reading.js';
@@ -153,12 +154,13 @@ describe('the connect-time checks', () => {
     await install(installer);
     const proxy = await startRoundTripProxy(withModule.port);
     try {
-      const ready = await connect({ urls: [proxy.url], checkFence: false, executor: 'native' });
+      const ready = await connect({ urls: [proxy.url], checkFence: false, family: 'native' });
       const readyTrips = proxy.roundTrips();
       await ready.close();
       proxy.reset();
-      // The same open with every check of SPEC §6 and §11 judged: no trip more.
-      const checked = await connect({ urls: [proxy.url], executor: 'native' });
+      // The same open with every check of docs/wire.md "The fence" and docs/reliability.md
+      // "Acknowledgements" judged: no trip more.
+      const checked = await connect({ urls: [proxy.url], family: 'native' });
       expect(proxy.roundTrips()).toBe(readyTrips);
       await checked.close();
       // No ready check (INFO) of iovalkey's: the pipeline that reads the node (identity,
@@ -173,12 +175,12 @@ describe('the connect-time checks', () => {
       // script is cached (as the installer leaves it) that is its version check: no EVALSHA.
       const scriptInstaller = await connectTo(withModule, {
         checkFence: false,
-        executor: 'script',
+        family: 'script',
       });
       await install(scriptInstaller);
       await scriptInstaller.close();
       proxy.reset();
-      const script = await connect({ urls: [proxy.url], executor: 'script' });
+      const script = await connect({ urls: [proxy.url], family: 'script' });
       expect(proxy.roundTrips()).toBe(1);
       await script.close();
     } finally {

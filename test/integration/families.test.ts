@@ -1,6 +1,6 @@
-// SPEC §4 call by call, on the three families (native EMQ.ADMIT, FCALL emq_admit, EVALSHA of
-// the same Lua), on a standalone server and a cluster: the same replies, byte-identical rows
-// and pending sets (DUMP), the same records (their expiry digits are the server's clock, so
+// docs/wire.md "The calls" call by call, on the three families (native EMQ.ADMIT, FCALL emq_admit,
+// EVALSHA of the same Lua), on a standalone server and a cluster: the same replies, byte-identical
+// rows and pending sets (DUMP), the same records (their expiry digits are the server's clock, so
 // they are compared masked), and every refusal leaves the dataset as it was (DEBUG DIGEST).
 import type { Cluster, Command, Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,7 +66,7 @@ function admission(queue: string, spec: Spec): AdmissionArgs {
 function call(queue: string, specs: readonly Spec[], ttlMs = '600000'): AdmitCall {
   return {
     pendingKey: pendingKey(queue),
-    slotKeys: recordSlotKeys(queue),
+    recordSlotKeys: recordSlotKeys(queue),
     wire: '1',
     ttlMs,
     admissions: specs.map((spec) => admission(queue, spec)),
@@ -90,7 +90,7 @@ async function formOf(client: Valkey | Cluster, key: string): Promise<unknown> {
 }
 
 /** Every record of a queue, slot left out and expiry masked: what the families must agree on. */
-async function recordsOf(client: Valkey | Cluster, queue: string): Promise<string[]> {
+async function sqsRecordsOf(client: Valkey | Cluster, queue: string): Promise<string[]> {
   const seen: string[] = [];
   for (const slot of recordSlotKeys(queue)) {
     const fields = await client.hgetall(slot);
@@ -159,7 +159,7 @@ describe.each(['standalone', 'cluster'] as const)('on a %s target with the modul
     return t.kind === 'cluster' ? [...(await digestOf(t)).entries()] : await digestOf(t);
   };
   // A connection of the script family loads the script on every primary that lacks it.
-  beforeAll(() => connectTo(target(), { executor: 'script' }));
+  beforeAll(() => connectTo(target(), { family: 'script' }));
 
   it('answers every admit status alike on the three families and writes the same data', async () => {
     const conn = await connectTo(target());
@@ -176,7 +176,7 @@ describe.each(['standalone', 'cluster'] as const)('on a %s target with the modul
         forms: await Promise.all(
           [...keys, pendingKey(queue)].map((key) => formOf(conn.client, key)),
         ),
-        records: await recordsOf(conn.client, queue),
+        records: await sqsRecordsOf(conn.client, queue),
       };
       expect(await conn.client.hgetallBuffer(jobKey(queue, A))).toEqual({
         state: Buffer.from('pending'),
@@ -212,12 +212,15 @@ describe.each(['standalone', 'cluster'] as const)('on a %s target with the modul
     ],
     [
       'a slot of another queue',
-      (c: AdmitCall) => ({ ...c, slotKeys: [...c.slotKeys.slice(0, 3), 'emq:{x}:dedupe:3'] }),
+      (c: AdmitCall) => ({
+        ...c,
+        recordSlotKeys: [...c.recordSlotKeys.slice(0, 3), 'emq:{x}:dedupe:3'],
+      }),
       'EMQLAYOUT',
     ],
     [
       'slots out of order',
-      (c: AdmitCall) => ({ ...c, slotKeys: [...c.slotKeys].reverse() }),
+      (c: AdmitCall) => ({ ...c, recordSlotKeys: [...c.recordSlotKeys].reverse() }),
       'EMQLAYOUT',
     ],
     [
@@ -306,7 +309,7 @@ describe('the function and script families on a server without the module (Elast
   beforeAll(async () => {
     plainServer = await startStandalone();
     await install(await connectTo(plainServer, { checkFence: false }));
-    await connectTo(plainServer, { executor: 'script' });
+    await connectTo(plainServer, { family: 'script' });
   });
   afterAll(() => plainServer.stop());
 
@@ -331,7 +334,7 @@ describe('the function and script families on a server without the module (Elast
         forms: await Promise.all(
           [...keys, pendingKey(queue)].map((key) => formOf(conn.client, key)),
         ),
-        records: await recordsOf(conn.client, queue),
+        records: await sqsRecordsOf(conn.client, queue),
       });
     }
     const [native, ...others] = runs;
@@ -343,7 +346,7 @@ describe('the function and script families on a server without the module (Elast
     }
   });
 
-  it('read the fence on a standalone server, on replays too (SPEC §4 step 3)', async () => {
+  it('read the fence on a standalone server, on replays too (docs/wire.md, "admit" step 3)', async () => {
     const conn = await connectTo(plainServer);
     const queue = randomQueue('fenced');
     const first = call(queue, [{ idSource: 'm', id: mintId(), key: 'k', payload: 'p' }]);

@@ -1,6 +1,6 @@
-// SPEC §8a on real servers: POST /queues/{queue}/jobs/batch through the Lambda handler, on a
-// standalone server with the module (both families) and on a cluster. Rows are read back;
-// a refused batch leaves DEBUG DIGEST unchanged.
+// README.md "The HTTP face" on real servers: POST /queues/{queue}/jobs/batch through the Lambda
+// handler, on a standalone server with the module (both families) and on a cluster. Rows are read
+// back; a refused batch leaves DEBUG DIGEST unchanged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/http/handler.js';
 import { resetContainer } from '../../functions/shared/connection.js';
@@ -38,17 +38,17 @@ const TOPOLOGIES = [
   {
     name: 'a standalone server with the module, native',
     start: () => startStandalone({ module: true }),
-    executor: 'auto',
+    family: 'auto',
   },
   {
     name: 'a standalone server with the module, function family',
     start: () => startStandalone({ module: true }),
-    executor: 'function',
+    family: 'function',
   },
   {
     name: 'a 3-primary cluster with the module',
     start: () => startCluster({ module: true }),
-    executor: 'auto',
+    family: 'auto',
   },
 ] as const;
 
@@ -73,7 +73,7 @@ function batchEvent(format: (typeof FORMATS)[number], queue: string, body: unkno
 
 const invoke = (event: HttpEventJson) => invokeHandler(handler, event);
 
-describe.each(TOPOLOGIES)('on $name', ({ start, executor }) => {
+describe.each(TOPOLOGIES)('on $name', ({ start, family }) => {
   let target: Target;
   let reader: Connection;
   const digest = async (): Promise<unknown> =>
@@ -84,7 +84,7 @@ describe.each(TOPOLOGIES)('on $name', ({ start, executor }) => {
     reader = await connectTo(target, { checkFence: false });
     await install(reader);
     await configureContainer(target, {
-      EMQ_EXECUTOR: executor,
+      EMQ_EXECUTOR: family,
       EMQ_MAX_PAYLOAD_BYTES: String(MAX_PAYLOAD_BYTES),
     });
   });

@@ -218,7 +218,7 @@ describe.each([
   ['a standalone server', 'native'],
   ['a standalone server', 'function'],
   ['a 3-primary cluster', 'native'],
-] as const)('a write held by CLIENT PAUSE WRITE on %s (%s)', (topology, executor) => {
+] as const)('a write held by CLIENT PAUSE WRITE on %s (%s)', (topology, family) => {
   let target: ServerHandle | ClusterHandle;
 
   beforeAll(async () => {
@@ -227,7 +227,7 @@ describe.each([
         ? await startStandalone({ module: true })
         : await startCluster({ module: true });
     await withFence(target);
-    await configureContainer(target, { EMQ_EXECUTOR: executor, EMQ_COMMAND_TIMEOUT_MS: '300' });
+    await configureContainer(target, { EMQ_EXECUTOR: family, EMQ_COMMAND_TIMEOUT_MS: '300' });
   });
 
   afterAll(async () => {

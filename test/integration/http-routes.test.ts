@@ -1,6 +1,6 @@
-// SPEC §8 on real servers: every route and outcome of the HTTP face, driven through the
-// Lambda handler with recorded-shape events of each front (HTTP API 2.0, REST 1.0, Function
-// URL), on a standalone server and a cluster, with both families. Assertions read the rows
+// README.md "The HTTP face" on real servers: every route and outcome of the HTTP face, driven
+// through the Lambda handler with recorded-shape events of each front (HTTP API 2.0, REST 1.0,
+// Function URL), on a standalone server and a cluster, with both families. Assertions read the rows
 // back, or compare DEBUG DIGEST before and after a refusal.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/http/handler.js';
@@ -41,15 +41,15 @@ type Choice = 'auto' | 'function';
 interface Topology {
   readonly name: string;
   readonly start: () => Promise<Target>;
-  /** EMQ_EXECUTOR, and the executor the connection must end up with. */
-  readonly executors: ReadonlyArray<readonly [Choice, 'native' | 'function']>;
+  /** EMQ_EXECUTOR, and the family the connection must end up with. */
+  readonly families: ReadonlyArray<readonly [Choice, 'native' | 'function']>;
 }
 
 const TOPOLOGIES: readonly Topology[] = [
   {
     name: 'a standalone server with the module',
     start: () => startStandalone({ module: true }),
-    executors: [
+    families: [
       ['auto', 'native'],
       ['function', 'function'],
     ],
@@ -57,12 +57,12 @@ const TOPOLOGIES: readonly Topology[] = [
   {
     name: 'a standalone server without the module',
     start: () => startStandalone(),
-    executors: [['auto', 'function']],
+    families: [['auto', 'function']],
   },
   {
     name: 'a 3-primary cluster with the module',
     start: () => startCluster({ module: true }),
-    executors: [
+    families: [
       ['auto', 'native'],
       ['function', 'function'],
     ],
@@ -88,7 +88,7 @@ const invoke = (event: HttpEventJson) => invokeHandler(handler, event);
 /** The path prefix each front's Location carries: REST keeps its stage, `/prod`. */
 const MOUNT: Readonly<Record<Format, string>> = { v2: '', v1: '/prod', url: '' };
 
-describe.each(TOPOLOGIES)('on $name', ({ start, executors }) => {
+describe.each(TOPOLOGIES)('on $name', ({ start, families }) => {
   let target: Target;
   let reader: Connection;
 
@@ -106,7 +106,7 @@ describe.each(TOPOLOGIES)('on $name', ({ start, executors }) => {
     await target?.stop();
   });
 
-  describe.each(executors)('with EMQ_EXECUTOR=%s', (choice, kind) => {
+  describe.each(families)('with EMQ_EXECUTOR=%s', (choice, kind) => {
     beforeAll(async () => {
       await configureContainer(target, {
         EMQ_EXECUTOR: choice,
@@ -114,7 +114,7 @@ describe.each(TOPOLOGIES)('on $name', ({ start, executors }) => {
       });
     });
 
-    it(`serves with the ${kind} executor`, async () => {
+    it(`serves with the ${kind} family`, async () => {
       expect((await containerConnection()).family.name).toBe(kind);
     });
 

@@ -1,6 +1,6 @@
-// SPEC §5 on real servers, both families: one job per idempotency key or caller id, with the
-// defects of issue 14 each reproduced: a taken minted id re-proposed (never a false
-// duplicate), one key raced with two bodies (one job, one 422), a consumed job never
+// docs/wire.md "Idempotency records" on real servers, both families: one job per idempotency key or
+// caller id, with the defects once found each reproduced: a taken minted id re-proposed (never a
+// false duplicate), one key raced with two bodies (one job, one 422), a consumed job never
 // re-admitted, and a write held past its timeout then retried leaving exactly one job.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -22,10 +22,10 @@ beforeAll(async () => {
 
 afterAll(() => server.stop());
 
-describe.each(['native', 'function'] as const)('with the %s family', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s family', (family) => {
   let conn: Connection;
   beforeAll(async () => {
-    conn = await connectTo(server, { executor });
+    conn = await connectTo(server, { family });
   });
 
   it('answers a replayed idempotency key with the same id and changes nothing', async () => {
@@ -63,9 +63,9 @@ describe.each(['native', 'function'] as const)('with the %s family', (executor) 
     expect(await digestOf(server)).toBe(before);
   });
 
-  it('answers one 201 and one 422 for one key raced with two bodies (issue 14, defect 3)', async () => {
+  it('answers one 201 and one 422 for one key raced with two bodies', async () => {
     const queue = randomQueue('race');
-    const other = await connectTo(server, { executor });
+    const other = await connectTo(server, { family });
     const results = await Promise.allSettled([
       enqueue(conn, { queue, payload: 'a', idempotencyKey: 'raced' }),
       enqueue(other, { queue, payload: 'b', idempotencyKey: 'raced' }),
@@ -108,7 +108,7 @@ describe.each(['native', 'function'] as const)('with the %s family', (executor) 
     const fresh = mintId();
     const ids = [taken, fresh];
     const minting = await connectTo(server, {
-      executor,
+      family,
       mintId: () => ids.shift() ?? 'JOB00000000000',
     });
     // Another message's job already holds the id, with the same body.
@@ -127,7 +127,7 @@ describe.each(['native', 'function'] as const)('with the %s family', (executor) 
     const queue = randomQueue('bounded');
     const taken = mintId();
     await enqueue(conn, { queue, id: taken, payload: 'x' });
-    const stuck = await connectTo(server, { executor, mintId: () => taken });
+    const stuck = await connectTo(server, { family, mintId: () => taken });
     const before = await digestOf(server);
     await expect(
       enqueue(stuck, { queue, payload: 'y', idempotencyKey: 'k' }),
@@ -220,7 +220,7 @@ describe.each(['native', 'function'] as const)('with the %s family', (executor) 
 
   it('forgets a key once its record has expired, by the server clock', async () => {
     const queue = randomQueue('expiry');
-    const brief = await connectTo(server, { executor, dedupeTtlMs: 1_000 });
+    const brief = await connectTo(server, { family, dedupeTtlMs: 1_000 });
     const first = await enqueue(brief, { queue, payload: 'p', idempotencyKey: 'brief' });
     const expiresAt = (await recordOf(brief, queue, 'http', 'brief'))?.expiresAt ?? 0;
     // Until the server's clock passes the record's expiry the key answers duplicate, after it
@@ -258,7 +258,7 @@ describe.each(['native', 'function'] as const)('with the %s family', (executor) 
 
   it('leaves exactly one job when a write held past its timeout is retried with its key', async () => {
     const queue = randomQueue('held');
-    const impatient = await connectTo(server, { executor, commandTimeoutMs: 200 });
+    const impatient = await connectTo(server, { family, commandTimeoutMs: 200 });
     const admin = await server.client();
     try {
       await admin.call('CLIENT', 'PAUSE', '1000', 'WRITE');

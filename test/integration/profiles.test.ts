@@ -1,9 +1,9 @@
-// The product where AWS runs it (SPEC §4, §10): every deploy kind against a Valkey shaped as
-// that service (test/support/targets: its unavailable commands unknown, its memory policy,
-// cluster mode, TLS, for Serverless its argument cap and key-less script refusal), with the
-// settings the synthesized stack deploys: the installer's, the HTTP and SQS functions'
-// environments and the deployed users' access strings. Every scenario ends by checking that
-// each command the product sent is one the target supports.
+// The product where AWS runs it (docs/wire.md, "The calls"; docs/deploy.md, "The cache kinds"):
+// every deploy kind against a Valkey shaped as that service (test/support/targets: its unavailable
+// commands unknown, its memory policy, cluster mode, TLS, for Serverless its argument cap and
+// key-less script refusal), with the settings the synthesized stack deploys: the installer's, the
+// HTTP and SQS functions' environments and the deployed users' access strings. Every scenario ends
+// by checking that each command the product sent is one the target supports.
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { onFenceEvent } from '../../functions/fence/on-event.js';

@@ -1,4 +1,5 @@
-// Every refusal of SPEC §4 leaves the dataset byte-for-byte as it was and maps to its class.
+// Every refusal of docs/wire.md "The calls" leaves the dataset byte-for-byte as it was and maps to
+// its class.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { install } from '../../src/connection/fence.js';
 import {
@@ -23,8 +24,8 @@ let script: Connection;
 
 beforeAll(async () => {
   server = await startFencedServer();
-  native = await connectTo(server, { executor: 'native' });
-  script = await connectTo(server, { executor: 'function' });
+  native = await connectTo(server, { family: 'native' });
+  script = await connectTo(server, { family: 'function' });
 });
 
 afterAll(() => server.stop());
@@ -195,7 +196,7 @@ describe('a server without the module', () => {
   it('refuses a native connection at open, naming the fix', async () => {
     const failure = await connect({
       urls: [plain.url],
-      executor: 'native',
+      family: 'native',
       checkFence: false,
     }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ConfigError);
@@ -211,9 +212,9 @@ describe('a server without the module', () => {
 
   it.each(['function', 'script'] as const)(
     'refuses, with the %s family, every write and replay on an open connection once {emq}:version changes',
-    async (executor) => {
+    async (family) => {
       await install(await connectTo(plain, { checkFence: false }));
-      const conn = await connectTo(plain, { executor });
+      const conn = await connectTo(plain, { family });
       const queue = randomQueue('fenced');
       const first = await enqueue(conn, { queue, payload: 'p', idempotencyKey: 'k' });
       const admin = await plain.client();

@@ -1,6 +1,6 @@
-// FIFO sources on real servers (SPEC §9): a record that must be retried stops its message
-// group; the group's later records are neither written nor dead-lettered, other groups go on,
-// and a record the DLQ accepted does not stop its group.
+// FIFO sources on real servers (README.md, "The SQS face"): a record that must be retried stops its
+// message group; the group's later records are neither written nor dead-lettered, other groups go
+// on, and a record the DLQ accepted does not stop its group.
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
@@ -31,15 +31,15 @@ function ids(...records: SQSRecord[]): string[] {
   return records.map((record) => record.messageId);
 }
 
-async function dedupeExists(conn: Connection, queue: string, record: SQSRecord) {
+async function recordExists(conn: Connection, queue: string, record: SQSRecord) {
   return (await recordOf(conn, queue, 'sqs', record.messageId)) !== null;
 }
 
 describe.each(['native', 'function'] as const)(
   'on a standalone server with the %s family',
-  (executor) => {
+  (family) => {
     it('stops a group at a permanent failure that has no DLQ to go to', async () => {
-      const conn = await connectTo(standalone, { executor });
+      const conn = await connectTo(standalone, { family });
       const queue = randomQueue('fifo');
       const a1 = sqsRecord({ groupId: 'a', queue, body: 'x', encoding: 'gzip' });
       const a2 = sqsRecord({ groupId: 'a', queue, body: 'a2' });
@@ -58,11 +58,11 @@ describe.each(['native', 'function'] as const)(
         'admitted',
       ]);
       expect((await jobsOf(conn, queue)).rows).toHaveLength(2);
-      expect(await dedupeExists(conn, queue, a2)).toBe(false);
+      expect(await recordExists(conn, queue, a2)).toBe(false);
     });
 
     it('stops a group when its dead letter is refused, and goes on when it is accepted', async () => {
-      const conn = await connectTo(standalone, { executor });
+      const conn = await connectTo(standalone, { family });
       const queue = randomQueue('fifo');
       // SQS refuses a body with a character outside its set (U+FFFF; a direct invoke can send
       // one): that letter alone is in Failed[].
@@ -82,18 +82,18 @@ describe.each(['native', 'function'] as const)(
       expect(sqs().requests[0]?.Entries?.map((entry) => entry.MessageGroupId)).toEqual(['a', 'b']);
       const jobs = await jobsOf(conn, queue);
       expect(jobs.rows).toHaveLength(1);
-      expect(await dedupeExists(conn, queue, b2)).toBe(true);
-      expect(await dedupeExists(conn, queue, a2)).toBe(false);
+      expect(await recordExists(conn, queue, b2)).toBe(true);
+      expect(await recordExists(conn, queue, a2)).toBe(false);
     });
   },
 );
 
-describe.each(['native', 'function'] as const)('on a cluster with the %s family', (executor) => {
+describe.each(['native', 'function'] as const)('on a cluster with the %s family', (family) => {
   it('short-circuits only the groups whose record timed out on a paused node', async () => {
-    const conn = await connectTo(cluster, { executor });
+    const conn = await connectTo(cluster, { family });
     // Long enough for a write to the unpaused node on a loaded machine; the paused node's
     // writes time out whatever it is, since the pause lasts until the batch is answered.
-    const impatient = await connectTo(cluster, { executor, commandTimeoutMs: 1_000 });
+    const impatient = await connectTo(cluster, { family, commandTimeoutMs: 1_000 });
     const [slowNode, fastNode] = await cluster.primaries();
     if (slowNode === undefined || fastNode === undefined) throw new Error('expected primaries');
     const fast = queueOn(conn, fastNode, 'fast');
@@ -124,7 +124,7 @@ describe.each(['native', 'function'] as const)('on a cluster with the %s family'
     // a2 and d1 timed out; a3 and d2 come after them in their groups, so they were not tried.
     expect(failures(response)).toEqual(ids(a2, d1, a3, d2));
     expect((await dlq.letters()).map((letter) => letter.body)).toEqual(['c1']);
-    expect(await dedupeExists(conn, fast, a3)).toBe(false);
+    expect(await recordExists(conn, fast, a3)).toBe(false);
     expect((await jobsOf(conn, fast)).rows).toHaveLength(5);
     // The held writes run when the pause ends: the timed-out attempt did admit a2 and d1.
     await waitFor('the held writes on the paused node', 20_000, async () => {

@@ -1,6 +1,7 @@
-// A mixed SQS batch on real servers (SPEC §7, §9): each record gets exactly its outcome; the
-// retryable ones come back as batch item failures, the permanent ones land in the DLQ with
-// their body, attributes and reason, and only the admitted ones leave rows.
+// A mixed SQS batch on real servers (docs/reliability.md, "Outcomes"; README.md, "The SQS face"):
+// each record gets exactly its outcome; the retryable ones come back as batch item failures, the
+// permanent ones land in the DLQ with their body, attributes and reason, and only the admitted ones
+// leave rows.
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
@@ -119,9 +120,9 @@ async function expectAdmittedRows(conn: Connection, mixed: Mixed) {
 
 describe.each(['native', 'function'] as const)(
   'on a standalone server with the %s family',
-  (executor) => {
+  (family) => {
     it('dead-letters exactly the permanent failures and admits the rest', async () => {
-      const conn = await connectTo(standalone, { executor, maxPayloadBytes: MAX_PAYLOAD });
+      const conn = await connectTo(standalone, { family, maxPayloadBytes: MAX_PAYLOAD });
       const mixed = await mixedBatch(conn);
       const dlq = sqs().dlq();
       const response = await handleSqsBatch(sqsEvent(Object.values(mixed.records)), {
@@ -136,7 +137,7 @@ describe.each(['native', 'function'] as const)(
     });
 
     it('retries the permanent failures instead when no DLQ is configured', async () => {
-      const conn = await connectTo(standalone, { executor, maxPayloadBytes: MAX_PAYLOAD });
+      const conn = await connectTo(standalone, { family, maxPayloadBytes: MAX_PAYLOAD });
       const mixed = await mixedBatch(conn);
       const response = await handleSqsBatch(sqsEvent(Object.values(mixed.records)), {
         admission: admissionOf(conn),
@@ -152,7 +153,7 @@ describe.each(['native', 'function'] as const)(
     });
 
     it('retries the records whose dead letter SQS refused', async () => {
-      const conn = await connectTo(standalone, { executor, maxPayloadBytes: MAX_PAYLOAD });
+      const conn = await connectTo(standalone, { family, maxPayloadBytes: MAX_PAYLOAD });
       // SQS refuses the conflict's letter for a character it forbids in a body (a direct invoke
       // can send one): that one entry is in Failed[], the others are stored.
       const mixed = await mixedBatch(conn, randomQueue, 'another payload \uffff');
@@ -183,7 +184,7 @@ describe.each(['native', 'function'] as const)(
 
 describe('on a standalone server with the native family', () => {
   it('lists every record as a batch item failure when the fence changed after connect', async () => {
-    const conn = await connectTo(standalone, { executor: 'native' });
+    const conn = await connectTo(standalone, { family: 'native' });
     const queue = randomQueue('fenced');
     const batch = Array.from({ length: 4 }, (_, i) => sqsRecord({ queue, body: `job ${i}` }));
     await conn.client.set(wireKey, 'another-wire');
@@ -206,9 +207,9 @@ describe('on a standalone server with the native family', () => {
   });
 });
 
-describe.each(['native', 'function'] as const)('on a cluster with the %s family', (executor) => {
+describe.each(['native', 'function'] as const)('on a cluster with the %s family', (family) => {
   it('gives every record of a mixed batch its outcome, the fenced node included', async () => {
-    const conn = await connectTo(cluster, { executor, maxPayloadBytes: MAX_PAYLOAD });
+    const conn = await connectTo(cluster, { family, maxPayloadBytes: MAX_PAYLOAD });
     // The node that owns {emq}:version's slot takes a plain SET of it: only that node's copy
     // changes, so only records whose queue lives there meet the fence.
     const primaries = await cluster.primaries();
@@ -233,7 +234,7 @@ describe.each(['native', 'function'] as const)('on a cluster with the %s family'
       const onFenced = await jobsOf(conn, fencedQueue);
       // EMQ.ENQUEUE checks the node's fence on every write, and where the module is loaded
       // the function family writes through it: retry, nothing written, on both families.
-      expect(executor).toMatch(/^(native|function)$/);
+      expect(family).toMatch(/^(native|function)$/);
       expect(response.batchItemFailures).toEqual([{ itemIdentifier: fenced.messageId }]);
       expect(recordLines(lines).at(-1)).toMatchObject({ disposition: 'retry', code: 'EMQWIRE' });
       expect(onFenced).toEqual({ rows: [], pending: [] });

@@ -1,5 +1,6 @@
-// SQS redelivery on real servers (SPEC §5, §9): a batch handled twice, before or after a
-// timeout that left the writes to finish on the server, admits each message exactly once.
+// SQS redelivery on real servers (docs/wire.md, "Idempotency records"; README.md, "The SQS face"):
+// a batch handled twice, before or after a timeout that left the writes to finish on the server,
+// admits each message exactly once.
 import type { SQSRecord } from 'aws-lambda';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handleSqsBatch } from '../../functions/sqs/batch.js';
@@ -45,11 +46,11 @@ function batchOf(queue: string): SQSRecord[] {
  */
 async function impatientTo(
   target: ServerHandle | ClusterHandle,
-  executor: 'native' | 'function',
+  family: 'native' | 'function',
 ): Promise<Connection> {
   for (let tries = 1; ; tries++) {
     try {
-      return await connectTo(target, { executor, commandTimeoutMs: 1_000 });
+      return await connectTo(target, { family, commandTimeoutMs: 1_000 });
     } catch (error) {
       if (!(error instanceof UnavailableError) || tries >= 10) throw error;
     }
@@ -88,15 +89,15 @@ describe.each([
   ['standalone', 'function'],
   ['cluster', 'native'],
   ['cluster', 'function'],
-] as const)('on a %s server with the %s family', (topology, executor) => {
+] as const)('on a %s server with the %s family', (topology, family) => {
   let conn: Connection;
   let impatient: Connection;
   const target = () => (topology === 'cluster' ? cluster : standalone);
   const primaries = async () => (topology === 'cluster' ? await cluster.primaries() : [standalone]);
 
   beforeAll(async () => {
-    conn = await connectTo(target(), { executor });
-    impatient = await impatientTo(target(), executor);
+    conn = await connectTo(target(), { family });
+    impatient = await impatientTo(target(), family);
   });
 
   // Every record here is good input: none may reach the DLQ (checked in afterEach).
@@ -174,9 +175,9 @@ describe.each([
 
 describe.each(['native', 'function'] as const)(
   'a caller id judged by when its message was sent (%s)',
-  (executor) => {
+  (family) => {
     it('handles as a duplicate, never a dead letter, a redelivery whose id is a day old now but was fresh when sent', async () => {
-      const conn = await connectTo(standalone, { executor });
+      const conn = await connectTo(standalone, { family });
       const queue = randomQueue('aged');
       const sentAt = Date.now() - 25 * 3_600_000;
       // Minted when its message was sent, 25 hours ago; its job was written then.
@@ -200,10 +201,10 @@ describe.each(['native', 'function'] as const)(
   },
 );
 
-describe.each(['native', 'function'] as const)('on a cluster with the %s family', (executor) => {
+describe.each(['native', 'function'] as const)('on a cluster with the %s family', (family) => {
   it('admits each message once when one node times out mid-batch and its records come back', async () => {
-    const conn = await connectTo(cluster, { executor });
-    const impatient = await impatientTo(cluster, executor);
+    const conn = await connectTo(cluster, { family });
+    const impatient = await impatientTo(cluster, family);
     const [slow, ...others] = await cluster.primaries();
     if (slow === undefined || others.length === 0) throw new Error('expected 3 primaries');
     const queues = [slow, ...others].map((node) => queueOn(conn, node, 'mid'));

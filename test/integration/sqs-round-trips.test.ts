@@ -1,6 +1,6 @@
-// Round trips of the SQS face on a real server (SPEC §5), counted by a TCP proxy in front of
-// it: a batch of first deliveries costs one round trip; a redelivered batch takes the safe
-// order (two); a FIFO batch waits for each record of a group before the next.
+// Round trips of the SQS face on a real server (docs/wire.md, "Idempotency records"), counted by a
+// TCP proxy in front of it: a batch of first deliveries costs one round trip; a redelivered batch
+// takes the safe order (two); a FIFO batch waits for each record of a group before the next.
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setLogSink } from '../../functions/shared/log.js';
@@ -35,11 +35,11 @@ function tenOf(queue: string, spec: Parameters<typeof sqsRecord>[0] = {}): SQSRe
   return Array.from({ length: 10 }, (_, i) => sqsRecord({ queue, body: `job ${i}`, ...spec }));
 }
 
-describe.each(['native', 'function'] as const)('with the %s family', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s family', (family) => {
   let conn: Connection;
 
   beforeAll(async () => {
-    conn = await connect({ urls: [proxy.url], executor });
+    conn = await connect({ urls: [proxy.url], family });
     // Warm the connection (the script family's first call per socket carries the script).
     const restore = setLogSink(() => {});
     try {

@@ -164,7 +164,7 @@ try {
   console.log(JSON.stringify({
     minted: mintId(),
     config: loadConfig({}),
-    executor: connection.family.name,
+    family: connection.family.name,
     admitted,
     job: { state: job.state, payload: job.payload.toString() },
     pending,
@@ -181,7 +181,7 @@ try {
     expect(isJobId(seen.minted)).toBe(true);
     expect(seen.config).toEqual(JSON.parse(JSON.stringify(DEFAULTS)));
     // FCALL of the library the installed package loaded: its Lua text travelled inside dist/.
-    expect(seen.executor).toBe('function');
+    expect(seen.family).toBe('function');
     expect(seen.admitted).toEqual({ queue, id: expect.any(String), status: 'enqueued' });
     expect(seen.job).toEqual({ state: 'pending', payload: 'from the installed package' });
     expect(seen.pending).toEqual({ ids: [seen.admitted.id], total: 1 });

@@ -39,7 +39,7 @@ const Q = keysOf('q');
 const ROW = Q.row(ID);
 const PENDING = Q.pending;
 const SLOT = Q.slots[0] as string;
-/** A dedupe key other than the four record slots (the retired per-key record's name): no grant. */
+/** A key under the `dedupe` prefix other than the four record slots (the retired per-key record's name): no grant. */
 const NOT_A_SLOT = `emq:{q}:dedupe:${recordHash('http', 'protected')}`;
 
 const NOPERM = /^NOPERM /;
@@ -77,7 +77,7 @@ function never(kind: ServerKind): Case[] {
     ['PEXPIRE of a job row', ['PEXPIRE', ROW, '1']],
     ['PEXPIRE of {emq}:version', ['PEXPIRE', FENCE_KEY, '1']],
     ['DUMP of a job row', ['DUMP', ROW]],
-    ['UNLINK of a dedupe key other than the slots', ['UNLINK', NOT_A_SLOT]],
+    ['UNLINK of a key under the dedupe prefix other than the record slots', ['UNLINK', NOT_A_SLOT]],
     ['UNLINK of a job row', ['UNLINK', ROW]],
     ['a key outside the queues (SET)', ['SET', 'other', '1']],
     ['a key outside the queues (GET)', ['GET', 'other']],
@@ -124,7 +124,10 @@ function functionsRefusals(kind: ServerKind): Case[] {
         ['EVALSHA of the library', ['EVALSHA', SCRIPT_SHA, '2', ROW, PENDING, 'enqueue', ID, 'p']],
         ['HSET of a job row', ['HSET', ROW, 'state', 'pending']],
         ['ZADD to a pending set', ['ZADD', PENDING, '0', ID]],
-        ['SET of a dedupe key other than the slots', ['SET', NOT_A_SLOT, ID]],
+        [
+          'SET of a key under the dedupe prefix other than the record slots',
+          ['SET', NOT_A_SLOT, ID],
+        ],
         ['HSET of a record slot', ['HSET', SLOT, 'f', 'v']],
       ];
     case 'function':
@@ -132,7 +135,10 @@ function functionsRefusals(kind: ServerKind): Case[] {
         ...common,
         ['EVALSHA of the library', ['EVALSHA', SCRIPT_SHA, '2', ROW, PENDING, 'enqueue', ID, 'p']],
         ['SCRIPT LOAD', ['SCRIPT', 'LOAD', 'return 1']],
-        ['HSET of a dedupe key other than the slots', ['HSET', NOT_A_SLOT, 'f', 'v']],
+        [
+          'HSET of a key under the dedupe prefix other than the record slots',
+          ['HSET', NOT_A_SLOT, 'f', 'v'],
+        ],
         ['SET over a record slot', ['SET', SLOT, 'x']],
         ['UNLINK of a pending set', ['UNLINK', PENDING]],
         // emq purge is an operator's: its inner TYPE/HSCAN/HDEL of slots are not granted.
@@ -143,7 +149,10 @@ function functionsRefusals(kind: ServerKind): Case[] {
         ...common,
         ['WAIT (Serverless has none)', ['WAIT', '1', '10'], UNKNOWN],
         ['FCALL of the library', ['FCALL', 'emq_enqueue', '2', ROW, PENDING, ID, 'p'], UNKNOWN],
-        ['HSET of a dedupe key other than the slots', ['HSET', NOT_A_SLOT, 'f', 'v']],
+        [
+          'HSET of a key under the dedupe prefix other than the record slots',
+          ['HSET', NOT_A_SLOT, 'f', 'v'],
+        ],
         ['SET over a record slot', ['SET', SLOT, 'x']],
         [
           'the library purge',

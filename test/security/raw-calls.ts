@@ -51,13 +51,17 @@ export interface Admission {
 }
 
 /** A call's keys and arguments after the call name, as every family takes them. */
-export interface Call {
+export interface RawCall {
   readonly keys: readonly string[];
   readonly args: readonly string[];
 }
 
 /** `admit` of docs/wire.md: n admissions of one queue in one call. */
-export function admitCall(queue: string, admissions: readonly Admission[], ttlMs = TTL_MS): Call {
+export function admitCall(
+  queue: string,
+  admissions: readonly Admission[],
+  ttlMs = TTL_MS,
+): RawCall {
   const k = keysOf(queue);
   // The claim: id source, payload digest, then the record field (h's first 22 characters).
   const claimOf = (a: Admission) =>
@@ -68,13 +72,13 @@ export function admitCall(queue: string, admissions: readonly Admission[], ttlMs
   };
 }
 
-export function enqueueCall(queue: string, id: string, payload: string): Call {
+export function enqueueCall(queue: string, id: string, payload: string): RawCall {
   const k = keysOf(queue);
   return { keys: [k.row(id), k.pending], args: [id, payload] };
 }
 
 /** The command a family sends for a library call (`admit`, `enqueue`, `version`, `purge`). */
-export function command(family: Family, name: string, call: Call): string[] {
+export function command(family: Family, name: string, call: RawCall): string[] {
   const count = String(call.keys.length);
   switch (family) {
     case 'function':

@@ -1,6 +1,6 @@
 // TLS: a valkey-server that accepts only TLS, with certificates made at test time. The
 // connector verifies the server against the CA it is given and enqueues over TLS with both
-// executors; it refuses a server its CA did not sign; a plain-text client gets nowhere; and
+// families; it refuses a server its CA did not sign; a plain-text client gets nowhere; and
 // the built HTTP function trusts a private CA through NODE_EXTRA_CA_CERTS alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { install } from '../../src/connection/fence.js';
@@ -64,10 +64,10 @@ async function refusal(options: ConnectOptions): Promise<{ error: unknown; codes
   }
 }
 
-describe.each(['native', 'function'] as const)('with the %s family', (executor) => {
+describe.each(['native', 'function'] as const)('with the %s family', (family) => {
   it('enqueues over rediss:// with a connector that verifies the CA', async () => {
     await connected(
-      { urls: [server.url], tls: { ca: certificates.ca }, executor },
+      { urls: [server.url], tls: { ca: certificates.ca }, family },
       async (connection) => {
         const queue = randomQueue('tls');
         const admitted = await enqueue(connection, { queue, payload: 'over tls' });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
-// The queue-name rule of SPEC §1, so a helper never hands a test a name the host refuses.
+// The queue-name rule of docs/wire.md "Keys", so a helper never hands a test a name the host
+// refuses.
 const QUEUE_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 let sequence = 0;
 

@@ -12,8 +12,8 @@ import { run } from '../../cli/program.js';
 import {
   accepts,
   duration,
-  EXECUTOR_FAMILIES,
-  executorChoices,
+  FAMILY_MEANINGS,
+  familyChoices,
   RULES,
   settingsHelp,
 } from '../../cli/settings.js';
@@ -55,20 +55,20 @@ function helpOf(args: readonly string[]): Promise<string> {
 
 describe('EMQ_EXECUTOR in the help', () => {
   it('lists exactly the families the core accepts, in its words', () => {
-    expect(executorChoices()).toEqual(coreChoices('EMQ_EXECUTOR'));
+    expect(familyChoices()).toEqual(coreChoices('EMQ_EXECUTOR'));
     const line = /EMQ_EXECUTOR +(.+) \(default (\w+)\):/.exec(settingsHelp());
     expect(line?.[1]).toBe(coreChoices('EMQ_EXECUTOR').join(', '));
-    expect(line?.[2]).toBe(loadConfig({}).executor);
+    expect(line?.[2]).toBe(loadConfig({}).family);
   });
 
   it('describes every family the core accepts, and offers none it refuses', () => {
     const help = settingsHelp();
-    for (const [family, meaning] of Object.entries(EXECUTOR_FAMILIES)) {
+    for (const [family, meaning] of Object.entries(FAMILY_MEANINGS)) {
       const shown = help.includes(`${family.padEnd(9)}${meaning}`);
       expect(shown, family).toBe(accepts('EMQ_EXECUTOR', family));
     }
     // The lead's core adds the script family; its line is ready for it.
-    expect(Object.keys(EXECUTOR_FAMILIES)).toEqual(['auto', 'native', 'function', 'script']);
+    expect(Object.keys(FAMILY_MEANINGS)).toEqual(['auto', 'native', 'function', 'script']);
   });
 });
 

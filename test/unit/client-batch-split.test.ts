@@ -1,6 +1,6 @@
-// A batch of any size as requests the service takes (SPEC §12a): at most 1,000 jobs and
-// 6 MiB of body each, measured as sent (JSON escaping and the base64 of bytes included), in
-// input order, each job's key kept on its retries. A request is filled up to what its body
+// A batch of any size as requests the service takes (docs/client.md, "EchoMqClient"): at most 1,000
+// jobs and 6 MiB of body each, measured as sent (JSON escaping and the base64 of bytes included),
+// in input order, each job's key kept on its retries. A request is filled up to what its body
 // takes of the Lambda event (a JSON string there, escaped once more, beside headers and
 // context, all within 6 MiB). An item too large alone is refused before anything is sent.
 import { describe, expect, it } from 'vitest';

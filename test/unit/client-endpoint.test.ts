@@ -1,6 +1,6 @@
-// Every endpoint form of SPEC §12a, with and without its trailing `/`: the request URL is the
-// endpoint's path, then the route, each segment percent-encoded, never `//`. The client sends
-// to exactly those URLs (its fetch records them).
+// Every endpoint form of docs/client.md "The endpoint", with and without its trailing `/`: the
+// request URL is the endpoint's path, then the route, each segment percent-encoded, never `//`. The
+// client sends to exactly those URLs (its fetch records them).
 import { describe, expect, it } from 'vitest';
 import { endpointOf, requestUrl } from '../../client/endpoint.js';
 import { EchoMqClient } from '../../client/index.js';

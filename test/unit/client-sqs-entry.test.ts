@@ -1,7 +1,7 @@
-// sqsEntry's SendMessageBatch entries (SPEC §9 attributes), and sendJobs's batching and its
-// retry of only the entries SQS reports failed on its side. SQS runs in the integration tests
-// (fauxqs); the one answer it cannot be made to give, an entry failed on SQS's side, comes
-// here from a stand-in client answering in SendMessageBatch's exact shape.
+// sqsEntry's SendMessageBatch entries (README.md, "The SQS face" attributes), and sendJobs's
+// batching and its retry of only the entries SQS reports failed on its side. SQS runs in the
+// integration tests (fauxqs); the one answer it cannot be made to give, an entry failed on SQS's
+// side, comes here from a stand-in client answering in SendMessageBatch's exact shape.
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { EmqClientError, mintId, sendJobs, sqsEntry } from '../../client/index.js';

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/index.js';
-import { configure, DEFAULTS, EXECUTORS } from '../../src/settings/config.js';
+import { configure, DEFAULTS, FAMILY_CHOICES } from '../../src/settings/config.js';
 
 describe('loadConfig', () => {
   it('applies the documented defaults to an empty environment: DEFAULTS, the one set', () => {
     expect(loadConfig({})).toEqual({
       urls: ['redis://127.0.0.1:6379'],
       cluster: false,
-      executor: 'auto',
+      family: 'auto',
       wire: '1',
       defaultQueue: 'default',
       dlqUrl: undefined,
@@ -23,15 +23,16 @@ describe('loadConfig', () => {
       ackTimeoutMs: 1_000,
       callerIdMaxAgeMs: 86_400_000,
       iam: undefined,
+      deployment: 'local',
     });
     expect(loadConfig({})).toEqual(DEFAULTS);
     expect(configure({ wire: '2', cluster: undefined })).toEqual({ ...DEFAULTS, wire: '2' });
   });
 
-  it('accepts every executor the help names, and only those', () => {
-    for (const executor of EXECUTORS)
-      expect(loadConfig({ EMQ_EXECUTOR: executor }).executor).toBe(executor);
-    expect(EXECUTORS).toEqual(['auto', 'native', 'function', 'script']);
+  it('accepts every family the help names, and only those', () => {
+    for (const family of FAMILY_CHOICES)
+      expect(loadConfig({ EMQ_EXECUTOR: family }).family).toBe(family);
+    expect(FAMILY_CHOICES).toEqual(['auto', 'native', 'function', 'script']);
   });
 
   it.each([
@@ -77,7 +78,7 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({
       urls: ['rediss://a:6379', 'rediss://b:6379'],
       cluster: true,
-      executor: 'function',
+      family: 'function',
       wire: '2',
       defaultQueue: 'orders',
       maxPayloadBytes: 1024,

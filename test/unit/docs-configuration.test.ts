@@ -14,7 +14,7 @@ import {
   variablesTable,
   withTable,
 } from '../../scripts/settings-docs.js';
-import { type Env, EXECUTORS, loadConfig } from '../../src/settings/config.js';
+import { type Env, FAMILY_CHOICES, loadConfig } from '../../src/settings/config.js';
 import { wholeNumber } from '../../src/settings/settings-parsers.js';
 import { SETTING_NAMES, VARIABLES } from '../../src/settings/settings-table.js';
 import { tableUnder } from '../support/markdown.js';
@@ -114,9 +114,9 @@ describe('docs/configuration.md', () => {
     }
   });
 
-  it('names every executor loadConfig accepts', () => {
+  it('names every family loadConfig accepts', () => {
     const meaning = rows.find(([name]) => name === '`EMQ_EXECUTOR`')?.[4] ?? '';
-    for (const executor of EXECUTORS) expect(meaning).toContain(`\`${executor}\``);
+    for (const family of FAMILY_CHOICES) expect(meaning).toContain(`\`${family}\``);
   });
 });
 

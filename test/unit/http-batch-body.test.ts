@@ -1,5 +1,6 @@
-// The batch body of SPEC §8a, checked as a whole before any I/O: the shapes refused here, every
-// item judged by the core, the items at fault named, and the keys each item is admitted under.
+// The batch body of README.md "The HTTP face", checked as a whole before any I/O: the shapes
+// refused here, every item judged by the core, the items at fault named, and the keys each item is
+// admitted under.
 import { describe, expect, it } from 'vitest';
 import {
   BatchRefusal,

@@ -122,7 +122,7 @@ describe('caller id times', () => {
 describe('keys', () => {
   const id = 'JOB0KHTOWnGLuC';
 
-  it('builds the row, pending and fence keys of SPEC §1', () => {
+  it('builds the row, pending and fence keys of docs/wire.md "Keys"', () => {
     expect(jobKey('orders', id)).toBe('emq:{orders}:job:JOB0KHTOWnGLuC');
     expect(pendingKey('orders')).toBe('emq:{orders}:pending');
     expect(wireKey).toBe('{emq}:version');

@@ -162,7 +162,7 @@ describe('classifyFailure', () => {
 });
 
 describe('the error family', () => {
-  it('gives every class one base, a stable code and the HTTP status of SPEC §7', () => {
+  it('gives every class one base, a stable code and the HTTP status of docs/reliability.md "Outcomes"', () => {
     const rows: [EmqError, string, boolean, number][] = [
       [new InvalidInputError('EMQ_INVALID_QUEUE', 'x'), 'EMQ_INVALID_QUEUE', false, 400],
       [new InvalidInputError('EMQ_PAYLOAD_TOO_LARGE', 'x'), 'EMQ_PAYLOAD_TOO_LARGE', false, 413],
@@ -190,9 +190,9 @@ describe('the error family', () => {
     }
   });
 
-  it("sends to the DLQ only what is the record's own fault (SPEC §7)", () => {
+  it(`sends to the DLQ only what is the record's own fault (docs/reliability.md, "Outcomes")`, () => {
     const dead = Object.entries(OUTCOMES)
-      .filter(([, outcome]) => outcome.recordFault)
+      .filter(([, outcome]) => outcome.messageFault)
       .map(([code]) => code)
       .sort();
     expect(dead).toEqual(
@@ -208,8 +208,8 @@ describe('the error family', () => {
         'EMQ_WRONGTYPE',
       ].sort(),
     );
-    expect(new ConfigError('x').recordFault).toBe(false);
-    expect(new RefusedError('EMQ_UNKNOWN', 'x').recordFault).toBe(false);
+    expect(new ConfigError('x').messageFault).toBe(false);
+    expect(new RefusedError('EMQ_UNKNOWN', 'x').messageFault).toBe(false);
   });
 
   it('gives every retryable outcome a Retry-After and names the job of an unconfirmed write', () => {

@@ -1,5 +1,5 @@
 // The resend span (src/settings/resend-span.ts) and the rules that read it: loadConfig, and the
-// construct through it, refuse a dedupe TTL shorter than the span; and what earlier attempts
+// construct through it, refuse a record life (EMQ_DEDUPE_TTL_MS) shorter than the span; and what earlier attempts
 // of an admission tell about its answer (src/admission/attempts.ts).
 
 import { describe, expect, it } from 'vitest';

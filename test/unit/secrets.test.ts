@@ -1,4 +1,4 @@
-// A credentials-store outage at cold start is retryable (503), not a 500 (issue 14, defect 6):
+// A credentials-store outage at cold start is retryable (503), not a 500:
 // the real SDK client, pointed at a port nothing listens on, fails as an outage would.
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { describe, expect, it } from 'vitest';

@@ -242,7 +242,7 @@ describe('requestOf', () => {
       const record = breakIt(sqsRecord({ body: 'x' })) as SQSRecord;
       const refused = refusal(requestOf(record, 'q'));
       expect(refused.code).toBe('EMQ_INVALID_REQUEST');
-      expect(refused.recordFault).toBe(true);
+      expect(refused.messageFault).toBe(true);
     });
   });
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { isFifoRecord, orderingGroup, wavesOf } from '../../functions/sqs/waves.js';
+import { isFifoSqsRecord, orderingGroup, wavesOf } from '../../functions/sqs/waves.js';
 import { sqsRecord } from '../fixtures/sqs/records.js';
 
 const fifo: SQSEvent = JSON.parse(
@@ -20,7 +20,7 @@ describe('waves', () => {
   it('orders FIFO records by message group and standard records by nothing', () => {
     const [first] = fifo.Records;
     if (first === undefined) throw new Error('fixture has no record');
-    expect(isFifoRecord(first)).toBe(true);
+    expect(isFifoSqsRecord(first)).toBe(true);
     expect(orderingGroup(first)).toBe('order-1001');
     expect(orderingGroup(sqsRecord())).toBeUndefined();
     expect(wavesOf(fifo.Records.map(orderingGroup))).toEqual([[0], [1]]);

@@ -10,7 +10,7 @@ import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elasticache from 'aws-cdk-lib/aws-elasticache';
 import type { Construct } from 'constructs';
-import type { ExecutorChoice } from '../../../src/settings/config.js';
+import type { FamilyChoice } from '../../../src/settings/config.js';
 import { keptAs } from '../../shared/removal.js';
 import type { CacheIamAuth, CacheMetrics } from '../cache.js';
 import { cacheIamAuth } from '../iam-auth.js';
@@ -25,7 +25,7 @@ import { type ElastiCacheSpec, INSTALLER_ACCESS_STRING } from './spec.js';
 export interface ElastiCacheValkeyProps {
   readonly spec: Required<ElastiCacheSpec>;
   readonly network: CacheNetwork;
-  readonly executor: ExecutorChoice;
+  readonly family: FamilyChoice;
   /**
    * On delete or replacement.
    * @default a final snapshot
@@ -102,7 +102,7 @@ export class ElastiCacheValkey extends OwnedCache {
 
     const address = this.replicationGroup.attrConfigurationEndPointAddress;
     const port = this.replicationGroup.attrConfigurationEndPointPort;
-    this.connectTo([`${address}:${port}`], props.executor);
+    this.connectTo([`${address}:${port}`], props.family);
     this.iamAuth =
       rbac.iamUser === undefined || groupId === undefined
         ? undefined

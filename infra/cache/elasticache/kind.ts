@@ -28,7 +28,7 @@ export const ELASTICACHE = {
     limits: 'shards × node memory; resharding online',
   },
   // Node-based ElastiCache loads no module; it has FUNCTION and FCALL.
-  executor: 'function',
+  family: 'function',
   contextKeys: ['nodeType', 'shards', 'replicasPerShard', 'engineVersion', 'durability'],
   refusedElsewhere: (key, value, chosen) => {
     if (key !== 'durability' || value === 'off') return undefined;
@@ -57,7 +57,7 @@ export const ELASTICACHE = {
     new ElastiCacheValkey(scope, id, {
       spec: cache,
       network,
-      executor: ELASTICACHE.executor,
+      family: ELASTICACHE.family,
       removalPolicy,
     }),
 } satisfies CacheKindModule<ElastiCacheSpec, Resolved<ElastiCacheSpec>>;

@@ -1,6 +1,7 @@
 /**
  * The ElastiCache parameter group the stack deploys instead of the default one: the default
- * group of every Valkey family evicts (volatile-lru), which breaks both promises of SPEC §11.
+ * group of every Valkey family evicts (volatile-lru), which breaks both promises of
+ * docs/reliability.md "Acknowledgements".
  */
 import * as elasticache from 'aws-cdk-lib/aws-elasticache';
 import type { Construct } from 'constructs';

@@ -1,19 +1,19 @@
 /**
  * A Valkey endpoint the construct does not own: any Valkey 7.2 or later, MemoryDB included. The
- * functions run the executor the spec names (`auto` by default: the native family where
+ * functions run the family the spec names (`auto` by default: the native family where
  * every primary loads the EchoMQ module, else the function family, decided at connect); the
  * operator's user needs that family's rules (src/families/access-rules.ts). The construct opens egress
  * to the endpoint's ports, admits the functions in the cache's security group where it is
  * given, and lets the functions read the secret or sign IAM tokens for the user. The installer
  * installs as the `installer` user it is given (the installer's rules); without one it
- * connects as the functions' user and only verifies (SPEC §12a).
+ * connects as the functions' user and only verifies (docs/deploy.md, "Into an existing account").
  */
 import { ArnFormat, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IDependable } from 'constructs';
-import type { ExecutorChoice } from '../../../src/settings/config.js';
+import type { FamilyChoice } from '../../../src/settings/config.js';
 import type { Resolved } from '../../shared/resolved.js';
 import {
   type CacheConnectionEnvironment,
@@ -75,7 +75,7 @@ export interface ExistingSpec {
    * The family of admission calls.
    * @default `auto` (decided at connect)
    */
-  readonly executor?: ExecutorChoice;
+  readonly family?: FamilyChoice;
   /**
    * The installer's own credentials: it then installs the identity and the library.
    * @default none; the installer connects as the functions' user and only verifies
@@ -85,7 +85,7 @@ export interface ExistingSpec {
 
 export type ResolvedExisting = Resolved<Pick<ExistingSpec, 'kind' | 'urls' | 'cluster'>> &
   Pick<ExistingSpec, 'secretArn' | 'secret' | 'iam' | 'securityGroup' | 'installer'> & {
-    readonly executor: ExecutorChoice;
+    readonly family: FamilyChoice;
   };
 
 export interface ExistingValkeyProps {
@@ -119,7 +119,7 @@ export class ExistingValkey extends Construct implements CacheTarget {
     this.connectionEnvironment = {
       EMQ_URL: spec.urls.join(','),
       EMQ_CLUSTER: spec.cluster ? 'true' : 'false',
-      EMQ_EXECUTOR: spec.executor,
+      EMQ_EXECUTOR: spec.family,
       ...(this.credentials === undefined ? {} : { EMQ_SECRET_ARN: this.credentials.secretArn }),
     };
     this.iamAuth = spec.iam === undefined ? undefined : existingIamAuth(this, spec.iam);

@@ -6,7 +6,7 @@
  */
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import { EXECUTORS, type ExecutorChoice } from '../../../src/settings/config.js';
+import { FAMILY_CHOICES, type FamilyChoice } from '../../../src/settings/config.js';
 import { normaliseUrl } from '../endpoint-url.js';
 import type { CacheKindModule, PlacedCache } from '../kind.js';
 import {
@@ -47,7 +47,7 @@ export interface ExistingOptions {
    * The family of admission calls.
    * @default `auto`: native where the module is loaded, else function
    */
-  readonly executor?: ExecutorChoice;
+  readonly family?: FamilyChoice;
   /**
    * The credentials the deploy-time installer uses: a user with the installer's rules of
    * docs/security.md (`SET` of `{emq}:version`, `FUNCTION LOAD` or `SCRIPT LOAD`), by secret or
@@ -73,7 +73,7 @@ export const EXISTING = {
     fence: 'with the module',
     limits: 'yours',
   },
-  executor: 'auto',
+  family: 'auto',
   // vpcId, subnetIds and securityGroupIds are read by the app (its network), for this kind only.
   contextKeys: [
     'valkeyEndpoint',
@@ -128,8 +128,8 @@ export const EXISTING = {
         "valkeyInstallerSecretArn must be a Secrets Manager secret's complete ARN (ending in -XXXXXX).",
       );
     }
-    const executor = input.executor ?? EXISTING.executor;
-    ensure(EXECUTORS.includes(executor), `executor must be one of ${EXECUTORS.join(', ')}.`);
+    const family = input.family ?? EXISTING.family;
+    ensure(FAMILY_CHOICES.includes(family), `family must be one of ${FAMILY_CHOICES.join(', ')}.`);
     return {
       kind: input.kind,
       urls: urls.filter((url): url is string => url !== undefined),
@@ -139,7 +139,7 @@ export const EXISTING = {
       iam,
       securityGroup: input.securityGroup,
       installer,
-      executor,
+      family,
     };
   },
   knownReplicas: () => undefined,

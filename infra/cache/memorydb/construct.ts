@@ -3,13 +3,14 @@
  * before it is acknowledged, TLS required (MemoryDB always encrypts at rest), in the stack's
  * isolated subnets, reachable only from the functions, with MemoryDB users in one ACL whose
  * passwords live in Secrets Manager (users.ts). Its parameter group refuses writes when full
- * (noeviction, SPEC §11) and keeps rows up to 1 KiB as listpacks, as the ElastiCache kind's.
+ * (noeviction, docs/reliability.md "Acknowledgements") and keeps rows up to 1 KiB as listpacks, as
+ * the ElastiCache kind's.
  */
 import { type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as memorydb from 'aws-cdk-lib/aws-memorydb';
 import type { Construct } from 'constructs';
-import type { ExecutorChoice } from '../../../src/settings/config.js';
+import type { FamilyChoice } from '../../../src/settings/config.js';
 import { keepByFinalSnapshot } from '../../shared/removal.js';
 import type { CacheIamAuth, CacheMetrics } from '../cache.js';
 import { CLUSTER_PARAMETERS } from '../elasticache/parameters.js';
@@ -24,7 +25,7 @@ import { createMemoryDbUsers } from './users.js';
 export interface MemoryDbValkeyProps {
   readonly spec: ResolvedMemoryDb;
   readonly network: CacheNetwork;
-  readonly executor: ExecutorChoice;
+  readonly family: FamilyChoice;
   /**
    * On delete or replacement.
    * @default (and `SNAPSHOT`): deleted with a final snapshot; `RETAIN` keeps the cluster (and what it needs, constructs/kept-references.ts); `DESTROY` deletes it
@@ -99,7 +100,7 @@ export class MemoryDbValkey extends OwnedCache {
 
     // The port is the one set above: the endpoint's Port attribute is a number, which a
     // joined URL would carry as a token CloudFormation's validation flags.
-    this.connectTo([`${this.cluster.attrClusterEndpointAddress}:${spec.port}`], props.executor);
+    this.connectTo([`${this.cluster.attrClusterEndpointAddress}:${spec.port}`], props.family);
     this.iamAuth =
       users.credentials === undefined
         ? iamConnect({

@@ -29,7 +29,7 @@ export const MEMORYDB = {
     limits: 'shards × node memory',
   },
   // MemoryDB for Valkey loads no module and runs FUNCTION and FCALL.
-  executor: 'function',
+  family: 'function',
   contextKeys: ['memoryDbNodeType', 'memoryDbShards', 'memoryDbReplicas', 'memoryDbEngineVersion'],
   joinsUserVpc: false,
   offersIamAuth: true,
@@ -50,7 +50,7 @@ export const MEMORYDB = {
     new MemoryDbValkey(scope, id, {
       spec: cache,
       network,
-      executor: MEMORYDB.executor,
+      family: MEMORYDB.family,
       removalPolicy,
     }),
 } satisfies CacheKindModule<MemoryDbSpec, ResolvedMemoryDb>;

@@ -1,6 +1,6 @@
 /**
  * A Valkey cluster on EC2 that loads the EchoMQ module, so the functions run the native
- * executor with its per-write fence and paused guard (ElastiCache loads no modules).
+ * family with its per-write fence and paused guard (ElastiCache loads no modules).
  *
  * - Nodes: shards × (1 + replicas) instances, Graviton by default, one per node, spread over
  *   the cache subnets' AZs, each at a fixed private address (infra/cache/selfmanaged/layout.ts):
@@ -34,7 +34,7 @@ import { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { INSTALLER_RULES_NATIVE } from '../../../src/families/access-rules.js';
-import type { ExecutorChoice } from '../../../src/settings/config.js';
+import type { FamilyChoice } from '../../../src/settings/config.js';
 import { packageDir } from '../../shared/package-dir.js';
 import { keptAs } from '../../shared/removal.js';
 import type { CacheConnectionEnvironment } from '../cache.js';
@@ -53,7 +53,7 @@ export interface SelfManagedValkeyProps {
   readonly network: CacheNetwork;
   /** The identity the nodes load the module with: the functions' EMQ_WIRE. */
   readonly wire: string;
-  readonly executor: ExecutorChoice;
+  readonly family: FamilyChoice;
   /**
    * What becomes of the data volumes when the stack is deleted.
    * @default a snapshot of each
@@ -226,7 +226,7 @@ export class SelfManagedValkey extends OwnedCache {
       // Data is the JSON {"emq-cluster":"<base64 CA>"}; base64 holds no quote.
       EMQ_TLS_CA: Fn.select(3, Fn.split('"', Token.asString(this.clusterCreated.attrData))),
     };
-    this.connectTo(seeds, props.executor, tls);
+    this.connectTo(seeds, props.family, tls);
   }
 
   override get connectionEnvironment(): SelfManagedConnectionEnvironment {

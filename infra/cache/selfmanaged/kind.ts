@@ -36,7 +36,7 @@ export const SELFMANAGED = {
     limits: 'no resizing after creation',
   },
   // Every node loads the module.
-  executor: 'native',
+  family: 'native',
   contextKeys: [
     'moduleArtifact',
     'selfManagedShards',
@@ -121,7 +121,7 @@ export const SELFMANAGED = {
       spec: cache,
       network,
       wire,
-      executor: SELFMANAGED.executor,
+      family: SELFMANAGED.family,
       removalPolicy,
     }),
 } satisfies CacheKindModule<SelfManagedSpec, ResolvedSelfManaged>;

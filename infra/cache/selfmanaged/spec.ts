@@ -1,7 +1,7 @@
 /** What a deployment chooses for the self-managed cluster: read by its kind module and its construct. */
 import type { Resolved } from '../../shared/resolved.js';
 
-/** A Valkey cluster on EC2 that loads the EchoMQ module (functions run the native executor). */
+/** A Valkey cluster on EC2 that loads the EchoMQ module (functions run the native family). */
 export interface SelfManagedSpec {
   readonly kind: 'selfmanaged';
   /**

@@ -3,14 +3,14 @@
  * as on the node-based cache, in the stack's isolated subnets. The service loads no module
  * and has no FCALL, FUNCTION or WAIT: the functions run the script family (EVALSHA of the
  * library) with EMQ_ACK_REPLICAS=0, under the script family's rules. Its forced
- * `volatile-lru` evicts nothing they write (no TTL, SPEC §11). The fence installer works
- * against the one endpoint, which routes to every shard.
+ * `volatile-lru` evicts nothing they write (no TTL, docs/reliability.md "Acknowledgements"). The
+ * fence installer works against the one endpoint, which routes to every shard.
  */
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as elasticache from 'aws-cdk-lib/aws-elasticache';
 import type { Construct } from 'constructs';
-import type { ExecutorChoice } from '../../../src/settings/config.js';
+import type { FamilyChoice } from '../../../src/settings/config.js';
 import { keepByFinalSnapshot } from '../../shared/removal.js';
 import type { CacheIamAuth, CacheMetrics } from '../cache.js';
 import { cacheIamAuth } from '../iam-auth.js';
@@ -23,7 +23,7 @@ import { SERVERLESS_INSTALLER_ACCESS_STRING, type ServerlessSpec } from './spec.
 export interface ServerlessValkeyProps {
   readonly spec: Required<ServerlessSpec>;
   readonly network: CacheNetwork;
-  readonly executor: ExecutorChoice;
+  readonly family: FamilyChoice;
   /**
    * On delete or replacement.
    * @default (and `SNAPSHOT`): deleted with a final snapshot; `RETAIN` keeps the cache (and what it needs, constructs/kept-references.ts); `DESTROY` deletes it
@@ -76,7 +76,7 @@ export class ServerlessValkey extends OwnedCache {
 
     const address = this.cache.attrEndpointAddress;
     const port = this.cache.attrEndpointPort;
-    this.connectTo([`${address}:${port}`], props.executor);
+    this.connectTo([`${address}:${port}`], props.family);
     this.iamAuth =
       rbac.iamUser === undefined
         ? undefined

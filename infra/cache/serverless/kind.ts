@@ -15,7 +15,7 @@ export const SERVERLESS = {
     serverless: (options: ServerlessOptions = {}) => placed('serverless', options),
   },
   facts: {
-    builds: 'ElastiCache Serverless for Valkey, RBAC users',
+    builds: 'ElastiCache Serverless for Valkey (TLS always on), RBAC users',
     family: '`script`: `EVALSHA` of the same library (Serverless has no `FCALL` or `FUNCTION`)',
     acknowledgement: '`0`, the only value accepted: Serverless has no `WAIT`',
     memoryPolicy:
@@ -25,7 +25,7 @@ export const SERVERLESS = {
     limits: '`dataStorageMaxGb` (1-5,000), `ecpuPerSecondMax`',
   },
   // Serverless has no FCALL or FUNCTION: the same library runs through EVALSHA.
-  executor: 'script',
+  family: 'script',
   contextKeys: ['serverlessEngineVersion', 'dataStorageMaxGb', 'ecpuPerSecondMax'],
   joinsUserVpc: false,
   offersIamAuth: true,
@@ -46,7 +46,7 @@ export const SERVERLESS = {
     new ServerlessValkey(scope, id, {
       spec: cache,
       network,
-      executor: SERVERLESS.executor,
+      family: SERVERLESS.family,
       removalPolicy,
     }),
 } satisfies CacheKindModule<ServerlessSpec, Resolved<ServerlessSpec>>;

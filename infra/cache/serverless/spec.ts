@@ -16,8 +16,8 @@ export const SERVERLESS_INSTALLER_ACCESS_STRING = INSTALLER_RULES_SCRIPT;
  * ElastiCache Serverless for Valkey: one TLS endpoint in cluster mode, billed by data stored and
  * ElastiCache Processing Units. It has no FCALL, FUNCTION or WAIT, so the functions run the
  * script family with EMQ_ACK_REPLICAS=0; its forced `volatile-lru` evicts nothing the
- * functions write (no key of theirs has a TTL, SPEC §11): at the storage limit writes fail.
- * It offers no durability.
+ * functions write (no key of theirs has a TTL, docs/reliability.md "Acknowledgements"): at the
+ * storage limit writes fail. It offers no durability.
  */
 export interface ServerlessSpec {
   readonly kind: 'serverless';

@@ -47,7 +47,7 @@ interface CommonOptions extends Omit<LoadOptions, 'requests'> {
 export interface HarnessScenarioOptions extends CommonOptions {
   /** The servers the functions talk to. Required. */
   readonly target: ServerHandle | ClusterHandle;
-  /** EMQ_* settings of the function containers (executor, timeouts). Default: none. */
+  /** EMQ_* settings of the function containers (family, timeouts). Default: none. */
   readonly env?: Readonly<Record<string, string>>;
 }
 

@@ -109,7 +109,7 @@ export class SqsSource {
     for (const message of batch) {
       const { request, record } = message;
       request.attempts += 1;
-      const line = this.tap.recordOf(record.messageId);
+      const line = this.tap.lineOf(record.messageId);
       if (!failed.has(record.messageId)) {
         request.settlement = 'accepted';
         request.toldId = line?.id;

@@ -1,7 +1,8 @@
 /**
  * What generated requests are made of. Valid values come from small pools, so runs revisit the
  * same queue, id, key and payload and reach duplicates, conflicts and replays, not just fresh
- * writes; invalid ones break each rule of SPEC §1, §2 and §5 one way or another.
+ * writes; invalid ones break each rule of docs/wire.md "Keys", "Job ids", "Idempotency records" one
+ * way or another.
  */
 import fc from 'fast-check';
 import { jobIdAt } from '../../../src/keyspace/ids.js';

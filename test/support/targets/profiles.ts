@@ -33,7 +33,7 @@
  *   6379 and a READONLY read port 6380 on the same host.
  * - Key-less scripts (BestPractices.Clients.Redis.LuaScripts.html): `eval 'return "Hello
  *   World"' 0` answers `(error) ERR Lua scripts without any input keys are not supported.`
- * - TLS is always on (the stack's Serverless construct and SPEC §10).
+ * - TLS is always on (the stack's Serverless construct and docs/deploy.md "The cache kinds").
  *
  * ElastiCache node-based: ClientConfig.RestrictedCommands.html lists BGREWRITEAOF, BGSAVE,
  * CONFIG, DEBUG, MIGRATE, REPLICAOF, SAVE, SLAVEOF, SHUTDOWN, SYNC as unavailable;
@@ -50,7 +50,8 @@
  *   A renamed command is answered by the server itself. The text of the argument-cap error is
  *   not documented either; the harness's names the count and the cap.
  * - "3,999 arguments" counts the command name too (Valkey's argc): 3,999 pass, 4,000 do not.
- * - Node-based ElastiCache refuses MODULE (SPEC §10; the AWS pages do not list it).
+ * - Node-based ElastiCache refuses MODULE (docs/deploy.md, "The cache kinds"; the AWS pages do not
+ * list it).
  * - MemoryDB: one shard with one replica (the CLI's defaults), noeviction, TLS required,
  *   its default user switched off; its -RANGE slot subcommands unavailable like the listed ones.
  * - Serverless's memory limit is the harness's (64 MB): the service scales it.
@@ -173,7 +174,7 @@ export const PROFILES: Readonly<Record<ProfileName, TargetProfile>> = {
     module: false,
     defaultUser: 'off',
     settings: [{ fromStack: 'elasticache-parameters' }],
-    // MODULE: assumed (SPEC §10).
+    // MODULE: assumed (docs/deploy.md, "The cache kinds").
     unavailable: unique([...ELASTICACHE_RESTRICTED, ...NODE_BASED_RESTRICTED, 'module']),
     supported: undefined,
     limits: NO_LIMITS,

@@ -2,9 +2,9 @@
 # Puts this node's copy of the wire identity back when the node serves slots as a primary
 # without it. Valkey deletes the keys of slots a node does not own when it loads its data, and
 # {emq}:version lives in one slot, so after a restart every primary but one has lost the copy the
-# module checks on each write (SPEC §6). It installs only the identity of the module this node
-# loaded, the one the deploy-time fence installer put there. Runs from a systemd timer and at the
-# end of bootstrap.sh, as a local user that may run nothing but these checks.
+# module checks on each write (docs/wire.md, "The fence"). It installs only the identity of the
+# module this node loaded, the one the deploy-time fence installer put there. Runs from a systemd
+# timer and at the end of bootstrap.sh, as a local user that may run nothing but these checks.
 set -euo pipefail
 # shellcheck source=node-lib.sh
 . "$(dirname "$(readlink -f "$0")")/node-lib.sh"

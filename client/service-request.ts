@@ -1,12 +1,13 @@
 /**
- * One call of the client as the retry loop sends it: what it does, its route and its body.
- * Every attempt of a call carries the same key or id, so no retry can make a second job.
+ * One request of the client to the service, as the retry loop sends it: what it does, its route
+ * and its body. Every attempt of a request carries the same key or id, so no retry can make a
+ * second job.
  */
 import type { Answer } from './answers.js';
 
-/** One call's request; every attempt sends it with the same key or id. */
-export interface Call {
-  /** What the call does, as the error message begins. */
+/** One request to the service; every attempt sends it with the same key or id. */
+export interface ServiceRequest {
+  /** What the request does, as the error message begins. */
   readonly what: string;
   readonly method: 'GET' | 'POST' | 'PUT';
   /** The route's path segments (not yet encoded), under the endpoint's path. */
@@ -23,10 +24,13 @@ export const TEXT_TYPE = 'text/plain; charset=utf-8';
 export const BYTES_TYPE = 'application/octet-stream';
 
 /**
- * Sends a call until it is answered with a success `accept` takes (it returns a value other
+ * Sends a request until it is answered with a success `accept` takes (it returns a value other
  * than undefined), a refusal, or the budget is spent.
  */
-export type Send = <T>(call: Call, accept: (answer: Answer) => T | undefined) => Promise<T>;
+export type Send = <T>(
+  request: ServiceRequest,
+  accept: (answer: Answer) => T | undefined,
+) => Promise<T>;
 
 /** The segments of a queue's jobs; requestUrl encodes each. */
 export function jobsPath(queue: string): string[] {

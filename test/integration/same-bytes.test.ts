@@ -1,4 +1,5 @@
-// Both families write the same bytes: SPEC §3-4 conformance on a server that loads the module.
+// Both families write the same bytes: conformance to docs/wire.md ("The row at birth", "The calls")
+// on a server that loads the module.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Connection, enqueue, readJob } from '../../src/index.js';
@@ -12,8 +13,8 @@ let script: Connection;
 
 beforeAll(async () => {
   server = await startFencedServer();
-  native = await connectTo(server, { executor: 'native', maxPayloadBytes: 2 * 1024 * 1024 });
-  script = await connectTo(server, { executor: 'function', maxPayloadBytes: 2 * 1024 * 1024 });
+  native = await connectTo(server, { family: 'native', maxPayloadBytes: 2 * 1024 * 1024 });
+  script = await connectTo(server, { family: 'function', maxPayloadBytes: 2 * 1024 * 1024 });
 });
 
 afterAll(() => server.stop());
@@ -79,7 +80,8 @@ describe('the two families', () => {
       expect(await client.zrange(`emq:{${queue}}:pending`, 0, -1, 'WITHSCORES')).toEqual([id, '0']);
       expect(await client.ttl(`emq:{${queue}}:job:${id}`)).toBe(-1);
       // A keyless request carries a key of its own call: its record lives in one of the
-      // queue's record slots, the third key, and no key has a TTL (SPEC §3).
+      // queue's record slots, the third key, and no key has a TTL (docs/wire.md,
+      // "The row at birth").
       const keys = (await client.keys(`emq:{${queue}}:*`)).sort();
       expect(keys).toHaveLength(3);
       const slot = keys.find((key) => key.includes(':dedupe:')) ?? '';
