@@ -276,7 +276,7 @@ describe('the rotation function', () => {
       ...depsOver(secrets),
       users: {
         set: () => Promise.resolve(),
-        describe: () => Promise.resolve({ status: 'modifying', passwordCount: 1 }),
+        applied: () => Promise.resolve('modifying'),
       },
       settleMs: 0,
     };
