@@ -6,7 +6,6 @@
  * (`[{secretArn, userId}]`), both set by the construct (infra/constructs/credential-rotation.ts).
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { connect } from '../../src/connection/connector.js';
 import { loadConfig } from '../../src/settings/config.js';
 import { openCredentials } from '../shared/open-credentials.js';
 import { nodePasswords } from './node-passwords.js';
@@ -55,7 +54,9 @@ function nodesOf(secrets: SecretsManagerClient): UserPasswords {
   const config = loadConfig(process.env);
   return nodePasswords({
     config,
-    open: async () =>
-      connect({ ...config, ...(await openCredentials(config, secrets)), checkFence: false }),
+    admin: async () => {
+      const { username, password } = await openCredentials(config, secrets);
+      return { username, password };
+    },
   });
 }

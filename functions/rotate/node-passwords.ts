@@ -8,36 +8,42 @@
  * booting again writes its ACL file from the secret's current password alone (bootstrap.sh).
  * testSecret logs in as the user with each password, on every node.
  */
-import { Cluster, type Valkey } from 'iovalkey';
+import type { Valkey } from 'iovalkey';
+import type { LoginCredentials } from '../../src/connection/authenticating-connector.js';
 import { type ClientTls, newClient } from '../../src/connection/clients.js';
-import type { Connection } from '../../src/connection/connector.js';
+import { connect } from '../../src/connection/connector.js';
 import { type Config, configure } from '../../src/settings/config.js';
 import { RotationError, type UserPasswords } from './rotation.js';
 
-/** Where the nodes are and how the admin connection is opened. */
+/** Where the nodes are and who may change their users. */
 export interface NodeAccess {
   /** The seeds, cluster mode, TLS and timeouts of the functions' configuration. */
   readonly config: Config;
   readonly tls?: ClientTls | undefined;
-  /** A connection as the admin user (connect with checkFence false). */
-  open(): Promise<Connection>;
+  /** The admin user's credentials (its secret, read at each step). */
+  admin(): Promise<LoginCredentials>;
 }
 
 export function nodePasswords(access: NodeAccess): UserPasswords {
   return {
     async set(userId, passwords) {
-      await onEveryNode(access, async (node) => {
-        await node.call('ACL', 'SETUSER', userId, 'resetpass', ...passwords.map((p) => `>${p}`));
-        await node.call('ACL', 'SAVE');
-      });
+      const admin = await access.admin();
+      for (const url of await nodeUrls(access, admin)) {
+        await onNode(access, url, admin, async (node) => {
+          await node.call('ACL', 'SETUSER', userId, 'resetpass', ...passwords.map((p) => `>${p}`));
+          await node.call('ACL', 'SAVE');
+        });
+      }
     },
     async applied(userId, passwords) {
-      const addresses = await onEveryNode(access, async () => {});
-      for (const address of addresses) {
+      for (const url of await nodeUrls(access, await access.admin())) {
         for (const password of passwords) {
-          if (!(await logsIn(access, address, userId, password))) {
+          const loggedIn = await onNode(access, url, { username: userId, password }, async () => {})
+            .then(() => true)
+            .catch(() => false);
+          if (!loggedIn) {
             throw new RotationError(
-              `A node refuses the user's ${password === passwords.at(-1) ? 'new' : 'current'} password; setSecret runs again on the next attempt.`,
+              `A node refuses the user's ${password === passwords.at(-1) ? 'new' : 'current'} password (or cannot be reached); setSecret runs again on the next attempt.`,
             );
           }
         }
@@ -49,33 +55,19 @@ export function nodePasswords(access: NodeAccess): UserPasswords {
 }
 
 /**
- * Runs `step` on every node the cluster knows (its own view, CLUSTER NODES), and answers
- * their addresses. A node the cluster lists but the admin cannot reach (a failed one, one
- * restarting) fails the step: it would come back without the new password.
+ * Every node the cluster knows, primaries and replicas, as its own view lists them (CLUSTER
+ * NODES), or the one server. A node listed but not reachable (failed, restarting) fails the
+ * step that opens it: it would come back without the new password.
  */
-async function onEveryNode(
-  access: NodeAccess,
-  step: (node: Valkey) => Promise<void>,
-): Promise<string[]> {
-  const connection = await access.open();
+async function nodeUrls(access: NodeAccess, admin: LoginCredentials): Promise<string[]> {
+  const { config } = access;
+  if (!config.cluster) return [...config.urls];
+  const connection = await connect({ ...config, ...admin, tls: access.tls, checkFence: false });
   try {
-    const client = connection.client;
-    if (!(client instanceof Cluster)) {
-      await step(client);
-      return [...access.config.urls];
-    }
-    const reached = new Map(
-      client.nodes('all').map((node) => [`${node.options.host}:${node.options.port}`, node]),
+    const scheme = config.urls[0]?.startsWith('rediss:') === true ? 'rediss:' : 'redis:';
+    return listedNodes(String(await connection.client.call('CLUSTER', 'NODES'))).map(
+      (address) => `${scheme}//${address}`,
     );
-    const listed = listedNodes(String(await client.call('CLUSTER', 'NODES')));
-    const missing = listed.filter((address) => !reached.has(address)).length;
-    if (missing > 0) {
-      throw new RotationError(
-        `${missing} node(s) of the cluster cannot be reached now; the next attempt tries again.`,
-      );
-    }
-    for (const node of reached.values()) await step(node);
-    return [...reached.keys()].map((address) => `${schemeOf(access.config)}//${address}`);
   } finally {
     await connection.close();
   }
@@ -90,32 +82,29 @@ export function listedNodes(text: string): string[] {
     .map(([, address]) => (address as string).split('@')[0] as string);
 }
 
-function schemeOf(config: Config): string {
-  return config.urls[0]?.startsWith('rediss:') === true ? 'rediss:' : 'redis:';
-}
-
-/** A connection of its own to one node as the user: the connector's AUTH succeeds or not. */
-async function logsIn(
+/**
+ * A connection of its own to one node as `login`, through the connector every function uses:
+ * it opens only once the node accepted the login, and `step` runs on it.
+ */
+async function onNode(
   access: NodeAccess,
   url: string,
-  username: string,
-  password: string,
-): Promise<boolean> {
+  login: LoginCredentials,
+  step: (node: Valkey) => Promise<void>,
+): Promise<void> {
   const config = configure({
     ...access.config,
     urls: [url],
     cluster: false,
-    username,
-    password,
+    username: login.username,
+    password: login.password,
     secretArn: undefined,
   });
-  const client = newClient(config, access.tls);
+  const client = newClient(config, access.tls) as Valkey;
   client.on('error', () => {});
   try {
     await client.connect();
-    return true;
-  } catch {
-    return false;
+    await step(client);
   } finally {
     client.disconnect();
   }

@@ -3,13 +3,6 @@
 // versions and stages behind the SDK client's own commands, and ElastiCache's user API backed
 // by a real Valkey whose ACL user is the cache user. After a rotation the user accepts the
 // current and the new password; after the next one the oldest is refused.
-import {
-  DescribeSecretCommand,
-  GetRandomPasswordCommand,
-  GetSecretValueCommand,
-  PutSecretValueCommand,
-  UpdateSecretVersionStageCommand,
-} from '@aws-sdk/client-secrets-manager';
 import { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -20,98 +13,13 @@ import {
 } from '../../functions/rotate/rotation.js';
 import { userPasswords } from '../../functions/rotate/user-passwords.js';
 import { ADMIN, usersWithAdmin } from '../support/admin-user.js';
+import { SecretVersions as SecretsManagerStandIn } from '../support/secret-versions.js';
 import { type ServerHandle, startStandalone } from '../support/servers.js';
 
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:emq-app-AbCdEf';
 const USER_ID = 'emq-test-app';
 const FIRST_PASSWORD = 'first-password-0123456789abcdef';
 const STEPS: readonly RotationStep[] = ['createSecret', 'setSecret', 'testSecret', 'finishSecret'];
-
-/** Secrets Manager's versions and stages of one secret, answering the SDK's commands. */
-class SecretsManagerStandIn {
-  readonly versions = new Map<string, { value: string | undefined; stages: string[] }>();
-  private minted = 0;
-
-  constructor(initial: string) {
-    this.versions.set('v0', { value: initial, stages: ['AWSCURRENT'] });
-  }
-
-  /** What RotateSecret does before it invokes the function: a version staged AWSPENDING, with no value yet. */
-  startRotation(token: string): void {
-    if (this.versions.has(token)) return;
-    this.versions.set(token, { value: undefined, stages: ['AWSPENDING'] });
-  }
-
-  async send(command: object): Promise<Record<string, unknown>> {
-    if (command instanceof DescribeSecretCommand) {
-      return {
-        RotationEnabled: true,
-        VersionIdsToStages: Object.fromEntries(
-          [...this.versions].map(([id, version]) => [id, [...version.stages]]),
-        ),
-      };
-    }
-    if (command instanceof GetSecretValueCommand) {
-      const { VersionId, VersionStage } = command.input;
-      const found = [...this.versions].find(
-        ([id, version]) =>
-          (VersionId === undefined || id === VersionId) &&
-          (VersionStage === undefined || version.stages.includes(VersionStage)),
-      );
-      if (found?.[1].value === undefined) throw notFound();
-      return { VersionId: found[0], SecretString: found[1].value };
-    }
-    if (command instanceof GetRandomPasswordCommand) {
-      this.minted += 1;
-      return {
-        RandomPassword: `minted${this.minted}`.padEnd(command.input.PasswordLength ?? 32, 'x'),
-      };
-    }
-    if (command instanceof PutSecretValueCommand) {
-      const { ClientRequestToken, SecretString, VersionStages } = command.input;
-      if (ClientRequestToken === undefined || SecretString === undefined)
-        throw new Error('bad put');
-      for (const version of this.versions.values()) {
-        version.stages = version.stages.filter((stage) => !VersionStages?.includes(stage));
-      }
-      this.versions.set(ClientRequestToken, {
-        value: SecretString,
-        stages: [...(VersionStages ?? [])],
-      });
-      return {};
-    }
-    if (command instanceof UpdateSecretVersionStageCommand) {
-      const { VersionStage, MoveToVersionId, RemoveFromVersionId } = command.input;
-      if (VersionStage !== 'AWSCURRENT' || MoveToVersionId === undefined)
-        throw new Error('bad move');
-      const old =
-        RemoveFromVersionId === undefined ? undefined : this.versions.get(RemoveFromVersionId);
-      if (old !== undefined) old.stages = ['AWSPREVIOUS'];
-      for (const version of this.versions.values()) {
-        if (version !== old)
-          version.stages = version.stages.filter((stage) => stage !== 'AWSPREVIOUS');
-      }
-      const moved = this.versions.get(MoveToVersionId);
-      if (moved === undefined) throw notFound();
-      moved.stages = ['AWSCURRENT'];
-      return {};
-    }
-    throw new Error(`The stand-in does not serve ${command.constructor.name}.`);
-  }
-
-  current(): Record<string, unknown> {
-    const found = [...this.versions.values()].find((version) =>
-      version.stages.includes('AWSCURRENT'),
-    );
-    return JSON.parse(found?.value ?? '{}') as Record<string, unknown>;
-  }
-}
-
-function notFound(): Error {
-  const error = new Error("Secrets Manager can't find the specified secret value.");
-  error.name = 'ResourceNotFoundException';
-  return error;
-}
 
 /**
  * ElastiCache's `ModifyUser` and `DescribeUsers`, as the SDK module's classes, applied to the
