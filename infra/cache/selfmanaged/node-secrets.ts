@@ -31,7 +31,7 @@ export interface NodeSecrets {
 
 /** Why the admin's password has no rotation schedule (cdk-nag SMG4). */
 const ADMIN_ROTATION =
-  "The admin's password is also each node's replication password (masterauth in its configuration, written at boot), which a running node cannot take from a rotation: rotate it by putting a new secret value and rebooting the nodes one at a time (docs/operations.md, Rotating credentials).";
+  "The admin's password is also each node's replication password (masterauth, written into its configuration at boot), which an ACL rotation does not change: rotate it by putting a new secret value and rebooting the nodes one at a time (docs/operations.md, Rotating credentials). The functions' and installer's users rotate on the schedule.";
 
 export function createNodeSecrets(scope: Construct): NodeSecrets {
   const user = (id: string, username: string, description: string) =>
