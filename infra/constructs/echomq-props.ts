@@ -48,9 +48,9 @@ export interface EchoMqOptions {
    */
   readonly logGroupEncryptionKey?: kms.IKey;
   /**
-   * Days between rotations of the cache users' passwords, where the construct creates the
-   * cache (ElastiCache, Serverless, MemoryDB), from 1 to 1000; `0` turns rotation off.
-   * Default `30`.
+   * Days between rotations of the functions' and installer's passwords, where the construct
+   * creates the cache (ElastiCache, Serverless, MemoryDB, self-managed), from 1 to 1000; `0`
+   * turns rotation off. Default `30`.
    */
   readonly passwordRotationDays?: number;
   /** SNS topic ARN the alarms notify. Default: none. */

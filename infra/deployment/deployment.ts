@@ -109,8 +109,9 @@ export interface EchoMqDeployment {
   /** Keep log groups when the stack is deleted. Default `false` (a teardown leaves nothing). */
   readonly keepLogsOnDelete?: boolean;
   /**
-   * Days between rotations of the passwords of a cache the construct creates (ElastiCache,
-   * Serverless, MemoryDB), from 1 to 1000; `0` turns rotation off. Default `30`.
+   * Days between rotations of the functions' and installer's passwords of a cache the
+   * construct creates (ElastiCache, Serverless, MemoryDB, self-managed), from 1 to 1000; `0`
+   * turns rotation off. Default `30`.
    */
   readonly passwordRotationDays?: number;
   /** SNS topic ARN the alarms notify. Default: none (alarms only change state). */
