@@ -55,6 +55,21 @@ function schedules(template: Template) {
   );
 }
 
+/** The two schedules, every 30 days by the one rotation function, never at deploy. */
+function thirtyDaySchedules(template: Template) {
+  const [rotationId] = Object.keys(rotationFunctions(template));
+  const rotated = schedules(template);
+  expect(rotated).toHaveLength(2);
+  for (const schedule of rotated) {
+    expect(schedule).toMatchObject({
+      RotationLambdaARN: getAtt(rotationId ?? '', 'Arn'),
+      RotationRules: { ScheduleExpression: 'rate(30 days)' },
+      RotateImmediatelyOnUpdate: false,
+    });
+  }
+  return rotated;
+}
+
 describe('password rotation of a created ElastiCache cache (the default)', () => {
   let synthesized: Synthesized;
   beforeAll(() => {
@@ -63,16 +78,7 @@ describe('password rotation of a created ElastiCache cache (the default)', () =>
 
   it('rotates the functions’ and the installer’s secrets every 30 days, never at deploy', () => {
     const { template } = synthesized;
-    const [rotationId] = Object.keys(rotationFunctions(template));
-    const rotated = schedules(template);
-    expect(rotated).toHaveLength(2);
-    for (const schedule of rotated) {
-      expect(schedule).toMatchObject({
-        RotationLambdaARN: getAtt(rotationId ?? '', 'Arn'),
-        RotationRules: { ScheduleExpression: 'rate(30 days)' },
-        RotateImmediatelyOnUpdate: false,
-      });
-    }
+    const rotated = thirtyDaySchedules(template);
     const [functionsSecret] = onlyResource(
       template,
       'AWS::SecretsManager::Secret',
@@ -121,16 +127,7 @@ describe('password rotation of a self-managed cluster', () => {
 
   it('rotates the functions’ and the installer’s secrets every 30 days, not the admin’s', () => {
     const { template } = synthesized;
-    const [rotationId] = Object.keys(rotationFunctions(template));
-    const rotated = schedules(template);
-    expect(rotated).toHaveLength(2);
-    for (const schedule of rotated) {
-      expect(schedule).toMatchObject({
-        RotationLambdaARN: getAtt(rotationId ?? '', 'Arn'),
-        RotationRules: { ScheduleExpression: 'rate(30 days)' },
-        RotateImmediatelyOnUpdate: false,
-      });
-    }
+    const rotated = thirtyDaySchedules(template);
     const secret = (hint: string) => ({
       Ref: onlyResource(template, 'AWS::SecretsManager::Secret', hint)[0],
     });

@@ -3,7 +3,7 @@
 // versions and stages behind the SDK client's own commands, and ElastiCache's user API backed
 // by a real Valkey whose ACL user is the cache user. After a rotation the user accepts the
 // current and the new password; after the next one the oldest is refused.
-import { Valkey } from 'iovalkey';
+import type { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type RotationDeps,
@@ -13,7 +13,7 @@ import {
 } from '../../functions/rotate/rotation.js';
 import { userPasswords } from '../../functions/rotate/user-passwords.js';
 import { ADMIN, usersWithAdmin } from '../support/admin-user.js';
-import { SecretVersions as SecretsManagerStandIn } from '../support/secret-versions.js';
+import { logsIn, SecretVersions as SecretsManagerStandIn } from '../support/secret-versions.js';
 import { type ServerHandle, startStandalone } from '../support/servers.js';
 
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:emq-app-AbCdEf';
@@ -81,29 +81,6 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** Whether `password` logs the user in, on a connection of its own. */
-async function logsIn(password: string): Promise<boolean> {
-  const client = new Valkey({
-    host: server.host,
-    port: server.port,
-    username: USER_ID,
-    password,
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  // A refused AUTH is the answer this asks for, not an error to report.
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    return (await client.call('ACL', 'WHOAMI')) === USER_ID;
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
-
 function depsOver(secrets: SecretsManagerStandIn): RotationDeps {
   return {
     secrets,
@@ -135,14 +112,14 @@ describe('the rotation function', () => {
     expect(second.username).toBe(USER_ID);
     expect(second.password).not.toBe(FIRST_PASSWORD);
     expect(second.password).toHaveLength(32);
-    expect(await logsIn(String(second.password))).toBe(true);
-    expect(await logsIn(FIRST_PASSWORD)).toBe(true);
+    expect(await logsIn(server, USER_ID, String(second.password))).toBe(true);
+    expect(await logsIn(server, USER_ID, FIRST_PASSWORD)).toBe(true);
 
     await rotateOnce(secrets, 'token-2');
     const third = secrets.current();
-    expect(await logsIn(String(third.password))).toBe(true);
-    expect(await logsIn(String(second.password))).toBe(true);
-    expect(await logsIn(FIRST_PASSWORD)).toBe(false);
+    expect(await logsIn(server, USER_ID, String(third.password))).toBe(true);
+    expect(await logsIn(server, USER_ID, String(second.password))).toBe(true);
+    expect(await logsIn(server, USER_ID, FIRST_PASSWORD)).toBe(false);
     expect(secrets.versions.get('token-1')?.stages).toEqual(['AWSPREVIOUS']);
   });
 
@@ -162,8 +139,8 @@ describe('the rotation function', () => {
     }
     const current = secrets.current();
     expect(secrets.versions.size).toBe(2);
-    expect(await logsIn(String(current.password))).toBe(true);
-    expect(await logsIn(FIRST_PASSWORD)).toBe(true);
+    expect(await logsIn(server, USER_ID, String(current.password))).toBe(true);
+    expect(await logsIn(server, USER_ID, FIRST_PASSWORD)).toBe(true);
   });
 
   it('refuses a secret that is not its own cache user, and changes nothing', async () => {

@@ -6,7 +6,6 @@
 // file keeps both; after the next one the oldest is refused everywhere.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodePasswords } from '../../functions/rotate/node-passwords.js';
 import {
@@ -19,7 +18,7 @@ import { type Config, configure } from '../../src/settings/config.js';
 import { aclDir } from '../security/acl-setup.js';
 import { ADMIN } from '../support/admin-user.js';
 import { startCluster } from '../support/cluster.js';
-import { SecretVersions } from '../support/secret-versions.js';
+import { logsIn, SecretVersions } from '../support/secret-versions.js';
 import { startStandalone } from '../support/standalone.js';
 import type { ClusterHandle, ServerHandle } from '../support/types.js';
 
@@ -99,38 +98,13 @@ async function rotateOnce(secrets: SecretVersions, config: Config, token: string
 const firstSecret = () =>
   new SecretVersions(JSON.stringify({ username: USER_ID, password: FIRST_PASSWORD }));
 
-/** Whether `password` logs the user in on the node at `port`, on a connection of its own. */
-async function logsIn(node: { host: string; port: number }, password: string): Promise<boolean> {
-  const client = new Valkey({
-    host: node.host,
-    port: node.port,
-    username: USER_ID,
-    password,
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-    // The user may run PING only: no INFO of a ready check.
-    enableReadyCheck: false,
-  });
-  // A refused AUTH is the answer this asks for, not an error to report.
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    return (await client.call('PING')) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
-
 /** What each node answers for each password, node by node. */
 async function logins(
   nodes: readonly { host: string; port: number }[],
   passwords: readonly string[],
 ): Promise<boolean[][]> {
   return Promise.all(
-    nodes.map((node) => Promise.all(passwords.map((password) => logsIn(node, password)))),
+    nodes.map((node) => Promise.all(passwords.map((password) => logsIn(node, USER_ID, password)))),
   );
 }
 

@@ -2,7 +2,8 @@
  * Secrets Manager's versions and stages of one secret, in process, answering the SDK client's
  * own commands (DescribeSecret, GetSecretValue, GetRandomPassword, PutSecretValue,
  * UpdateSecretVersionStage) as a rotation function sends them: the rotation tests run the four
- * steps against it. (secrets-manager.ts is the HTTP stand-in a function's process reads.)
+ * steps against it, and check with `logsIn` which passwords a node takes. (secrets-manager.ts
+ * is the HTTP stand-in a function's process reads.)
  */
 import {
   DescribeSecretCommand,
@@ -11,6 +12,7 @@ import {
   PutSecretValueCommand,
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
+import { Valkey } from 'iovalkey';
 
 export class SecretVersions {
   readonly versions = new Map<string, { value: string | undefined; stages: string[] }>();
@@ -95,4 +97,36 @@ function notFound(): Error {
   const error = new Error("Secrets Manager can't find the specified secret value.");
   error.name = 'ResourceNotFoundException';
   return error;
+}
+
+/**
+ * Whether `password` logs `username` in on the node at host:port, on a connection of its own
+ * (what a rotation must keep or drop), with no command beyond AUTH and PING.
+ */
+export async function logsIn(
+  node: { readonly host: string; readonly port: number },
+  username: string,
+  password: string,
+): Promise<boolean> {
+  const client = new Valkey({
+    host: node.host,
+    port: node.port,
+    username,
+    password,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    // The user may run PING only: no INFO of a ready check.
+    enableReadyCheck: false,
+  });
+  // A refused AUTH is the answer this asks for, not an error to report.
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    return (await client.call('PING')) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
 }
