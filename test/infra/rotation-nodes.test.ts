@@ -17,8 +17,10 @@ import {
 import { type Config, configure } from '../../src/settings/config.js';
 import { aclDir } from '../security/acl-setup.js';
 import { ADMIN } from '../support/admin-user.js';
+import { freshBundle, run } from '../support/bundles.js';
 import { startCluster } from '../support/cluster.js';
-import { logsIn, SecretVersions } from '../support/secret-versions.js';
+import { valkeyEnvironment } from '../support/functions.js';
+import { logsIn, SecretVersions, serveSecretVersions } from '../support/secret-versions.js';
 import { startStandalone } from '../support/standalone.js';
 import type { ClusterHandle, ServerHandle } from '../support/types.js';
 
@@ -190,6 +192,46 @@ describe('the rotation function on a cluster with replicas', () => {
     await step(secrets, config, 'testSecret', 'lost');
     await step(secrets, config, 'finishSecret', 'lost');
     const second = passwordOf(secrets);
+    expect(await logins(cluster.nodes, [FIRST_PASSWORD, second])).toEqual(
+      cluster.nodes.map(() => [true, true]),
+    );
+  });
+});
+
+describe('the built rotation bundle on a cluster', () => {
+  it('reads the admin secret of EMQ_SECRET_ARN and rotates the user on every node, in a process of its own', async () => {
+    await resetUser(cluster.nodes);
+    const bundle = await freshBundle('functions/rotate', ['functions', 'src']);
+    const adminArn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:emq-admin-AbCdEf';
+    const secrets = firstSecret();
+    const served = await serveSecretVersions({
+      [SECRET_ARN]: secrets,
+      [adminArn]: new SecretVersions(JSON.stringify(ADMIN)),
+    });
+    try {
+      secrets.startRotation('bundle');
+      // The four steps as Secrets Manager invokes them, one warm container.
+      const script = `const { handler } = await import(process.argv[1]);
+for (const Step of ${JSON.stringify(STEPS)}) {
+  await handler({ Step, SecretId: ${JSON.stringify(SECRET_ARN)}, ClientRequestToken: 'bundle' });
+}`;
+      await run(process.execPath, ['--input-type=module', '-e', script, bundle], {
+        timeout: 60_000,
+        env: {
+          PATH: process.env.PATH,
+          ...served.environment,
+          ...valkeyEnvironment(cluster),
+          EMQ_SECRET_ARN: adminArn,
+          ROTATED_SERVICE: 'nodes',
+          ROTATED_USERS: JSON.stringify([{ secretArn: SECRET_ARN, userId: USER_ID }]),
+        },
+      });
+    } finally {
+      await served.close();
+    }
+    const second = passwordOf(secrets);
+    expect(second).not.toBe(FIRST_PASSWORD);
+    expect(secrets.versions.get('bundle')?.stages).toEqual(['AWSCURRENT']);
     expect(await logins(cluster.nodes, [FIRST_PASSWORD, second])).toEqual(
       cluster.nodes.map(() => [true, true]),
     );

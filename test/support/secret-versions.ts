@@ -5,6 +5,8 @@
  * steps against it, and check with `logsIn` which passwords a node takes. (secrets-manager.ts
  * is the HTTP stand-in a function's process reads.)
  */
+
+import { createServer } from 'node:http';
 import {
   DescribeSecretCommand,
   GetRandomPasswordCommand,
@@ -13,6 +15,7 @@ import {
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
 import { Valkey } from 'iovalkey';
+import { LOOPBACK } from './ports.js';
 
 export class SecretVersions {
   readonly versions = new Map<string, { value: string | undefined; stages: string[] }>();
@@ -129,4 +132,67 @@ export async function logsIn(
   } finally {
     client.disconnect();
   }
+}
+
+/** The commands a rotation sends, by the operation name of their `X-Amz-Target`. */
+const OPERATIONS: Readonly<Record<string, new (input: never) => object>> = {
+  DescribeSecret: DescribeSecretCommand,
+  GetSecretValue: GetSecretValueCommand,
+  GetRandomPassword: GetRandomPasswordCommand,
+  PutSecretValue: PutSecretValueCommand,
+  UpdateSecretVersionStage: UpdateSecretVersionStageCommand,
+};
+
+/**
+ * Serves `secrets` (by ARN) over the AWS JSON 1.1 protocol the SDK speaks, for a function
+ * process or bundle that reaches Secrets Manager through AWS_ENDPOINT_URL_SECRETS_MANAGER
+ * (`environment`). GetRandomPassword, which names no secret, is answered by the first.
+ */
+export async function serveSecretVersions(
+  secrets: Readonly<Record<string, SecretVersions>>,
+): Promise<{ environment: Record<string, string>; close(): Promise<void> }> {
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const reply = (status: number, json: unknown) => {
+        response.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
+        response.end(JSON.stringify(json));
+      };
+      const operation = String(request.headers['x-amz-target'] ?? '').replace(
+        'secretsmanager.',
+        '',
+      );
+      const Command = OPERATIONS[operation];
+      const input = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as {
+        SecretId?: string;
+      };
+      const versions =
+        input.SecretId === undefined ? Object.values(secrets)[0] : secrets[input.SecretId];
+      if (Command === undefined || versions === undefined) {
+        reply(400, { __type: 'ResourceNotFoundException', message: 'not served here' });
+        return;
+      }
+      versions.send(new Command(input as never)).then(
+        (output) => reply(200, output),
+        (error: Error) => reply(400, { __type: error.name, message: error.message }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, LOOPBACK, resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return {
+    environment: {
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: `http://${LOOPBACK}:${port}`,
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
