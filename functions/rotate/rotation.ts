@@ -1,7 +1,8 @@
 /**
  * Rotating a cache user's password in Secrets Manager's four steps (createSecret, setSecret,
  * testSecret, finishSecret), for the users of the caches the construct creates. The user
- * accepts two passwords (ElastiCache `ModifyUser`, MemoryDB `UpdateUser`): setSecret gives it
+ * accepts two passwords (ElastiCache `ModifyUser`, MemoryDB `UpdateUser`, a self-managed
+ * node's `ACL SETUSER`): setSecret gives it
  * the current one and the new one, so a container still holding the current password keeps
  * logging in until the next rotation replaces it, and a container refused re-reads the secret
  * (docs/operations.md, "Rotating credentials"). Every step may run again: each checks what is
@@ -25,18 +26,18 @@ export interface RotationEvent {
   readonly ClientRequestToken: string;
 }
 
-/** A user's state as the cache service reports it. */
-export interface UserState {
-  /** `active` once the service applied the last change; `modifying` meanwhile. */
-  readonly status: string;
-  readonly passwordCount: number;
-}
-
-/** The cache service's side: one user's passwords (ElastiCache or MemoryDB, user-passwords.ts). */
+/**
+ * The cache's side: one user's passwords (ElastiCache or MemoryDB through their user API,
+ * user-passwords.ts; a self-managed cluster's nodes through ACL SETUSER, node-passwords.ts).
+ */
 export interface UserPasswords {
   /** Replaces the user's passwords with these (at most two). */
   set(userId: string, passwords: readonly string[]): Promise<void>;
-  describe(userId: string): Promise<UserState>;
+  /**
+   * Undefined once the cache applied `set`'s change, else the user's state meanwhile (the
+   * service's `modifying`); throws a RotationError where the user does not hold `passwords`.
+   */
+  applied(userId: string, passwords: readonly string[]): Promise<string | undefined>;
 }
 
 export interface RotationDeps {
@@ -46,7 +47,7 @@ export interface RotationDeps {
   userOf(secretArn: string): string | undefined;
   /** Waits before the user's state is read again. */
   pause(ms: number): Promise<void>;
-  /** How long testSecret waits for the service to apply setSecret's change. */
+  /** How long testSecret waits for the cache to apply setSecret's change. */
   readonly settleMs: number;
 }
 
@@ -120,9 +121,9 @@ async function setSecret(
 }
 
 /**
- * The service applied the change: the user is active again with both passwords. The function
- * runs outside the cache's VPC, so it cannot log in itself; the functions re-read the secret
- * on a refusal, and the old password stays valid until the next rotation.
+ * The cache applied the change: the user holds both passwords. A service's user API says so
+ * (the function runs outside the cache's VPC, so it cannot log in itself); a self-managed
+ * cluster's nodes are logged in to with each password, every node.
  */
 async function testSecret(
   secretId: string,
@@ -130,20 +131,13 @@ async function testSecret(
   userId: string,
   deps: RotationDeps,
 ): Promise<void> {
-  const expected = (await bothPasswords(deps, secretId, token)).length;
+  const passwords = await bothPasswords(deps, secretId, token);
   for (let waited = 0; ; waited += POLL_MS) {
-    const state = await deps.users.describe(userId);
-    if (state.status === 'active') {
-      if (state.passwordCount !== expected) {
-        throw new RotationError(
-          `The user holds ${state.passwordCount} passwords where setSecret gave it ${expected}.`,
-        );
-      }
-      return;
-    }
+    const state = await deps.users.applied(userId, passwords);
+    if (state === undefined) return;
     if (waited >= deps.settleMs) {
       throw new RotationError(
-        `The user is still '${state.status}' after ${deps.settleMs} ms; the next attempt checks again.`,
+        `The user is still '${state}' after ${deps.settleMs} ms; the next attempt checks again.`,
       );
     }
     await deps.pause(POLL_MS);

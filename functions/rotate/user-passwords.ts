@@ -6,7 +6,14 @@
  * neither bundles nor depends on them, so they are loaded by name and read through the few
  * fields this file names (fenced here: the rest of the function sees `UserPasswords` only).
  */
-import type { UserPasswords, UserState } from './rotation.js';
+import { RotationError, type UserPasswords } from './rotation.js';
+
+/** A user's state as the service reports it. */
+export interface UserState {
+  /** `active` once the service applied the last change; `modifying` meanwhile. */
+  readonly status: string;
+  readonly passwordCount: number;
+}
 
 export type RotatedService = 'elasticache' | 'memorydb';
 
@@ -43,7 +50,7 @@ const SERVICES: Readonly<
 export function userPasswords(
   service: RotatedService,
   sdk: Readonly<Record<string, unknown>>,
-): UserPasswords {
+): UserPasswords & { describe(userId: string): Promise<UserState> } {
   const names = SERVICES[service];
   const client = new (constructorOf<Sender>(sdk, names.client))({});
   const Update = constructorOf<object>(sdk, names.update);
@@ -59,6 +66,17 @@ export function userPasswords(
     },
     async describe(userId) {
       return stateOf(await client.send(new Describe({ [names.userField]: userId })), userId);
+    },
+    // Active again, holding as many passwords as it was given: the service shows no more.
+    async applied(userId, passwords) {
+      const state = await this.describe(userId);
+      if (state.status !== 'active') return state.status;
+      if (state.passwordCount !== passwords.length) {
+        throw new RotationError(
+          `The user holds ${state.passwordCount} passwords where setSecret gave it ${passwords.length}.`,
+        );
+      }
+      return undefined;
     },
   };
 }

@@ -1,8 +1,8 @@
 /**
  * A cache user's generated credentials, `{"username","password"}` in Secrets Manager, as every
- * kind the construct creates makes them. The users of ElastiCache and MemoryDB rotate by the
- * construct's rotation function (constructs/credential-rotation.ts); where a kind's passwords
- * change another way, `rotation` says how, and is the reason cdk-nag's SMG4 is acknowledged.
+ * kind the construct creates makes them. The functions' and installer's users rotate by the
+ * construct's rotation function (constructs/credential-rotation.ts); where a user's password
+ * changes another way (the self-managed nodes' admin), `rotation` says how, and is the reason cdk-nag's SMG4 is acknowledged.
  */
 import { Validations } from 'aws-cdk-lib';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';

@@ -63,8 +63,9 @@ export interface EchoMqOptions {
    */
   readonly logGroupEncryptionKey?: kms.IKey;
   /**
-   * Days between rotations of the cache users' passwords, where the construct creates the cache
-   * (ElastiCache, Serverless, MemoryDB), from 1 to 1000; `0` turns rotation off.
+   * Days between rotations of the functions' and installer's passwords, where the construct
+   * creates the cache (ElastiCache, Serverless, MemoryDB, self-managed), from 1 to 1000; `0`
+   * turns rotation off.
    * @default `30`
    */
   readonly passwordRotationDays?: number;

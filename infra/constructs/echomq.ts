@@ -143,7 +143,11 @@ export class EchoMq extends Construct {
       cache: this.cache,
       rollout: props.rollout === undefined ? 'all-at-once' : 'gradual',
     });
-    this.rotation = new CredentialRotation(this, 'Rotation', { deployment, cache: this.cache });
+    this.rotation = new CredentialRotation(this, 'Rotation', {
+      deployment,
+      network,
+      cache: this.cache,
+    });
     // Records taken before the fence exists would fail as retryable and burn their receives.
     // A release reaches the alias only once the installer accepted it (a gradual rollout
     // across identities is refused there, before any traffic shifts).

@@ -152,8 +152,9 @@ export interface EchoMqDeployment {
    */
   readonly keepLogsOnDelete?: boolean;
   /**
-   * Days between rotations of the passwords of a cache the construct creates (ElastiCache,
-   * Serverless, MemoryDB), from 1 to 1000; `0` turns rotation off.
+   * Days between rotations of the functions' and installer's passwords of a cache the
+   * construct creates (ElastiCache, Serverless, MemoryDB, self-managed), from 1 to 1000; `0`
+   * turns rotation off.
    * @default `30`
    */
   readonly passwordRotationDays?: number;

@@ -10,6 +10,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EchoMqCache } from '../../infra/index.js';
+import { MODULE_PATH } from '../support/servers.js';
 import { composeEchoMq } from './support/construct.js';
 import { awsSolutionsFindings, serverlessFindings } from './support/nag.js';
 import { type Synthesized, synthStack } from './support/synth.js';
@@ -54,6 +55,21 @@ function schedules(template: Template) {
   );
 }
 
+/** The two schedules, every 30 days by the one rotation function, never at deploy. */
+function thirtyDaySchedules(template: Template) {
+  const [rotationId] = Object.keys(rotationFunctions(template));
+  const rotated = schedules(template);
+  expect(rotated).toHaveLength(2);
+  for (const schedule of rotated) {
+    expect(schedule).toMatchObject({
+      RotationLambdaARN: getAtt(rotationId ?? '', 'Arn'),
+      RotationRules: { ScheduleExpression: 'rate(30 days)' },
+      RotateImmediatelyOnUpdate: false,
+    });
+  }
+  return rotated;
+}
+
 describe('password rotation of a created ElastiCache cache (the default)', () => {
   let synthesized: Synthesized;
   beforeAll(() => {
@@ -62,16 +78,7 @@ describe('password rotation of a created ElastiCache cache (the default)', () =>
 
   it('rotates the functions’ and the installer’s secrets every 30 days, never at deploy', () => {
     const { template } = synthesized;
-    const [rotationId] = Object.keys(rotationFunctions(template));
-    const rotated = schedules(template);
-    expect(rotated).toHaveLength(2);
-    for (const schedule of rotated) {
-      expect(schedule).toMatchObject({
-        RotationLambdaARN: getAtt(rotationId ?? '', 'Arn'),
-        RotationRules: { ScheduleExpression: 'rate(30 days)' },
-        RotateImmediatelyOnUpdate: false,
-      });
-    }
+    const rotated = thirtyDaySchedules(template);
     const [functionsSecret] = onlyResource(
       template,
       'AWS::SecretsManager::Secret',
@@ -109,6 +116,69 @@ describe('password rotation of a created ElastiCache cache (the default)', () =>
   it('passes both cdk-nag packs', () => {
     expect(awsSolutionsFindings(synthesized.stack)).toEqual([]);
     expect(serverlessFindings(synthesized.stack)).toEqual([]);
+  });
+});
+
+describe('password rotation of a self-managed cluster', () => {
+  let synthesized: Synthesized;
+  beforeAll(() => {
+    synthesized = synthStack({ cache: { kind: 'selfmanaged', moduleArtifact: MODULE_PATH } });
+  });
+
+  it('rotates the functions’ and the installer’s secrets every 30 days, not the admin’s', () => {
+    const { template } = synthesized;
+    const rotated = thirtyDaySchedules(template);
+    const secret = (hint: string) => ({
+      Ref: onlyResource(template, 'AWS::SecretsManager::Secret', hint)[0],
+    });
+    expect(rotated.map((schedule) => schedule.SecretId)).toEqual(
+      expect.arrayContaining([secret('CacheCredentials'), secret('CacheInstallerCredentials')]),
+    );
+  });
+
+  it('runs the rotation function in the VPC with the functions’ group, as the admin, on the nodes’ seeds', () => {
+    const { template } = synthesized;
+    const [, rotation] = onlyEntry(rotationFunctions(template));
+    const [functionsGroup] = onlyResource(
+      template,
+      'AWS::EC2::SecurityGroup',
+      'FunctionsSecurityGroup',
+    );
+    expect(rotation.Properties.VpcConfig).toMatchObject({
+      SecurityGroupIds: [getAtt(functionsGroup, 'GroupId')],
+    });
+    const [adminSecret] = onlyResource(
+      template,
+      'AWS::SecretsManager::Secret',
+      'CacheAdminCredentials',
+    );
+    const [fnId, http] = Object.entries(projectFunctions(template)).find(([id]) =>
+      id.includes('Http'),
+    ) ?? ['', undefined];
+    expect(fnId).not.toBe('');
+    const environment = environmentOf(rotation);
+    expect(environment).toMatchObject({
+      ROTATED_SERVICE: 'nodes',
+      EMQ_SECRET_ARN: { Ref: adminSecret },
+      EMQ_URL: environmentOf(http as NonNullable<typeof http>).EMQ_URL,
+      EMQ_CLUSTER: 'true',
+    });
+    expect(environment.EMQ_TLS_CA).toBeDefined();
+  });
+
+  it('passes both cdk-nag packs', () => {
+    expect(awsSolutionsFindings(synthesized.stack)).toEqual([]);
+    expect(serverlessFindings(synthesized.stack)).toEqual([]);
+  });
+
+  it('at 0 leaves the nodes’ users alone, and says so to cdk-nag', () => {
+    const off = synthStack({
+      cache: { kind: 'selfmanaged', moduleArtifact: MODULE_PATH },
+      passwordRotationDays: 0,
+    });
+    expect(schedules(off.template)).toEqual([]);
+    expect(rotationFunctions(off.template)).toEqual({});
+    expect(awsSolutionsFindings(off.stack)).toEqual([]);
   });
 });
 

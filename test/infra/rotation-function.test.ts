@@ -3,14 +3,7 @@
 // versions and stages behind the SDK client's own commands, and ElastiCache's user API backed
 // by a real Valkey whose ACL user is the cache user. After a rotation the user accepts the
 // current and the new password; after the next one the oldest is refused.
-import {
-  DescribeSecretCommand,
-  GetRandomPasswordCommand,
-  GetSecretValueCommand,
-  PutSecretValueCommand,
-  UpdateSecretVersionStageCommand,
-} from '@aws-sdk/client-secrets-manager';
-import { Valkey } from 'iovalkey';
+import type { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type RotationDeps,
@@ -20,98 +13,13 @@ import {
 } from '../../functions/rotate/rotation.js';
 import { userPasswords } from '../../functions/rotate/user-passwords.js';
 import { ADMIN, usersWithAdmin } from '../support/admin-user.js';
+import { logsIn, SecretVersions as SecretsManagerStandIn } from '../support/secret-versions.js';
 import { type ServerHandle, startStandalone } from '../support/servers.js';
 
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:emq-app-AbCdEf';
 const USER_ID = 'emq-test-app';
 const FIRST_PASSWORD = 'first-password-0123456789abcdef';
 const STEPS: readonly RotationStep[] = ['createSecret', 'setSecret', 'testSecret', 'finishSecret'];
-
-/** Secrets Manager's versions and stages of one secret, answering the SDK's commands. */
-class SecretsManagerStandIn {
-  readonly versions = new Map<string, { value: string | undefined; stages: string[] }>();
-  private minted = 0;
-
-  constructor(initial: string) {
-    this.versions.set('v0', { value: initial, stages: ['AWSCURRENT'] });
-  }
-
-  /** What RotateSecret does before it invokes the function: a version staged AWSPENDING, with no value yet. */
-  startRotation(token: string): void {
-    if (this.versions.has(token)) return;
-    this.versions.set(token, { value: undefined, stages: ['AWSPENDING'] });
-  }
-
-  async send(command: object): Promise<Record<string, unknown>> {
-    if (command instanceof DescribeSecretCommand) {
-      return {
-        RotationEnabled: true,
-        VersionIdsToStages: Object.fromEntries(
-          [...this.versions].map(([id, version]) => [id, [...version.stages]]),
-        ),
-      };
-    }
-    if (command instanceof GetSecretValueCommand) {
-      const { VersionId, VersionStage } = command.input;
-      const found = [...this.versions].find(
-        ([id, version]) =>
-          (VersionId === undefined || id === VersionId) &&
-          (VersionStage === undefined || version.stages.includes(VersionStage)),
-      );
-      if (found?.[1].value === undefined) throw notFound();
-      return { VersionId: found[0], SecretString: found[1].value };
-    }
-    if (command instanceof GetRandomPasswordCommand) {
-      this.minted += 1;
-      return {
-        RandomPassword: `minted${this.minted}`.padEnd(command.input.PasswordLength ?? 32, 'x'),
-      };
-    }
-    if (command instanceof PutSecretValueCommand) {
-      const { ClientRequestToken, SecretString, VersionStages } = command.input;
-      if (ClientRequestToken === undefined || SecretString === undefined)
-        throw new Error('bad put');
-      for (const version of this.versions.values()) {
-        version.stages = version.stages.filter((stage) => !VersionStages?.includes(stage));
-      }
-      this.versions.set(ClientRequestToken, {
-        value: SecretString,
-        stages: [...(VersionStages ?? [])],
-      });
-      return {};
-    }
-    if (command instanceof UpdateSecretVersionStageCommand) {
-      const { VersionStage, MoveToVersionId, RemoveFromVersionId } = command.input;
-      if (VersionStage !== 'AWSCURRENT' || MoveToVersionId === undefined)
-        throw new Error('bad move');
-      const old =
-        RemoveFromVersionId === undefined ? undefined : this.versions.get(RemoveFromVersionId);
-      if (old !== undefined) old.stages = ['AWSPREVIOUS'];
-      for (const version of this.versions.values()) {
-        if (version !== old)
-          version.stages = version.stages.filter((stage) => stage !== 'AWSPREVIOUS');
-      }
-      const moved = this.versions.get(MoveToVersionId);
-      if (moved === undefined) throw notFound();
-      moved.stages = ['AWSCURRENT'];
-      return {};
-    }
-    throw new Error(`The stand-in does not serve ${command.constructor.name}.`);
-  }
-
-  current(): Record<string, unknown> {
-    const found = [...this.versions.values()].find((version) =>
-      version.stages.includes('AWSCURRENT'),
-    );
-    return JSON.parse(found?.value ?? '{}') as Record<string, unknown>;
-  }
-}
-
-function notFound(): Error {
-  const error = new Error("Secrets Manager can't find the specified secret value.");
-  error.name = 'ResourceNotFoundException';
-  return error;
-}
 
 /**
  * ElastiCache's `ModifyUser` and `DescribeUsers`, as the SDK module's classes, applied to the
@@ -173,29 +81,6 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** Whether `password` logs the user in, on a connection of its own. */
-async function logsIn(password: string): Promise<boolean> {
-  const client = new Valkey({
-    host: server.host,
-    port: server.port,
-    username: USER_ID,
-    password,
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  // A refused AUTH is the answer this asks for, not an error to report.
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    return (await client.call('ACL', 'WHOAMI')) === USER_ID;
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
-
 function depsOver(secrets: SecretsManagerStandIn): RotationDeps {
   return {
     secrets,
@@ -227,14 +112,14 @@ describe('the rotation function', () => {
     expect(second.username).toBe(USER_ID);
     expect(second.password).not.toBe(FIRST_PASSWORD);
     expect(second.password).toHaveLength(32);
-    expect(await logsIn(String(second.password))).toBe(true);
-    expect(await logsIn(FIRST_PASSWORD)).toBe(true);
+    expect(await logsIn(server, USER_ID, String(second.password))).toBe(true);
+    expect(await logsIn(server, USER_ID, FIRST_PASSWORD)).toBe(true);
 
     await rotateOnce(secrets, 'token-2');
     const third = secrets.current();
-    expect(await logsIn(String(third.password))).toBe(true);
-    expect(await logsIn(String(second.password))).toBe(true);
-    expect(await logsIn(FIRST_PASSWORD)).toBe(false);
+    expect(await logsIn(server, USER_ID, String(third.password))).toBe(true);
+    expect(await logsIn(server, USER_ID, String(second.password))).toBe(true);
+    expect(await logsIn(server, USER_ID, FIRST_PASSWORD)).toBe(false);
     expect(secrets.versions.get('token-1')?.stages).toEqual(['AWSPREVIOUS']);
   });
 
@@ -254,8 +139,8 @@ describe('the rotation function', () => {
     }
     const current = secrets.current();
     expect(secrets.versions.size).toBe(2);
-    expect(await logsIn(String(current.password))).toBe(true);
-    expect(await logsIn(FIRST_PASSWORD)).toBe(true);
+    expect(await logsIn(server, USER_ID, String(current.password))).toBe(true);
+    expect(await logsIn(server, USER_ID, FIRST_PASSWORD)).toBe(true);
   });
 
   it('refuses a secret that is not its own cache user, and changes nothing', async () => {
@@ -276,7 +161,7 @@ describe('the rotation function', () => {
       ...depsOver(secrets),
       users: {
         set: () => Promise.resolve(),
-        describe: () => Promise.resolve({ status: 'modifying', passwordCount: 1 }),
+        applied: () => Promise.resolve('modifying'),
       },
       settleMs: 0,
     };

@@ -356,22 +356,28 @@ describe('functions', () => {
     }
   });
 
-  it('may read their own credentials only, and only the nodes may read the admin and TLS secrets', () => {
+  it('may read their own credentials only, and only the nodes and the rotation function may read the admin secret', () => {
     const readersOf = (hint: string) => {
       const [secretId] = onlyResource(template, 'AWS::SecretsManager::Secret', hint);
       return Object.entries(resourcesOf(template, 'AWS::IAM::Policy'))
         .filter(([, policy]) => JSON.stringify(policy.Properties).includes(`"Ref":"${secretId}"`))
         .map(([id]) => id.replace(/[0-9A-F]{8}$/, ''));
     };
-    // The nodes (they hash both passwords into users.acl), the http and sqs functions.
+    const rotation = 'RotationFunctionServiceRoleDefaultPolicy';
+    // The nodes (they hash both passwords into users.acl), the http and sqs functions, and the
+    // rotation function (it rotates both users' secrets).
     const functions = readersOf('CacheCredentials');
-    expect(functions).toHaveLength(3);
+    expect(functions).toHaveLength(4);
+    expect(functions).toContain(rotation);
     expect(functions.some((id) => id.includes('Fence'))).toBe(false);
     const installer = readersOf('CacheInstallerCredentials');
-    expect(installer).toHaveLength(2);
+    expect(installer).toHaveLength(3);
     expect(installer).toContain('CacheNodeRoleDefaultPolicy');
+    expect(installer).toContain(rotation);
     expect(installer.filter((id) => id.includes('Fence'))).toHaveLength(1);
-    expect(readersOf('CacheAdminCredentials')).toEqual(['CacheNodeRoleDefaultPolicy']);
+    expect(readersOf('CacheAdminCredentials').sort()).toEqual(
+      ['CacheNodeRoleDefaultPolicy', rotation].sort(),
+    );
     expect(readersOf('CacheTlsMaterial')).toEqual(['CacheNodeRoleDefaultPolicy']);
   });
 });

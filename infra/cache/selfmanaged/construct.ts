@@ -11,7 +11,8 @@
  * - TLS on every port (clients, replication, cluster bus) with a CA node 0 makes at first boot
  *   and keeps in Secrets Manager; ACL users as on ElastiCache (the functions' user, an admin
  *   for replication and operators, the default user switched off), passwords in Secrets
- *   Manager, read by the nodes at boot through their instance role.
+ *   Manager, read by the nodes at boot through their instance role; the functions' and the
+ *   installer's rotate on the nodes (constructs/credential-rotation.ts).
  * - Node 0 creates the cluster and installs the wire identity on every primary, then signals a
  *   CloudFormation wait condition with the CA the functions must trust: the stack waits for a
  *   working cluster before anything connects to it.

@@ -1,11 +1,14 @@
 /**
  * The secrets of a self-managed cluster: one `{"username","password"}` per ACL user the nodes
- * write into their ACL file at boot, and the TLS material node 0 makes at first boot.
+ * write into their ACL file at boot, and the TLS material node 0 makes at first boot. The
+ * functions' and installer's users rotate on the nodes as the admin user (the rotation function
+ * reads the admin's secret; constructs/credential-rotation.ts).
  */
 import { SecretValue, Validations } from 'aws-cdk-lib';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { APP_USERNAME, INSTALLER_USERNAME } from '../rbac.js';
+import type { NodeRotation } from '../rotation.js';
 import { userSecret } from '../user-secret.js';
 
 export { APP_USERNAME, INSTALLER_USERNAME };
@@ -22,27 +25,40 @@ export interface NodeSecrets {
   readonly adminCredentials: secretsmanager.Secret;
   /** `{"ca","cert","key"}`, filled by node 0 at first boot. */
   readonly tlsMaterial: secretsmanager.Secret;
+  /** The functions' and installer's users, changed on the nodes as the admin. */
+  readonly rotation: NodeRotation;
 }
 
-/** Why the nodes' user passwords have no rotation Lambda (cdk-nag SMG4). */
-const ROTATION =
-  'The nodes hash ACL passwords into their ACL file at boot; rotate by putting a new secret value and rebooting the nodes one at a time, not by a rotation Lambda.';
+/** Why the admin's password has no rotation schedule (cdk-nag SMG4). */
+const ADMIN_ROTATION =
+  "The admin's password is also each node's replication password (masterauth, written into its configuration at boot), which an ACL rotation does not change: rotate it by putting a new secret value and rebooting the nodes one at a time (docs/operations.md, Rotating credentials). The functions' and installer's users rotate on the schedule.";
 
 export function createNodeSecrets(scope: Construct): NodeSecrets {
   const user = (id: string, username: string, description: string) =>
-    userSecret(scope, id, { username, description, rotation: ROTATION });
+    userSecret(scope, id, { username, description });
+  const credentials = user('Credentials', APP_USERNAME, 'Valkey ACL user of the functions');
+  const installerCredentials = user(
+    'InstallerCredentials',
+    INSTALLER_USERNAME,
+    'Valkey ACL user of the installer (wire identity, library)',
+  );
+  const adminCredentials = userSecret(scope, 'AdminCredentials', {
+    username: ADMIN_USERNAME,
+    description: 'Valkey admin user (replication, cluster creation, operators)',
+    rotation: ADMIN_ROTATION,
+  });
   const secrets = {
-    credentials: user('Credentials', APP_USERNAME, 'Valkey ACL user of the functions'),
-    installerCredentials: user(
-      'InstallerCredentials',
-      INSTALLER_USERNAME,
-      'Valkey ACL user of the installer (wire identity, library)',
-    ),
-    adminCredentials: user(
-      'AdminCredentials',
-      ADMIN_USERNAME,
-      'Valkey admin user (replication, cluster creation, operators)',
-    ),
+    credentials,
+    installerCredentials,
+    adminCredentials,
+    rotation: {
+      service: 'nodes',
+      users: [
+        { secret: credentials, userId: APP_USERNAME },
+        { secret: installerCredentials, userId: INSTALLER_USERNAME },
+      ],
+      admin: adminCredentials,
+    } satisfies NodeRotation,
     tlsMaterial: new secretsmanager.Secret(scope, 'TlsMaterial', {
       description:
         'echomq-lambda: Valkey TLS CA, certificate and key, made by node 0 at first boot',

@@ -74,6 +74,9 @@ sha256_hex() { printf '%s' "$1" | sha256sum | cut -d' ' -f1; }
 
 # Hashed passwords only: the ACL file never holds a password in clear. The fence guard's
 # password never leaves this node; it is kept so that a reboot does not change the file.
+# Between boots a rotation gives a user its new password beside the current one (ACL SETUSER,
+# then ACL SAVE into this file); at boot the file is written anew from the secrets' current
+# passwords, so after a reboot only those log in (docs/operations.md, Rotating credentials).
 write_acl() {
   [ -s "$EMQ_CONF_DIR/guard.pass" ] || "$OPENSSL" rand -hex 24 >"$EMQ_CONF_DIR/guard.pass"
   cat >"$EMQ_CONF_DIR/users.acl" <<ACL
