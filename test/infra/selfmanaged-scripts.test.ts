@@ -236,7 +236,7 @@ describe('replacing a node whose data is lost', () => {
     nodes.wipeData(lost);
 
     const boot = await nodes.run('bootstrap.sh', lost);
-    expect(boot.code, boot.log).toBe(0);
+    expect(boot.code, `${boot.log}\n${nodes.serverLogTails(20)}`).toBe(0);
     expect(boot.log).toMatch(/this node replaces a lost one/);
 
     // Gossip carries the new node to every table within a few cluster ticks.

@@ -252,7 +252,7 @@ export class LocalNodes {
     mkdirSync(data);
   }
 
-  /** Stops every server the scripts started (they daemonize: found by their pid files). */
+  /** Stops every server the scripts started (they run in the background: found by their pid files). */
   async stop(): Promise<void> {
     const pids = this.ports.flatMap((_, index) => {
       try {

@@ -14,7 +14,7 @@
 #   EMQ_ACCESS_STRING     ACL rules of the functions' user
 #   EMQ_INSTALLER_ACCESS_STRING  ACL rules of the installer's user
 #   EMQ_SYSTEM            1: install packages, mount the data volume, run under systemd (EC2);
-#                         0: none of that, daemonize in the given directories (tests)
+#                         0: none of that, run in the background in the given directories (tests)
 #   EMQ_CONF_DIR, EMQ_DATA_DIR, EMQ_RUN_DIR, EMQ_DATA_DEVICE, EMQ_VALKEY_PACKAGE,
 #   EMQ_MAXMEMORY, EMQ_NODE_TIMEOUT_MS, VALKEY_SERVER, VALKEY_CLI, AWS_CLI, OPENSSL
 set -euo pipefail
@@ -108,7 +108,8 @@ write_config() {
     if [ "$EMQ_SYSTEM" = 1 ]; then
       printf '%s\n' 'daemonize no' 'supervised no'
     else
-      printf '%s\n' 'daemonize yes' "pidfile $EMQ_RUN_DIR/valkey.pid" "logfile $EMQ_RUN_DIR/valkey.log"
+      # Not daemonized: start_server knows the pid before the server runs (see there).
+      printf '%s\n' 'daemonize no' "pidfile $EMQ_RUN_DIR/valkey.pid" "logfile $EMQ_RUN_DIR/valkey.log"
     fi
   } >"$EMQ_CONF_DIR/valkey.conf"
 }
@@ -122,7 +123,11 @@ running() {
   if [ "$EMQ_SYSTEM" = 1 ]; then
     systemctl is-active --quiet emq-valkey.service
   else
-    [ -s "$EMQ_RUN_DIR/valkey.pid" ] && kill -0 "$(cat "$EMQ_RUN_DIR/valkey.pid")" 2>/dev/null
+    # The server this run started (SERVER_PID), else the one its pid file names: the server
+    # rewrites that file while it starts, so a reading then may find it empty.
+    local pid=${SERVER_PID:-}
+    [ -n "$pid" ] || pid=$(cat "$EMQ_RUN_DIR/valkey.pid" 2>/dev/null) || return 1
+    [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null
   fi
 }
 
@@ -197,7 +202,14 @@ UNIT
     systemctl start emq-fence-guard.timer
   else
     stop_local
-    "$VALKEY_SERVER" "$EMQ_CONF_DIR/valkey.conf"
+    # A daemonizing server writes its pid file only after it forked and bound its ports, so
+    # right after the start the file is missing (first boot) or names the dead predecessor (a
+    # crash): server_up would take a server still starting for one that exited. Started in the
+    # background, its pid is known at once and written before the first check. Its own output
+    # (a refused setting, say) goes to its log, and it holds no pipe of whoever ran this script.
+    "$VALKEY_SERVER" "$EMQ_CONF_DIR/valkey.conf" </dev/null >>"$EMQ_RUN_DIR/valkey.log" 2>&1 &
+    SERVER_PID=$!
+    printf '%s\n' "$SERVER_PID" >"$EMQ_RUN_DIR/valkey.pid"
   fi
   printf '%s\n' "$digest" >"$EMQ_DATA_DIR/.emq-applied"
   emq_wait "$EMQ_START_SECONDS" server_up || emq_die "the server did not answer within $EMQ_START_SECONDS s"
@@ -246,13 +258,16 @@ forget_predecessor() {
   done
 }
 
+# Sets OWNER. Right after a loss the peers may still be failing the shard over, or flag its
+# primary as failing for a moment on a busy network: one reading is not an answer.
+find_owner() { OWNER=$(shard_owner "$1" "$2") && [ -n "$OWNER" ]; }
+
 join_as_replica() {
-  local peer=$1 shard=$((EMQ_NODE_INDEX % EMQ_SHARDS)) owner
-  owner=$(shard_owner "$peer" "$shard")
-  [ -n "$owner" ] || emq_die "no live primary serves shard $shard"
+  local peer=$1 shard=$((EMQ_NODE_INDEX % EMQ_SHARDS))
+  emq_wait "$EMQ_WAIT_SECONDS" find_owner "$peer" "$shard" || emq_die "no live primary serves shard $shard"
   emq_cli "$EMQ_SELF" CLUSTER MEET "$(emq_host "$peer")" "$(emq_port "$peer")" >/dev/null
-  emq_wait 120 replicate_to "$owner" || emq_die "could not replicate primary $owner"
-  emq_log "joined shard $shard as a replica of $owner"
+  emq_wait 120 replicate_to "$OWNER" || emq_die "could not replicate primary $OWNER"
+  emq_log "joined shard $shard as a replica of $OWNER"
 }
 
 if [ "$EMQ_SYSTEM" = 1 ]; then
