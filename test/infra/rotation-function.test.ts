@@ -5,21 +5,19 @@
 // current and the new password; after the next one the oldest is refused.
 import type { Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type RotationDeps,
-  RotationError,
-  type RotationStep,
-  rotate,
-} from '../../functions/rotate/rotation.js';
+import { type RotationDeps, RotationError, rotate } from '../../functions/rotate/rotation.js';
 import { userPasswords } from '../../functions/rotate/user-passwords.js';
 import { ADMIN, usersWithAdmin } from '../support/admin-user.js';
-import { logsIn, SecretVersions as SecretsManagerStandIn } from '../support/secret-versions.js';
+import {
+  FIRST_PASSWORD,
+  logsIn,
+  SECRET_ARN,
+  SecretVersions as SecretsManagerStandIn,
+  STEPS,
+} from '../support/secret-versions.js';
 import { type ServerHandle, startStandalone } from '../support/servers.js';
 
-const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:emq-app-AbCdEf';
 const USER_ID = 'emq-test-app';
-const FIRST_PASSWORD = 'first-password-0123456789abcdef';
-const STEPS: readonly RotationStep[] = ['createSecret', 'setSecret', 'testSecret', 'finishSecret'];
 
 /**
  * ElastiCache's `ModifyUser` and `DescribeUsers`, as the SDK module's classes, applied to the

@@ -20,14 +20,18 @@ import { ADMIN } from '../support/admin-user.js';
 import { freshBundle, run } from '../support/bundles.js';
 import { startCluster } from '../support/cluster.js';
 import { valkeyEnvironment } from '../support/functions.js';
-import { logsIn, SecretVersions, serveSecretVersions } from '../support/secret-versions.js';
+import {
+  FIRST_PASSWORD,
+  logsIn,
+  SECRET_ARN,
+  SecretVersions,
+  STEPS,
+  serveSecretVersions,
+} from '../support/secret-versions.js';
 import { startStandalone } from '../support/standalone.js';
 import type { ClusterHandle, ServerHandle } from '../support/types.js';
 
-const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:emq-app-AbCdEf';
 const USER_ID = 'emq-rotated-app';
-const FIRST_PASSWORD = 'first-password-0123456789abcdef';
-const STEPS: readonly RotationStep[] = ['createSecret', 'setSecret', 'testSecret', 'finishSecret'];
 
 let acl: Awaited<ReturnType<typeof aclDir>>;
 let server: ServerHandle;

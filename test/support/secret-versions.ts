@@ -15,7 +15,18 @@ import {
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
 import { Valkey } from 'iovalkey';
+import type { RotationStep } from '../../functions/rotate/rotation.js';
 import { LOOPBACK } from './ports.js';
+
+/** A rotated secret's ARN, the password its user starts with, and the four steps in order. */
+export const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:emq-app-AbCdEf';
+export const FIRST_PASSWORD = 'first-password-0123456789abcdef';
+export const STEPS: readonly RotationStep[] = [
+  'createSecret',
+  'setSecret',
+  'testSecret',
+  'finishSecret',
+];
 
 export class SecretVersions {
   readonly versions = new Map<string, { value: string | undefined; stages: string[] }>();
